@@ -1,0 +1,67 @@
+// The one Pothos builder. Plugin order is deliberate: scope-auth first so no resolver (or quota spend) runs for a
+// caller without the scope; prisma to plan relation loading from the selection set (no N+1); metering last so the
+// quota is reserved only around the resolver itself.
+import SchemaBuilder from '@pothos/core';
+import PrismaPlugin from '@pothos/plugin-prisma';
+import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
+import { GraphQLError } from 'graphql';
+import { LoreError } from '../src/core/errors.ts';
+import type PrismaTypes from '../src/generated/pothos-types.ts';
+import { getDatamodel } from '../src/generated/pothos-types.ts';
+import type { GraphContext } from './context.ts';
+import { meteringPlugin } from './plugins/metering.ts';
+
+export const builder = new SchemaBuilder<{
+  Context: GraphContext;
+  PrismaTypes: PrismaTypes;
+  AuthScopes: { scope: string; authenticated: boolean };
+  Scalars: {
+    DateTime: { Input: Date; Output: Date };
+    JSON: { Input: unknown; Output: unknown };
+  };
+  DefaultFieldNullability: false;
+}>({
+  plugins: [ScopeAuthPlugin, PrismaPlugin, meteringPlugin],
+  defaultFieldNullability: false,
+  scopeAuth: {
+    authScopes: async (ctx) => {
+      try {
+        const principal = await ctx.principal();
+        return { authenticated: true, scope: (scope: string) => principal.scopes.has(scope) };
+      } catch {
+        return { authenticated: false, scope: false };
+      }
+    },
+    unauthorizedError: (_parent, ctx, info) =>
+      ctx.authFailure ??
+      new LoreError('insufficient_scope', `This API key lacks the scope ${requiredScope(info.parentType.getFields()[info.fieldName]?.extensions)} needed for ${info.fieldName}.`),
+  },
+  prisma: {
+    client: (ctx) => ctx.services.prisma,
+    dmmf: getDatamodel(),
+    exposeDescriptions: true,
+  },
+});
+
+function requiredScope(extensions: unknown): string {
+  const scopes = (extensions as { pothosOptions?: { authScopes?: { scope?: string } } } | undefined)?.pothosOptions?.authScopes;
+  return scopes?.scope ?? 'required';
+}
+
+builder.queryType({});
+builder.mutationType({});
+
+builder.scalarType('DateTime', {
+  serialize: (value) => (value instanceof Date ? value.toISOString() : String(value)),
+  parseValue: (value) => {
+    const date = new Date(String(value));
+    if (Number.isNaN(date.getTime())) throw new GraphQLError('DateTime must be an ISO 8601 date-time');
+    return date;
+  },
+});
+
+builder.scalarType('JSON', {
+  description: 'Any JSON value',
+  serialize: (value) => value,
+  parseValue: (value) => value,
+});

@@ -1,0 +1,47 @@
+// Per-operation context: who is calling (resolved lazily from the presented key, once) and the services to use.
+import { LoreError } from '../src/core/errors.ts';
+import type { Principal } from '../src/core/keys.ts';
+import type { Services } from '../src/core/services.ts';
+
+export type GraphContext = {
+  requestId: string;
+  services: Services;
+  /** the authenticated caller; rejects with AUTH_MISSING_KEY, AUTH_INVALID_KEY or AUTH_EXPIRED_KEY */
+  principal(): Promise<Principal>;
+  /** counts this operation against the per-minute rate limit, once however many root fields it has */
+  countRequest(): Promise<void>;
+  /** root fields (by response key) whose quota is refunded because they replayed a stored response */
+  costWaived: Set<string | number>;
+  authFailure?: LoreError;
+};
+
+function once<T>(fn: () => Promise<T>): () => Promise<T> {
+  let pending: Promise<T> | undefined;
+  return () => (pending ??= fn());
+}
+
+export type Caller = {
+  requestId: string;
+  credential: string | undefined;
+  /** already resolved by the surface (REST authenticates before validating input) */
+  principal?: Principal;
+};
+
+export function createContext(services: Services, request: Caller): GraphContext {
+  const context: GraphContext = {
+    requestId: request.requestId,
+    services,
+    principal: once(async () => {
+      if (request.principal) return request.principal;
+      try {
+        return await services.keys.authenticate(request.credential);
+      } catch (error) {
+        if (error instanceof LoreError) context.authFailure = error;
+        throw error;
+      }
+    }),
+    countRequest: once(async () => services.metering.hit(await context.principal())),
+    costWaived: new Set(),
+  };
+  return context;
+}

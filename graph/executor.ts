@@ -1,0 +1,80 @@
+// Runs the named operations REST and MCP are built on. Documents are parsed and validated once, at start-up; a
+// request only executes. Expected failures come back with their code; anything else is logged with the request id
+// and masked.
+import { readdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { execute, GraphQLError, Kind, parse, validate, type DocumentNode, type FragmentDefinitionNode, type OperationDefinitionNode } from 'graphql';
+import { isErrorCode, problemCatalog, type ErrorCode } from '../src/core/errors.ts';
+import type { Services } from '../src/core/services.ts';
+import { createContext, type Caller } from './context.ts';
+import type { Principal } from '../src/core/keys.ts';
+import { LoreError } from '../src/core/errors.ts';
+import { schema } from './schema.ts';
+
+export const operationNames = [
+  'ListProjects', 'CreateProject', 'Recall', 'Mentions', 'Search', 'Graph', 'Usage', 'ApproveFact', 'ImportBundle',
+] as const;
+export type OperationName = (typeof operationNames)[number];
+
+export type OperationError = { code: ErrorCode; status: number; message: string; extensions: Record<string, unknown> };
+export type OperationOutcome = { ok: true; data: Record<string, unknown> } | { ok: false; error: OperationError };
+export type { Caller };
+
+const operationsDir = fileURLToPath(new URL('./operations/', import.meta.url));
+
+function loadDocuments(): Map<OperationName, DocumentNode> {
+  const definitions = readdirSync(operationsDir)
+    .filter((file) => file.endsWith('.graphql'))
+    .sort()
+    .flatMap((file) => parse(readFileSync(operationsDir + file, 'utf8')).definitions);
+  const fragments = definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION);
+  const documents = new Map<OperationName, DocumentNode>();
+  for (const name of operationNames) {
+    const operation = definitions.find((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION && d.name?.value === name);
+    if (!operation) throw new Error(`operation ${name} is missing from graph/operations`);
+    const used = fragments.filter((f) => JSON.stringify(operation).includes(`"value":"${f.name.value}"`));
+    const document: DocumentNode = { kind: Kind.DOCUMENT, definitions: [operation, ...used] };
+    const errors = validate(schema, document);
+    if (errors.length > 0) throw new Error(`operation ${name} does not match the schema: ${errors[0].message}`);
+    documents.set(name, document);
+  }
+  return documents;
+}
+
+const documents = loadDocuments();
+
+export class Executor {
+  constructor(private readonly services: Services) {}
+
+  /** Resolves a presented key, so a surface can answer 401 before it looks at the rest of the request. */
+  async authenticate(credential: string | undefined): Promise<{ ok: true; principal: Principal } | { ok: false; error: OperationError }> {
+    try {
+      return { ok: true, principal: await this.services.keys.authenticate(credential) };
+    } catch (error) {
+      if (error instanceof LoreError) return { ok: false, error: this.describe(error, '') };
+      throw error;
+    }
+  }
+
+  async run(name: OperationName, variables: Record<string, unknown>, caller: Caller): Promise<OperationOutcome> {
+    const contextValue = createContext(this.services, caller);
+    const result = await execute({ schema, document: documents.get(name)!, variableValues: variables, contextValue });
+    const error = result.errors?.[0];
+    if (error) return { ok: false, error: this.describe(error, caller.requestId) };
+    return { ok: true, data: result.data as Record<string, unknown> };
+  }
+
+  private describe(error: GraphQLError, requestId: string): OperationError {
+    const code = error.extensions?.code;
+    if (isErrorCode(code)) {
+      const { status, ...extensions } = error.extensions as Record<string, unknown>;
+      return { code, status: problemCatalog[code].status, message: error.message, extensions };
+    }
+    if (!error.originalError) {
+      // Variable coercion: a value of the wrong type reached the operation.
+      return { code: 'validation_error', status: 400, message: error.message, extensions: {} };
+    }
+    this.services.logger.error({ err: error.originalError, requestId, path: error.path }, 'unexpected error');
+    return { code: 'internal_error', status: 500, message: `Internal error; quote request id ${requestId} when reporting it.`, extensions: {} };
+  }
+}

@@ -1,0 +1,38 @@
+import { factText, idempotencyKey, resourceId } from '../../src/core/validation.ts';
+import { parseArgs } from '../args.ts';
+import { builder } from '../builder.ts';
+import { ApproveResult } from '../types/ApproveResult.ts';
+
+builder.mutationField('approveFact', (t) =>
+  t.field({
+    type: ApproveResult,
+    description:
+      'Approves an entity into the canon, with a fact about it when given. Records the candidate and the decision (which key, when, the fact and its source content).',
+    authScopes: { scope: 'remember' },
+    cost: 1,
+    args: {
+      projectId: t.arg.id({ required: true }),
+      entityId: t.arg.id({ required: true }),
+      fact: t.arg.string({ description: 'the statement to add to the canon' }),
+      content: t.arg.string({ description: 'the source text the fact comes from' }),
+      idempotencyKey: t.arg.string(),
+    },
+    resolve: async (_root, rawArgs, ctx, info) => {
+      const args = parseArgs(
+        { projectId: resourceId, entityId: resourceId, fact: factText.optional(), content: factText.max(20_000).optional(), idempotencyKey: idempotencyKey.optional() },
+        rawArgs,
+      );
+      const principal = await ctx.principal();
+      await ctx.services.projects.requireOwned(principal.accountId, args.projectId);
+      await ctx.services.projects.requireEntity(args.projectId, args.entityId);
+      const request = { projectId: args.projectId, entityId: args.entityId, fact: args.fact, content: args.content };
+      const { result, replayed } = await ctx.services.idempotency.run(
+        { accountId: principal.accountId, operation: 'approveFact', key: args.idempotencyKey },
+        request,
+        () => ctx.services.canon.approve({ ...request, decidedBy: principal.keyId }),
+      );
+      if (replayed) ctx.costWaived.add(info.path.key);
+      return result;
+    },
+  }),
+);

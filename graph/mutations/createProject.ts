@@ -1,0 +1,44 @@
+import { z } from 'zod';
+import { idempotencyKey, initialScope, projectDescription, projectName } from '../../src/core/validation.ts';
+import { parseArgs } from '../args.ts';
+import { builder } from '../builder.ts';
+import { Project } from '../types/Project.ts';
+
+const CreateProjectInput = builder.inputType('CreateProjectInput', {
+  fields: (t) => ({
+    name: t.string({ required: true, description: 'at most 80 characters' }),
+    description: t.string(),
+    initialScope: t.string(),
+  }),
+});
+
+builder.mutationField('createProject', (t) =>
+  t.prismaField({
+    type: Project,
+    description: 'Creates a project. With an idempotency key, a repeat of the same request within 24 hours returns the first project.',
+    authScopes: { scope: 'projects:write' },
+    cost: 1,
+    args: {
+      input: t.arg({ type: CreateProjectInput, required: true }),
+      idempotencyKey: t.arg.string(),
+    },
+    resolve: async (query, _root, rawArgs, ctx, info) => {
+      const args = parseArgs(
+        {
+          input: z.object({ name: projectName, description: projectDescription.nullish(), initialScope: initialScope.nullish() }),
+          idempotencyKey: idempotencyKey.optional(),
+        },
+        rawArgs,
+      );
+      const principal = await ctx.principal();
+      const input = { name: args.input.name, description: args.input.description ?? undefined, initialScope: args.input.initialScope ?? undefined };
+      const { result, replayed } = await ctx.services.idempotency.run(
+        { accountId: principal.accountId, operation: 'createProject', key: args.idempotencyKey },
+        input,
+        () => ctx.services.projects.create(principal.accountId, input),
+      );
+      if (replayed) ctx.costWaived.add(info.path.key);
+      return ctx.services.prisma.project.findUniqueOrThrow({ ...query, where: { id: result.id } });
+    },
+  }),
+);

@@ -1,0 +1,24 @@
+import { resourceId } from '../../src/core/validation.ts';
+import { parseArgs } from '../args.ts';
+import { builder } from '../builder.ts';
+import { ImportResult } from '../types/ImportResult.ts';
+import { z } from 'zod';
+
+builder.mutationField('importBundle', (t) =>
+  t.field({
+    type: ImportResult,
+    description:
+      "Imports a canon bundle (project, entities, relationships, chapters, timeline). Without projectId it lands in the account's project of the bundle's name, created if needed. Importing the same bundle again changes nothing; a bundle with errors is rejected whole.",
+    authScopes: { scope: 'remember' },
+    cost: 1,
+    args: {
+      bundle: t.arg({ type: 'JSON', required: true }),
+      projectId: t.arg.id(),
+    },
+    resolve: async (_root, rawArgs, ctx) => {
+      const args = parseArgs({ bundle: z.unknown(), projectId: resourceId.optional() }, rawArgs);
+      const principal = await ctx.principal();
+      return ctx.services.importer.import({ accountId: principal.accountId, principalKeyId: principal.keyId, bundle: args.bundle, projectId: args.projectId });
+    },
+  }),
+);

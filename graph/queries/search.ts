@@ -1,0 +1,28 @@
+import { cursor, defaultPageLimit, pageLimit, resourceId, searchQuery } from '../../src/core/validation.ts';
+import { parseArgs } from '../args.ts';
+import { builder } from '../builder.ts';
+import { EntityPage } from '../types/Page.ts';
+
+builder.queryField('search', (t) =>
+  t.field({
+    type: EntityPage,
+    description: 'Ranked search over names, aliases (also approximate) and approved facts.',
+    authScopes: { scope: 'search' },
+    cost: 2,
+    args: {
+      projectId: t.arg.id({ required: true }),
+      q: t.arg.string({ required: true }),
+      limit: t.arg.int({ description: `1..100, default ${defaultPageLimit}` }),
+      startingAfter: t.arg.string({ description: 'the last id of the previous page' }),
+    },
+    resolve: async (_root, rawArgs, ctx) => {
+      const args = parseArgs(
+        { projectId: resourceId, q: searchQuery, limit: pageLimit.default(defaultPageLimit), startingAfter: cursor.optional() },
+        rawArgs,
+      );
+      const principal = await ctx.principal();
+      await ctx.services.projects.requireOwned(principal.accountId, args.projectId);
+      return ctx.services.search.search(args.projectId, args.q, args.limit, args.startingAfter);
+    },
+  }),
+);

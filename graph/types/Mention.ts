@@ -1,0 +1,25 @@
+import type { MentionItem } from '../../src/core/canon.ts';
+import { builder } from '../builder.ts';
+
+export const Mention = builder.objectRef<MentionItem>('Mention').implement({
+  description: 'Where an entity is named: chapter id, 1-based line and the text around it.',
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    chapter: t.exposeString('chapter'),
+    line: t.exposeInt('line'),
+    snippet: t.exposeString('snippet'),
+    timestamp: t.expose('timestamp', { type: 'DateTime', description: 'when the mention was recorded' }),
+  }),
+});
+
+export const mentionSelect = {
+  id: true,
+  line: true,
+  snippet: true,
+  createdAt: true,
+  chapter: { select: { externalId: true } },
+} as const;
+
+export function toMentionItem(m: { id: string; line: number; snippet: string; createdAt: Date; chapter: { externalId: string } }): MentionItem {
+  return { id: m.id, chapter: m.chapter.externalId, line: m.line, snippet: m.snippet, timestamp: m.createdAt };
+}

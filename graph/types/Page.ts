@@ -1,0 +1,31 @@
+// Cursor pages as the contract shapes them: data, has_more, next_starting_after.
+import type { Page } from '../../src/core/canon.ts';
+import type { SearchPage } from '../../src/core/search.ts';
+import { builder } from '../builder.ts';
+import { Entity } from './Entity.ts';
+import { Mention } from './Mention.ts';
+import type { MentionItem } from '../../src/core/canon.ts';
+
+export const MentionPage = builder.objectRef<Page<MentionItem>>('MentionPage').implement({
+  fields: (t) => ({
+    data: t.field({ type: [Mention], resolve: (page) => page.data }),
+    hasMore: t.exposeBoolean('hasMore'),
+    nextStartingAfter: t.exposeString('nextStartingAfter', { nullable: true }),
+  }),
+});
+
+export const EntityPage = builder.objectRef<SearchPage>('EntityPage').implement({
+  fields: (t) => ({
+    data: t.prismaField({
+      type: [Entity],
+      description: 'matches, best first',
+      resolve: async (query, page, _args, ctx) => {
+        const rows = await ctx.services.prisma.entity.findMany({ ...query, where: { id: { in: page.ids } } });
+        const byId = new Map(rows.map((row) => [row.id, row]));
+        return page.ids.flatMap((id) => byId.get(id) ?? []);
+      },
+    }),
+    hasMore: t.exposeBoolean('hasMore'),
+    nextStartingAfter: t.exposeString('nextStartingAfter', { nullable: true }),
+  }),
+});

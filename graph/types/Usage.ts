@@ -1,0 +1,14 @@
+import type { UsageSummary } from '../../src/core/metering.ts';
+import { builder } from '../builder.ts';
+
+export const Usage = builder.objectRef<UsageSummary>('Usage').implement({
+  fields: (t) => ({
+    apiKeyId: t.exposeString('apiKeyId'),
+    period: t.exposeString('period', { description: 'day or month' }),
+    used: t.exposeInt('used'),
+    quota: t.exposeInt('quota'),
+    remaining: t.exposeInt('remaining'),
+    rateLimitPerMinute: t.exposeInt('rateLimitPerMinute'),
+    resetsAt: t.exposeString('resetsAt', { description: 'start of the next period (UTC)' }),
+  }),
+});

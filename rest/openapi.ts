@@ -1,0 +1,85 @@
+// The OpenAPI 3.1 description of /api/v1, generated from the route declarations and their zod schemas.
+import { OpenApiGeneratorV31, OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
+import { z } from 'zod';
+import { problemCatalog } from '../src/core/errors.ts';
+import { routes } from './routes/index.ts';
+import { Problem } from './schemas.ts';
+
+const statusText: Record<number, string> = {
+  400: 'invalid input (problem code validation_error, malformed_json or invalid_cursor)',
+  401: 'API key missing, invalid or expired (AUTH_MISSING_KEY, AUTH_INVALID_KEY, AUTH_EXPIRED_KEY)',
+  402: 'quota of the period used up (quota_exceeded)',
+  403: 'the key lacks the scope (insufficient_scope)',
+  404: 'project or entity not found (not_found); another account\'s project answers the same',
+  409: 'a request with this Idempotency-Key is still in progress (idempotency_key_in_progress)',
+  413: 'body too large (payload_too_large)',
+  415: 'body is not JSON (unsupported_media_type)',
+  422: 'Idempotency-Key reused with another body (idempotency_key_reused)',
+  429: 'per-minute rate limit exceeded (rate_limited); wait Retry-After seconds',
+  500: 'unexpected error (internal_error), with a request id to quote',
+  503: 'the API is switched off in this deployment (feature_disabled)',
+};
+
+export function buildOpenApiDocument(serverUrl = '/api/v1') {
+  const registry = new OpenAPIRegistry();
+  const problem = Problem;
+  const bearer = registry.registerComponent('securitySchemes', 'bearerAuth', {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'Authorization: Bearer sk_lore_… (the legacy x-api-key header still works but is deprecated, sunset 2026-05-01)',
+  });
+  const problemResponse = (status: number) => ({
+    description: statusText[status],
+    headers:
+      status === 429
+        ? { 'Retry-After': { description: 'seconds to wait', schema: { type: 'integer' as const } } }
+        : undefined,
+    content: { 'application/problem+json': { schema: problem } },
+  });
+  for (const route of routes) {
+    const headers = route.idempotent
+      ? z.object({ 'Idempotency-Key': z.string().min(1).max(255).optional().meta({ description: 'replays the first response for 24 hours' }) })
+      : undefined;
+    registry.registerPath({
+      method: route.method,
+      path: route.path,
+      operationId: route.operationId,
+      summary: route.summary,
+      description: `${route.description ?? route.summary}\n\nScope: ${route.scope === 'any' ? 'any key' : route.scope}. Cost: ${route.cost} quota call${route.cost === 1 ? '' : 's'}.`,
+      security: [{ [bearer.name]: [] }],
+      'x-lore-scope': route.scope,
+      'x-lore-cost': route.cost,
+      request: {
+        params: route.params,
+        query: route.query,
+        headers,
+        body: route.body
+          ? { required: !route.bodyOptional, content: { 'application/json': { schema: route.body } } }
+          : undefined,
+      },
+      responses: {
+        [route.success.status]: {
+          description: route.success.description,
+          headers: {
+            'X-Request-Id': { description: 'server-issued id for log correlation', schema: { type: 'string' } },
+            'Lore-Api-Version': { description: 'contract version', schema: { type: 'string', enum: ['1.0'] } },
+          },
+          content: { 'application/json': { schema: route.success.schema } },
+        },
+        ...Object.fromEntries([...new Set([...route.errors, 401, 403, 429, 500, 503])].sort().map((s) => [s, problemResponse(s)])),
+      },
+    });
+  }
+  const generator = new OpenApiGeneratorV31(registry.definitions);
+  return generator.generateDocument({
+    openapi: '3.1.0',
+    info: {
+      title: 'Lore API',
+      version: '1.0',
+      description: `Canon recall and conflict check for fiction writers. Errors are application/problem+json; codes: ${Object.keys(problemCatalog).join(', ')}.`,
+      license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
+    },
+    servers: [{ url: serverUrl }],
+    security: [{ bearerAuth: [] }],
+  });
+}

@@ -1,0 +1,124 @@
+// /api/v1: each route authenticates, validates its input with the contract's zod schemas, runs one GraphQL
+// operation and translates the answer. Rules (scopes, quota, ownership) live in the GraphQL core.
+import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import type { z } from 'zod';
+import type { Executor } from '../graph/executor.ts';
+import type { Config } from '../src/config.ts';
+import { describeIssues, idempotencyKey as idempotencyKeyRule } from '../src/core/validation.ts';
+import { sendProblem } from './problem.ts';
+import type { RouteDef } from './route.ts';
+import { routes } from './routes/index.ts';
+
+const legacySunset = '2026-05-01T00:00:00Z';
+
+export function apiRouter(executor: Executor, config: Config): Router {
+  const router = express.Router();
+  const problem = (req: Request, res: Response, p: Parameters<typeof sendProblem>[2]) => sendProblem(req, res, p, config.siteUrl);
+
+  router.use((req, res, next) => {
+    if (!config.apiEnabled) return problem(req, res, { code: 'feature_disabled', detail: 'The REST API is switched off in this deployment (TRACK_2_API_ENABLED=false).' });
+    next();
+  });
+  router.use(express.json({ limit: config.maxBodyBytes, type: ['application/json', 'application/*+json'] }));
+
+  const byPath = new Map<string, RouteDef[]>();
+  for (const route of routes) {
+    const expressPath = route.path.replace(/\{(\w+)\}/g, ':$1');
+    byPath.set(expressPath, [...(byPath.get(expressPath) ?? []), route]);
+    router[route.method](expressPath, (req, res, next) => handle(route, req, res).catch(next));
+  }
+  for (const [path, defs] of byPath) {
+    router.all(path, (req, res) => {
+      res.setHeader('Allow', defs.map((d) => d.method.toUpperCase()).join(', '));
+      problem(req, res, { code: 'method_not_allowed', detail: `${req.method} is not allowed here; use ${defs.map((d) => d.method.toUpperCase()).join(' or ')}.` });
+    });
+  }
+  router.use((req, res) => problem(req, res, { code: 'not_found', detail: `No route ${req.method} ${req.path} in /api/v1.` }));
+
+  router.use((error: Error & { type?: string }, req: Request, res: Response, next: NextFunction) => {
+    if (res.headersSent) return next(error);
+    if (error.type === 'entity.parse.failed') return problem(req, res, { code: 'malformed_json', detail: 'The body is not valid JSON.' });
+    if (error.type === 'entity.too.large') return problem(req, res, { code: 'payload_too_large', detail: `The body is larger than ${config.maxBodyBytes} bytes.` });
+    if (error.type === 'encoding.unsupported' || error.type === 'charset.unsupported') {
+      return problem(req, res, { code: 'unsupported_media_type', detail: 'Send the body as UTF-8 JSON.' });
+    }
+    if (error.type === 'request.aborted') return;
+    next(error);
+  });
+
+  async function handle(route: RouteDef, req: Request, res: Response) {
+    const credential = readCredential(req, res, config);
+    const auth = await executor.authenticate(credential);
+    if (!auth.ok) return problem(req, res, { code: auth.error.code, detail: auth.error.message });
+
+    const invalid: { path: string; message: string }[] = [];
+    const parse = <T>(schema: z.ZodType<T> | undefined, value: unknown, where: string): T => {
+      if (!schema) return {} as T;
+      const result = schema.safeParse(value ?? {});
+      if (result.success) return result.data;
+      invalid.push(...describeIssues(result.error, where));
+      return {} as T;
+    };
+    const params = parse(route.params, req.params, 'path');
+    const query = parse(route.query, req.query, 'query');
+    let body: Record<string, unknown> = {};
+    if (route.body) {
+      const hasBody = req.body !== undefined && Number(req.headers['content-length'] ?? 1) !== 0;
+      if (hasBody && !req.is(['application/json', 'application/*+json'])) {
+        return problem(req, res, { code: 'unsupported_media_type', detail: 'Send the body as application/json.' });
+      }
+      if (!hasBody && route.bodyOptional) body = {};
+      else if (req.body === null || typeof req.body !== 'object' || Array.isArray(req.body)) {
+        invalid.push({ path: 'body', message: 'must be a JSON object' });
+      } else body = parse(route.body, req.body, 'body');
+    }
+    const rawIdempotencyKey = route.idempotent ? req.get('Idempotency-Key') : undefined;
+    if (rawIdempotencyKey !== undefined && !idempotencyKeyRule.safeParse(rawIdempotencyKey).success) {
+      invalid.push({ path: 'header.Idempotency-Key', message: 'must be 1 to 255 characters' });
+    }
+    if (invalid.length > 0) {
+      return problem(req, res, {
+        code: 'validation_error',
+        detail: invalid.slice(0, 5).map((e) => `${e.path}: ${e.message}`).join('; '),
+        extensions: { errors: invalid },
+      });
+    }
+
+    const input = { params, query, body, idempotencyKey: rawIdempotencyKey } as Parameters<RouteDef['variables']>[0];
+    const outcome = await executor.run(route.operation, route.variables(input), {
+      credential,
+      principal: auth.principal,
+      requestId: String(res.getHeader('X-Request-Id')),
+    });
+    if (!outcome.ok) return problem(req, res, { code: outcome.error.code, detail: outcome.error.message, extensions: outcome.error.extensions });
+    res.status(route.success.status).json(withoutNulls(route.respond(outcome.data)));
+  }
+
+  return router;
+}
+
+/** Bearer is the credential; the legacy x-api-key header still works and says it is deprecated. */
+function readCredential(req: Request, res: Response, config: Config): string | undefined {
+  const authorization = req.get('Authorization');
+  if (authorization !== undefined) {
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+    return match ? match[1] : authorization;
+  }
+  const legacy = req.get('x-api-key');
+  if (legacy === undefined) return undefined;
+  const docs = config.docsUrl ?? `${config.siteUrl ?? `${req.protocol}://${req.get('host')}`}/docs`;
+  res.setHeader('Deprecation', 'true');
+  res.setHeader('Sunset', legacySunset);
+  res.setHeader('Link', `<${docs}/auth#migration>; rel="deprecation"`);
+  res.setHeader('X-Deprecation-Notice', 'The x-api-key header is deprecated and is to be removed on 2026-05-01; send Authorization: Bearer <key> instead.');
+  return legacy;
+}
+
+/** Optional fields are left out rather than sent as null. */
+function withoutNulls(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutNulls);
+  if (value && typeof value === 'object' && !(value instanceof Date)) {
+    return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== null).map(([k, v]) => [k, withoutNulls(v)]));
+  }
+  return value;
+}

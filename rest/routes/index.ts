@@ -1,0 +1,9 @@
+import type { RouteDef } from '../route.ts';
+import { approve } from './canon.ts';
+import { graph } from './graph.ts';
+import { createProject, listProjects } from './projects.ts';
+import { mentions, recall } from './recall.ts';
+import { search } from './search.ts';
+import { usage } from './usage.ts';
+
+export const routes: RouteDef[] = [listProjects, createProject, recall, mentions, approve, search, graph, usage];

@@ -1,0 +1,36 @@
+import type { RouteDef } from '../route.ts';
+import { createProjectBody, CreatedProject, ProjectList } from '../schemas.ts';
+
+export const listProjects: RouteDef = {
+  method: 'get',
+  path: '/projects',
+  operationId: 'listProjects',
+  summary: 'List the projects of the current key',
+  scope: 'projects:read',
+  cost: 0,
+  success: { status: 200, schema: ProjectList, description: 'the projects, oldest first' },
+  errors: [],
+  operation: 'ListProjects',
+  variables: () => ({}),
+  respond: (data) => data,
+};
+
+export const createProject: RouteDef = {
+  method: 'post',
+  path: '/projects',
+  operationId: 'createProject',
+  summary: 'Create a project',
+  description: 'With an Idempotency-Key header, the same key and body within 24 hours return the first response; the same key with another body is refused (422).',
+  scope: 'projects:write',
+  cost: 1,
+  body: createProjectBody,
+  idempotent: true,
+  success: { status: 201, schema: CreatedProject, description: 'the new project' },
+  errors: [400, 402, 409, 413, 415, 422],
+  operation: 'CreateProject',
+  variables: ({ body, idempotencyKey }) => ({
+    input: { name: body.name, description: body.description, initialScope: body.initial_scope },
+    idempotencyKey,
+  }),
+  respond: (data) => data.project,
+};

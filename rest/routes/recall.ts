@@ -1,0 +1,36 @@
+import type { RouteDef } from '../route.ts';
+import { entityPath, MentionsEnvelope, projectPath, RecallResponse, recallQueryParams, mentionsQueryParams } from '../schemas.ts';
+
+export const recall: RouteDef = {
+  method: 'get',
+  path: '/projects/{id}/recall',
+  operationId: 'recall',
+  summary: 'Recall canon entities',
+  description: 'Entities by name, optionally filtered by q on name or alias, each with its current state, latest mentions and pending conflicts.',
+  scope: 'recall',
+  cost: 1,
+  params: projectPath,
+  query: recallQueryParams,
+  success: { status: 200, schema: RecallResponse, description: 'matching entities' },
+  errors: [400, 402, 404],
+  operation: 'Recall',
+  variables: ({ params, query }) => ({ projectId: params.id, q: query.q, limit: query.limit }),
+  respond: (data) => data,
+};
+
+export const mentions: RouteDef = {
+  method: 'get',
+  path: '/projects/{id}/recall/{entityId}/mentions',
+  operationId: 'listMentions',
+  summary: 'List the mentions of an entity',
+  description: 'In reading order (chapter ordinal, then line). Each item: id, chapter, line (1-based), snippet, timestamp.',
+  scope: 'recall',
+  cost: 1,
+  params: entityPath,
+  query: mentionsQueryParams,
+  success: { status: 200, schema: MentionsEnvelope, description: 'a page of mentions' },
+  errors: [400, 402, 404],
+  operation: 'Mentions',
+  variables: ({ params, query }) => ({ projectId: params.id, entityId: params.entityId, limit: query.limit, startingAfter: query.starting_after }),
+  respond: (data) => data.page,
+};

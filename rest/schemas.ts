@@ -1,0 +1,123 @@
+// The /api/v1 contract as zod schemas: requests are validated with them and the OpenAPI document is generated from
+// them, so the two cannot drift. Field rules come from the core (src/core/validation.ts).
+import { z } from 'zod';
+import { entityTypes } from '../src/core/bundle.ts';
+import {
+  cursor, defaultPageLimit, factText, graphDepth, initialScope, pageLimit, projectDescription, projectName, recallQuery,
+  resourceId, searchQuery,
+} from '../src/core/validation.ts';
+
+
+// Query strings arrive as text; integers are accepted only when written as integers.
+const intFromQuery = (rule: z.ZodNumber) =>
+  z.preprocess((v) => (typeof v === 'string' && /^-?\d+$/.test(v.trim()) ? Number(v) : v), rule);
+
+export const pageQuery = {
+  limit: intFromQuery(pageLimit).optional().meta({ type: 'integer', minimum: 1, maximum: 100, default: defaultPageLimit, description: 'page size' }),
+  starting_after: cursor.optional().meta({ description: 'cursor: the last id of the previous page' }),
+};
+
+export const projectPath = z.object({ id: resourceId.meta({ description: 'project id' }) });
+export const entityPath = projectPath.extend({ entityId: resourceId.meta({ description: 'entity id' }) });
+
+export const createProjectBody = z
+  .object({
+    name: projectName.meta({ maxLength: 80 }),
+    description: projectDescription.optional(),
+    initial_scope: initialScope.optional(),
+  })
+  .meta({ id: 'CreateProjectRequest' });
+
+export const recallQueryParams = z.object({
+  q: recallQuery.optional().meta({ description: 'filter on name or alias (case-insensitive substring)' }),
+  limit: intFromQuery(pageLimit).optional().meta({ type: 'integer', minimum: 1, maximum: 100, default: defaultPageLimit, description: 'extension: at most this many entities' }),
+});
+export const mentionsQueryParams = z.object(pageQuery);
+export const searchQueryParams = z.object({ q: searchQuery.meta({ description: 'words, names or aliases to look for' }), ...pageQuery });
+export const graphQueryParams = z.object({
+  root: resourceId.optional().meta({ description: 'entity id to start from; without it the 50 most connected nodes' }),
+  depth: intFromQuery(graphDepth).optional().meta({ type: 'integer', minimum: 1, maximum: 3, default: 1, description: 'extension: hops from root' }),
+});
+export const approveBody = z
+  .object({
+    fact: factText.optional().meta({ description: 'the statement to add to the canon' }),
+    content: factText.max(20_000).optional().meta({ description: 'the source text the fact comes from' }),
+  })
+  .meta({ id: 'ApproveRequest' });
+
+const dateTime = z.string().meta({ format: 'date-time' });
+
+export const Project = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    description: z.string(),
+    last_updated: dateTime,
+    entity_count: z.number().int(),
+    conflict_count: z.number().int().meta({ description: 'pending conflicts' }),
+  })
+  .meta({ id: 'Project' });
+export const ProjectList = z.object({ data: z.array(Project) }).meta({ id: 'ProjectList' });
+export const CreatedProject = z.object({ id: z.string() }).meta({ id: 'CreatedProject' });
+
+const LastMention = z.object({ chapter: z.string(), line: z.number().int(), snippet: z.string(), timestamp: dateTime });
+export const RecallEntity = z
+  .object({
+    id: z.string(),
+    type: z.enum(entityTypes),
+    canonicalName: z.string(),
+    aliases: z.array(z.string()).optional().meta({ description: 'extension: other names' }),
+    lastMentions: z.array(LastMention).optional(),
+    currentState: z.record(z.string(), z.unknown()).optional(),
+    pendingConflictIds: z.array(z.string()).optional(),
+    confidence: z.number().min(0).max(1).optional().meta({ description: '0..1, how sure the source of the entity was; absent when unknown' }),
+    approvalStatus: z.enum(['approved', 'suggested']).optional(),
+  })
+  .meta({ id: 'RecallEntity' });
+export const RecallResponse = z.object({ entities: z.array(RecallEntity) }).meta({ id: 'RecallResponse' });
+
+export const Mention = z
+  .object({ id: z.string(), chapter: z.string(), line: z.number().int().meta({ description: '1-based' }), snippet: z.string(), timestamp: dateTime })
+  .meta({ id: 'Mention' });
+export const MentionsEnvelope = z
+  .object({ data: z.array(Mention), has_more: z.boolean(), next_starting_after: z.string().optional() })
+  .meta({ id: 'MentionList' });
+export const EntitiesEnvelope = z
+  .object({ data: z.array(RecallEntity), entities: z.array(RecallEntity), has_more: z.boolean(), next_starting_after: z.string().optional() })
+  .meta({ id: 'EntityList' });
+
+export const GraphSubset = z
+  .object({
+    nodes: z.array(z.object({ id: z.string(), label: z.string(), type: z.string() })),
+    edges: z.array(z.object({ from: z.string(), to: z.string(), kind: z.string(), weight: z.number() })),
+  })
+  .meta({ id: 'GraphSubset' });
+
+export const UsageSummary = z
+  .object({
+    api_key_id: z.string(),
+    period: z.enum(['day', 'month']),
+    used: z.number().int(),
+    quota: z.number().int(),
+    remaining: z.number().int(),
+    rate_limit_per_minute: z.number().int(),
+  })
+  .meta({ id: 'UsageSummary' });
+
+export const ApproveResult = z
+  .object({ entityId: z.string(), status: z.enum(['approved', 'suggested']), candidateId: z.string(), decisionId: z.string() })
+  .meta({ id: 'ApproveResult' });
+
+export const Problem = z
+  .object({
+    type: z.string().meta({ format: 'uri', description: '{site_url}/errors/<slug>' }),
+    title: z.string(),
+    status: z.number().int(),
+    code: z.string(),
+    detail: z.string().optional(),
+    instance: z.string().meta({ description: 'the request path' }),
+    request_id: z.string().optional(),
+    errors: z.array(z.object({ path: z.string(), message: z.string() })).optional().meta({ description: 'each invalid field' }),
+    retry_after: z.number().int().optional(),
+  })
+  .meta({ id: 'Problem' });

@@ -1,0 +1,164 @@
+// The `lore` command: serve the gateway, manage keys, import canon bundles, print the GraphQL schema.
+import { readFile, writeFile } from 'node:fs/promises';
+import { Command, InvalidArgumentError, Option } from 'commander';
+import YAML from 'yaml';
+import { Executor } from '../graph/executor.ts';
+import { printedSchema } from '../graph/schema.ts';
+import { loadConfig, type Config } from './config.ts';
+import { LoreError } from './core/errors.ts';
+import { tiers } from './core/tiers.ts';
+import { startGateway } from './gateway.ts';
+import { createLogger } from './logger.ts';
+import { openRuntime, type Runtime } from './runtime.ts';
+
+const print = (line: string) => process.stdout.write(`${line}\n`);
+
+function fail(message: string): never {
+  process.stderr.write(`lore: ${message}\n`);
+  process.exit(1);
+}
+
+async function withRuntime<T>(work: (runtime: Runtime) => Promise<T>): Promise<T> {
+  const config = loadConfig();
+  // CLI commands log only warnings, so their output stays readable.
+  const runtime = await openRuntime(config, createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel));
+  try {
+    return await work(runtime);
+  } finally {
+    await runtime.close();
+  }
+}
+
+const positiveInt = (value: string) => {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n <= 0) throw new InvalidArgumentError('must be a positive integer');
+  return n;
+};
+const isoDate = (value: string) => {
+  const date = new Date(value);
+  if (Number.isNaN(date.getTime())) throw new InvalidArgumentError('must be an ISO 8601 date-time');
+  return date;
+};
+
+const program = new Command('lore').description('Lore: the canon of your fiction, served to AI tools.').showHelpAfterError();
+
+program
+  .command('serve')
+  .description('run the gateway (REST /api/v1, GraphQL /graphql) on PORT (default 8787)')
+  .action(async () => {
+    const config: Config = loadConfig();
+    const gateway = await startGateway(config);
+    const store = gateway.runtime.db.mode === 'pglite' ? `embedded PGlite in ${config.dataDir}` : 'PostgreSQL (DATABASE_URL)';
+    gateway.runtime.logger.info({ url: gateway.url, store }, 'gateway started');
+    process.stderr.write(`Lore gateway listening on ${gateway.url} (store: ${store})\n`);
+    const stop = async () => {
+      await gateway.close();
+      process.exit(0);
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+
+const keys = program.command('keys').description('create, rotate, revoke and list API keys');
+
+keys
+  .command('create')
+  .description('create a key; the secret is printed once and stored only as a hash')
+  .addOption(new Option('--tier <tier>', 'tier').choices(tiers).makeOptionMandatory())
+  .option('--account <id>', 'account to add the key to (default: a new account)')
+  .option('--name <name>', 'a label for the key')
+  .option('--expires-at <iso>', 'expiry date-time', isoDate)
+  .option('--quota <n>', 'enterprise: calls per month', positiveInt)
+  .option('--rate-limit <n>', 'enterprise: requests per minute', positiveInt)
+  .option('--scope <scope...>', 'enterprise: extra custom scopes')
+  .option('--json', 'print JSON')
+  .action(async (opts) => {
+    const created = await withRuntime((rt) =>
+      rt.services.keys.create({
+        tier: opts.tier, accountId: opts.account, name: opts.name, expiresAt: opts.expiresAt,
+        customQuota: opts.quota, customRate: opts.rateLimit, customScopes: opts.scope,
+      }),
+    );
+    if (opts.json) return print(JSON.stringify(created));
+    print(`key ${created.id} (account ${created.account}, tier ${created.tier})`);
+    print(`scopes: ${created.scopes.join(' ')}`);
+    print(`secret: ${created.key}`);
+    print('Store the secret now: it is not shown again.');
+  });
+
+keys
+  .command('rotate <id>')
+  .description('issue a new secret for the same account and tier; the old one stops working at once')
+  .option('--json', 'print JSON')
+  .action(async (id: string, opts) => {
+    const created = await withRuntime((rt) => rt.services.keys.rotate(id));
+    if (opts.json) return print(JSON.stringify({ ...created, replaces: id }));
+    print(`key ${created.id} replaces ${id} (account ${created.account})`);
+    print(`secret: ${created.key}`);
+    print('Store the secret now: it is not shown again.');
+  });
+
+keys
+  .command('revoke <id>')
+  .description('revoke a key at once')
+  .action(async (id: string) => {
+    await withRuntime((rt) => rt.services.keys.revoke(id));
+    print(`revoked ${id}`);
+  });
+
+keys
+  .command('list')
+  .description('list keys (never their secrets)')
+  .option('--json', 'print JSON')
+  .action(async (opts) => {
+    const list = await withRuntime((rt) => rt.services.keys.list());
+    if (opts.json) return print(JSON.stringify(list));
+    for (const k of list) print([k.id, k.account, k.tier, k.status, k.prefix, k.name ?? ''].join('\t').trimEnd());
+  });
+
+program
+  .command('import <file>')
+  .description('import a canon bundle (JSON or YAML) with an API key; importing the same bundle again changes nothing')
+  .requiredOption('--key <key>', 'API key (scope remember)')
+  .option('--project <id>', "project to import into (default: the key's project of the bundle's name, created if needed)")
+  .option('--json', 'print JSON')
+  .action(async (file: string, opts) => {
+    let bundle: unknown;
+    try {
+      const text = await readFile(file, 'utf8');
+      bundle = /\.ya?ml$/i.test(file) ? YAML.parse(text) : JSON.parse(text);
+    } catch (error) {
+      fail(`cannot read ${file}: ${(error as Error).message}`);
+    }
+    const outcome = await withRuntime((rt) =>
+      new Executor(rt.services).run('ImportBundle', { bundle, projectId: opts.project }, { credential: opts.key, requestId: 'cli' }),
+    );
+    if (!outcome.ok) {
+      const errors = (outcome.error.extensions.errors as { path: string; message: string }[] | undefined) ?? [];
+      if (opts.json) print(JSON.stringify({ error: { code: outcome.error.code, detail: outcome.error.message, errors } }));
+      else for (const e of errors) process.stderr.write(`  ${e.path}: ${e.message}\n`);
+      fail(`import failed (${outcome.error.code}): ${outcome.error.message}`);
+    }
+    const result = outcome.data.result as { projectId: string; changed: boolean; counts: Record<string, number> };
+    if (opts.json) return print(JSON.stringify({ projectId: result.projectId, changed: result.changed, counts: result.counts }));
+    print(`imported into project ${result.projectId}${result.changed ? '' : ' (nothing changed)'}`);
+    for (const [name, count] of Object.entries(result.counts)) print(`  ${name}: ${count}`);
+  });
+
+program
+  .command('schema')
+  .description('GraphQL schema tools')
+  .command('print')
+  .description('print the GraphQL SDL (or write it to --out)')
+  .option('--out <file>', 'file to write')
+  .action(async (opts) => {
+    const sdl = `${printedSchema()}\n`;
+    if (opts.out) await writeFile(opts.out, sdl);
+    else process.stdout.write(sdl);
+  });
+
+try {
+  await program.parseAsync(process.argv);
+} catch (error) {
+  fail(error instanceof LoreError ? `${error.code}: ${error.message}` : (error as Error).message);
+}

@@ -1,0 +1,93 @@
+// Canon reads and writes: recall filters, mention pages, approval with provenance, and the search text kept on each
+// entity for full-text and trigram matching.
+import { Prisma, type PrismaClient } from '../generated/prisma/client.ts';
+import { newId } from '../ids.ts';
+import { LoreError } from './errors.ts';
+
+export type TxClient = Prisma.TransactionClient;
+
+export function nameText(name: string, aliases: string[]): string {
+  return [name, ...aliases].join('\n');
+}
+
+/** Rewrites an entity's search text from its name, aliases and approved facts. */
+export async function refreshSearchText(tx: TxClient, entityIds: string[]): Promise<void> {
+  if (entityIds.length === 0) return;
+  await tx.$executeRaw`
+    UPDATE "Entity" e SET "searchText" = e."nameText" || COALESCE(E'\n' || (
+      SELECT string_agg(f.text, E'\n' ORDER BY f.id) FROM "Fact" f WHERE f."entityId" = e.id AND f.status = 'approved'
+    ), '')
+    WHERE e.id = ANY(${entityIds}::text[])`;
+}
+
+export function recallWhere(projectId: string, q: string | undefined): Prisma.EntityWhereInput {
+  return q ? { projectId, nameText: { contains: q, mode: 'insensitive' } } : { projectId };
+}
+
+export type MentionItem = { id: string; chapter: string; line: number; snippet: string; timestamp: Date };
+export type Page<T> = { data: T[]; hasMore: boolean; nextStartingAfter: string | null };
+
+export const mentionSortKey = (ordinal: number, line: number, column: number, id: string) =>
+  `${String(ordinal).padStart(8, '0')}:${String(line).padStart(8, '0')}:${String(column).padStart(6, '0')}:${id}`;
+
+export type ApproveInput = { projectId: string; entityId: string; fact?: string; content?: string; decidedBy: string };
+export type ApproveResult = { entityId: string; status: 'approved'; candidateId: string; decisionId: string };
+
+export class CanonService {
+  constructor(private readonly prisma: PrismaClient) {}
+
+  async mentions(projectId: string, entityId: string, limit: number, startingAfter?: string): Promise<Page<MentionItem>> {
+    let after: string | undefined;
+    if (startingAfter) {
+      const cursor = await this.prisma.mention.findFirst({ where: { id: startingAfter, entityId, projectId }, select: { sortKey: true } });
+      if (!cursor) throw new LoreError('invalid_cursor', `starting_after ${startingAfter} is not a mention of this entity.`);
+      after = cursor.sortKey;
+    }
+    const rows = await this.prisma.mention.findMany({
+      where: { entityId, projectId, ...(after ? { sortKey: { gt: after } } : {}) },
+      orderBy: { sortKey: 'asc' },
+      take: limit + 1,
+      select: { id: true, line: true, snippet: true, createdAt: true, chapter: { select: { externalId: true } } },
+    });
+    const page = rows.slice(0, limit);
+    return {
+      data: page.map((m) => ({ id: m.id, chapter: m.chapter.externalId, line: m.line, snippet: m.snippet, timestamp: m.createdAt })),
+      hasMore: rows.length > limit,
+      nextStartingAfter: rows.length > limit ? page[page.length - 1].id : null,
+    };
+  }
+
+  /**
+   * Records the proposal (candidate) and the decision with who and when, adds the fact as approved canon when one is
+   * given, and marks the entity approved.
+   */
+  async approve(input: ApproveInput): Promise<ApproveResult> {
+    return this.prisma.$transaction(async (tx) => {
+      const candidate = await tx.candidate.create({
+        data: {
+          id: newId('cnd'),
+          projectId: input.projectId,
+          entityId: input.entityId,
+          fact: input.fact,
+          content: input.content,
+          source: 'api',
+          proposedBy: input.decidedBy,
+        },
+      });
+      const decision = await tx.decision.create({
+        data: { id: newId('dec'), candidateId: candidate.id, status: 'approved', decidedBy: input.decidedBy },
+      });
+      if (input.fact) {
+        await tx.fact.upsert({
+          where: { entityId_text: { entityId: input.entityId, text: input.fact } },
+          create: { id: newId('fct'), projectId: input.projectId, entityId: input.entityId, text: input.fact, status: 'approved', source: 'api', candidateId: candidate.id },
+          update: { status: 'approved', source: 'api', candidateId: candidate.id },
+        });
+      }
+      await tx.entity.update({ where: { id: input.entityId }, data: { status: 'approved' } });
+      await refreshSearchText(tx, [input.entityId]);
+      await tx.project.update({ where: { id: input.projectId }, data: { updatedAt: new Date() } });
+      return { entityId: input.entityId, status: 'approved' as const, candidateId: candidate.id, decisionId: decision.id };
+    });
+  }
+}

@@ -1,0 +1,237 @@
+// Imports a canon bundle in one transaction: idempotent by entity key and chapter id, so importing the same bundle
+// twice changes nothing; a bundle with any error is rejected whole with the paths of its errors.
+import { createHash } from 'node:crypto';
+import { Prisma, type PrismaClient } from '../generated/prisma/client.ts';
+import { newId } from '../ids.ts';
+import { bundleSchema, type CanonBundle } from './bundle.ts';
+import { mentionSortKey, nameText, refreshSearchText, type TxClient } from './canon.ts';
+import { LoreError } from './errors.ts';
+import { stableStringify } from './json.ts';
+import { MentionFinder } from './mentionFinder.ts';
+import { parseOrFail, type FieldError } from './validation.ts';
+
+export type ImportCounts = {
+  entitiesCreated: number;
+  entitiesUpdated: number;
+  factsCreated: number;
+  relationshipsCreated: number;
+  relationshipsUpdated: number;
+  chaptersCreated: number;
+  chaptersUpdated: number;
+  mentionsRecorded: number;
+  beatsRecorded: number;
+};
+export type ImportResult = { projectId: string; projectCreated: boolean; changed: boolean; counts: ImportCounts };
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+const chunk = <T>(items: T[], size: number): T[][] =>
+  Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, (i + 1) * size));
+const sameJson = (a: unknown, b: unknown) => stableStringify(a) === stableStringify(b);
+// Postgres allows 65535 bind parameters per statement; rows here have at most ~10 columns.
+const rowsPerInsert = 2_000;
+
+export class Importer {
+  constructor(private readonly prisma: PrismaClient) {}
+
+  async import(input: { accountId: string; principalKeyId: string; bundle: unknown; projectId?: string }): Promise<ImportResult> {
+    const bundle = parseOrFail(bundleSchema, input.bundle, 'invalid_bundle');
+    return this.prisma.$transaction((tx) => this.write(tx, input.accountId, input.principalKeyId, bundle, input.projectId), {
+      timeout: 300_000,
+      maxWait: 30_000,
+    });
+  }
+
+  private async write(tx: TxClient, accountId: string, keyId: string, bundle: CanonBundle, projectId?: string): Promise<ImportResult> {
+    const counts: ImportCounts = {
+      entitiesCreated: 0, entitiesUpdated: 0, factsCreated: 0, relationshipsCreated: 0, relationshipsUpdated: 0,
+      chaptersCreated: 0, chaptersUpdated: 0, mentionsRecorded: 0, beatsRecorded: 0,
+    };
+    const project = await this.resolveProject(tx, accountId, bundle, projectId);
+
+    // Entities, matched by key.
+    const existing = await tx.entity.findMany({ where: { projectId: project.id } });
+    const byKey = new Map(existing.map((e) => [e.key, e]));
+    this.checkReferences(bundle, new Set([...byKey.keys(), ...bundle.entities.map((e) => e.key)]), await this.chapterIds(tx, project.id));
+
+    const touched = new Set<string>();
+    const creates: Prisma.EntityCreateManyInput[] = [];
+    for (const e of bundle.entities) {
+      const current = byKey.get(e.key);
+      const fields = {
+        type: e.type, name: e.name, aliases: e.aliases, state: e.state as Prisma.InputJsonValue, status: e.status,
+        confidence: e.confidence ?? null, nameText: nameText(e.name, e.aliases),
+      };
+      if (!current) {
+        const id = newId('ent');
+        creates.push({ id, projectId: project.id, key: e.key, ...fields, searchText: fields.nameText });
+        byKey.set(e.key, { ...fields, id, key: e.key } as (typeof existing)[number]);
+        touched.add(id);
+      } else if (
+        current.type !== fields.type || current.name !== fields.name || !sameJson(current.aliases, fields.aliases) ||
+        !sameJson(current.state, fields.state) || current.status !== fields.status || current.confidence !== fields.confidence
+      ) {
+        await tx.entity.update({ where: { id: current.id }, data: fields });
+        touched.add(current.id);
+        counts.entitiesUpdated++;
+      }
+    }
+    for (const part of chunk(creates, rowsPerInsert)) await tx.entity.createMany({ data: part });
+    counts.entitiesCreated = creates.length;
+    const idOf = (key: string) => byKey.get(key)!.id;
+
+    // Facts, matched by text; approved ones carry their provenance (candidate and decision by the importing key).
+    const knownFacts = new Set(
+      (await tx.fact.findMany({ where: { projectId: project.id }, select: { entityId: true, text: true } })).map((f) => `${f.entityId}\u0000${f.text}`),
+    );
+    const facts: Prisma.FactCreateManyInput[] = [];
+    const candidates: Prisma.CandidateCreateManyInput[] = [];
+    const decisions: Prisma.DecisionCreateManyInput[] = [];
+    for (const e of bundle.entities) {
+      const entityId = idOf(e.key);
+      for (const text of new Set(e.facts)) {
+        if (knownFacts.has(`${entityId}\u0000${text}`)) continue;
+        const candidateId = newId('cnd');
+        candidates.push({ id: candidateId, projectId: project.id, entityId, fact: text, source: 'import', proposedBy: keyId });
+        if (e.status === 'approved') decisions.push({ id: newId('dec'), candidateId, status: 'approved', decidedBy: keyId });
+        facts.push({ id: newId('fct'), projectId: project.id, entityId, text, status: e.status, source: 'import', candidateId });
+        touched.add(entityId);
+      }
+    }
+    for (const part of chunk(candidates, rowsPerInsert)) await tx.candidate.createMany({ data: part });
+    for (const part of chunk(decisions, rowsPerInsert)) await tx.decision.createMany({ data: part });
+    for (const part of chunk(facts, rowsPerInsert)) await tx.fact.createMany({ data: part });
+    counts.factsCreated = facts.length;
+    await refreshSearchText(tx, [...touched]);
+
+    // Relationships, matched by their two ends and kind.
+    const relationships = await tx.relationship.findMany({ where: { projectId: project.id } });
+    const relByKey = new Map(relationships.map((r) => [`${r.fromId}|${r.toId}|${r.kind}`, r]));
+    const newRelationships: Prisma.RelationshipCreateManyInput[] = [];
+    for (const r of bundle.relationships) {
+      const fromId = idOf(r.from);
+      const toId = idOf(r.to);
+      const current = relByKey.get(`${fromId}|${toId}|${r.kind}`);
+      if (!current) {
+        const row = { id: newId('rel'), projectId: project.id, fromId, toId, kind: r.kind, weight: r.weight };
+        newRelationships.push(row);
+        relByKey.set(`${fromId}|${toId}|${r.kind}`, row as (typeof relationships)[number]);
+      } else if (current.weight !== r.weight) {
+        await tx.relationship.update({ where: { id: current.id }, data: { weight: r.weight } });
+        counts.relationshipsUpdated++;
+      }
+    }
+    for (const part of chunk(newRelationships, rowsPerInsert)) await tx.relationship.createMany({ data: part });
+    counts.relationshipsCreated = newRelationships.length;
+
+    // Chapters, matched by id.
+    const chapters = await tx.chapter.findMany({ where: { projectId: project.id }, select: { id: true, externalId: true, contentHash: true, title: true, ordinal: true } });
+    const chapterByExternal = new Map(chapters.map((c) => [c.externalId, c]));
+    for (const c of bundle.chapters) {
+      const contentHash = sha256(c.text);
+      const current = chapterByExternal.get(c.id);
+      if (!current) {
+        const row = { id: newId('chp'), projectId: project.id, externalId: c.id, title: c.title, ordinal: c.ordinal, text: c.text, contentHash };
+        await tx.chapter.create({ data: row });
+        chapterByExternal.set(c.id, row);
+        counts.chaptersCreated++;
+      } else if (current.contentHash !== contentHash || current.title !== c.title || current.ordinal !== c.ordinal) {
+        await tx.chapter.update({ where: { id: current.id }, data: { title: c.title, ordinal: c.ordinal, text: c.text, contentHash } });
+        counts.chaptersUpdated++;
+      }
+    }
+
+    counts.mentionsRecorded = await this.recordMentions(tx, project.id);
+    counts.beatsRecorded = await this.recordBeats(tx, project.id, bundle, idOf, chapterByExternal);
+
+    const changed = project.created || Object.values(counts).some((n) => n > 0) || project.descriptionChanged;
+    if (changed) await tx.project.update({ where: { id: project.id }, data: { updatedAt: new Date() } });
+    return { projectId: project.id, projectCreated: project.created, changed, counts };
+  }
+
+  private async resolveProject(tx: TxClient, accountId: string, bundle: CanonBundle, projectId?: string) {
+    const description = bundle.project.description;
+    // Without an explicit project, the account's project of the same name is the target, so a re-import lands where the first did.
+    const found = projectId
+      ? await tx.project.findFirst({ where: { id: projectId, accountId } })
+      : await tx.project.findFirst({ where: { accountId, name: bundle.project.name }, orderBy: { id: 'asc' } });
+    if (projectId && !found) throw new LoreError('not_found', `Project ${projectId} not found.`);
+    if (found) {
+      const descriptionChanged = description !== undefined && description !== found.description;
+      if (descriptionChanged) await tx.project.update({ where: { id: found.id }, data: { description } });
+      return { id: found.id, created: false, descriptionChanged };
+    }
+    const created = await tx.project.create({
+      data: { id: newId('prj'), accountId, name: bundle.project.name, description: description ?? '' },
+    });
+    return { id: created.id, created: true, descriptionChanged: false };
+  }
+
+  private async chapterIds(tx: TxClient, projectId: string): Promise<Set<string>> {
+    return new Set((await tx.chapter.findMany({ where: { projectId }, select: { externalId: true } })).map((c) => c.externalId));
+  }
+
+  private checkReferences(bundle: CanonBundle, entityKeys: Set<string>, storedChapters: Set<string>) {
+    const errors: FieldError[] = [];
+    bundle.relationships.forEach((r, i) => {
+      if (!entityKeys.has(r.from)) errors.push({ path: `relationships.${i}.from`, message: `unknown entity key ${r.from}` });
+      if (!entityKeys.has(r.to)) errors.push({ path: `relationships.${i}.to`, message: `unknown entity key ${r.to}` });
+    });
+    const chapterKeys = new Set([...storedChapters, ...bundle.chapters.map((c) => c.id)]);
+    bundle.timeline.forEach((t, i) => {
+      if (!chapterKeys.has(t.chapter)) errors.push({ path: `timeline.${i}.chapter`, message: `unknown chapter ${t.chapter}` });
+      t.beats.forEach((b, j) =>
+        b.entities.forEach((key, k) => {
+          if (!entityKeys.has(key)) errors.push({ path: `timeline.${i}.beats.${j}.entities.${k}`, message: `unknown entity key ${key}` });
+        }),
+      );
+    });
+    if (errors.length > 0) {
+      throw new LoreError('invalid_bundle', errors.slice(0, 5).map((e) => `${e.path}: ${e.message}`).join('; '), { errors });
+    }
+  }
+
+  /** Re-records mentions of every chapter whose text or the project's set of names changed since last time. */
+  private async recordMentions(tx: TxClient, projectId: string): Promise<number> {
+    const entities = await tx.entity.findMany({ where: { projectId }, select: { id: true, name: true, aliases: true }, orderBy: { id: 'asc' } });
+    const terms = entities.flatMap((e) => [e.name, ...e.aliases].map((text) => ({ entityId: e.id, text })));
+    const namesHash = sha256(JSON.stringify(terms));
+    const chapters = await tx.chapter.findMany({ where: { projectId }, select: { id: true, contentHash: true, mentionHash: true } });
+    const stale = chapters.filter((c) => c.mentionHash !== sha256(c.contentHash + namesHash));
+    if (stale.length === 0) return 0;
+    const finder = new MentionFinder(terms);
+    let recorded = 0;
+    for (const c of stale) {
+      const chapter = await tx.chapter.findUniqueOrThrow({ where: { id: c.id }, select: { text: true, ordinal: true } });
+      await tx.mention.deleteMany({ where: { chapterId: c.id } });
+      const rows = finder.find(chapter.text).map((m) => {
+        const id = newId('men');
+        return { id, projectId, entityId: m.entityId, chapterId: c.id, line: m.line, column: m.column, snippet: m.snippet, sortKey: mentionSortKey(chapter.ordinal, m.line, m.column, id) };
+      });
+      for (const part of chunk(rows, rowsPerInsert)) await tx.mention.createMany({ data: part });
+      await tx.chapter.update({ where: { id: c.id }, data: { mentionHash: sha256(c.contentHash + namesHash) } });
+      recorded += rows.length;
+    }
+    return recorded;
+  }
+
+  /** Imported beats replace a chapter's beats only when they differ. */
+  private async recordBeats(
+    tx: TxClient,
+    projectId: string,
+    bundle: CanonBundle,
+    idOf: (key: string) => string,
+    chapters: Map<string, { id: string }>,
+  ): Promise<number> {
+    let recorded = 0;
+    for (const entry of bundle.timeline) {
+      const chapterId = chapters.get(entry.chapter)!.id;
+      const wanted = entry.beats.map((b, position) => ({ position, summary: b.summary, entityIds: b.entities.map(idOf) }));
+      const current = await tx.beat.findMany({ where: { chapterId }, orderBy: { position: 'asc' }, select: { position: true, summary: true, entityIds: true, source: true } });
+      if (sameJson(current.map(({ position, summary, entityIds }) => ({ position, summary, entityIds })), wanted) && current.every((b) => b.source === 'import')) continue;
+      await tx.beat.deleteMany({ where: { chapterId } });
+      await tx.beat.createMany({ data: wanted.map((b) => ({ id: newId('bt'), projectId, chapterId, source: 'import', ...b })) });
+      recorded += wanted.length;
+    }
+    return recorded;
+  }
+}

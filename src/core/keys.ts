@@ -1,0 +1,140 @@
+// API keys: sk_lore_ + 40 base62 characters. Only a sha256 of the secret is stored; the secret is shown once.
+import { createHash, randomInt } from 'node:crypto';
+import type { PrismaClient } from '../generated/prisma/client.ts';
+import type { Tier } from '../generated/prisma/enums.ts';
+import { newId } from '../ids.ts';
+import { LoreError } from './errors.ts';
+import { tierPolicies, type Period } from './tiers.ts';
+
+export const keyPrefix = 'sk_lore_';
+export const keyPattern = /^sk_lore_[0-9A-Za-z]{32,128}$/;
+const base62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+export function generateSecret(): string {
+  let body = '';
+  for (let i = 0; i < 40; i++) body += base62[randomInt(62)];
+  return keyPrefix + body;
+}
+
+export const hashSecret = (secret: string) => createHash('sha256').update(secret).digest('hex');
+
+export type Principal = {
+  keyId: string;
+  accountId: string;
+  tier: Tier;
+  scopes: ReadonlySet<string>;
+  quota: number;
+  period: Period;
+  ratePerMinute: number;
+};
+
+export type CreatedKey = { id: string; key: string; account: string; tier: Tier; scopes: string[]; expiresAt: string | null };
+
+export type KeyOptions = {
+  tier: Tier;
+  accountId?: string;
+  name?: string;
+  expiresAt?: Date;
+  /** enterprise only: extra custom scopes, quota per month and rate per minute */
+  customScopes?: string[];
+  customQuota?: number;
+  customRate?: number;
+};
+
+export class KeyService {
+  constructor(private readonly prisma: PrismaClient) {}
+
+  async create(options: KeyOptions): Promise<CreatedKey> {
+    if (options.tier !== 'enterprise' && (options.customScopes?.length || options.customQuota || options.customRate)) {
+      throw new LoreError('validation_error', 'custom scopes, quota and rate are for enterprise keys only');
+    }
+    return this.prisma.$transaction(async (tx) => {
+      let accountId = options.accountId;
+      if (accountId) {
+        await tx.account.upsert({ where: { id: accountId }, create: { id: accountId }, update: {} });
+      } else {
+        accountId = (await tx.account.create({ data: { id: newId('acc') } })).id;
+      }
+      const scopes = [...new Set([...tierPolicies[options.tier].scopes, ...(options.customScopes ?? [])])];
+      const secret = generateSecret();
+      const row = await tx.apiKey.create({
+        data: {
+          id: newId('key'),
+          accountId,
+          name: options.name,
+          tier: options.tier,
+          scopes,
+          secretHash: hashSecret(secret),
+          displayPrefix: secret.slice(0, keyPrefix.length + 4),
+          expiresAt: options.expiresAt,
+          customQuota: options.customQuota,
+          customRate: options.customRate,
+        },
+      });
+      return { id: row.id, key: secret, account: accountId, tier: row.tier, scopes, expiresAt: row.expiresAt?.toISOString() ?? null };
+    });
+  }
+
+  /** Issues a new secret for the same account, tier and scopes; the old key stops working at once. */
+  async rotate(id: string): Promise<CreatedKey> {
+    return this.prisma.$transaction(async (tx) => {
+      const old = await tx.apiKey.findUnique({ where: { id } });
+      if (!old || old.revokedAt) throw new LoreError('not_found', `active key ${id} not found`);
+      const secret = generateSecret();
+      const row = await tx.apiKey.create({
+        data: {
+          id: newId('key'),
+          accountId: old.accountId,
+          name: old.name,
+          tier: old.tier,
+          scopes: old.scopes,
+          secretHash: hashSecret(secret),
+          displayPrefix: secret.slice(0, keyPrefix.length + 4),
+          expiresAt: old.expiresAt,
+          customQuota: old.customQuota,
+          customRate: old.customRate,
+        },
+      });
+      await tx.apiKey.update({ where: { id }, data: { revokedAt: new Date(), replacedById: row.id } });
+      return { id: row.id, key: secret, account: row.accountId, tier: row.tier, scopes: row.scopes, expiresAt: row.expiresAt?.toISOString() ?? null };
+    });
+  }
+
+  async revoke(id: string): Promise<void> {
+    const { count } = await this.prisma.apiKey.updateMany({ where: { id, revokedAt: null }, data: { revokedAt: new Date() } });
+    if (count === 0) throw new LoreError('not_found', `active key ${id} not found`);
+  }
+
+  async list() {
+    const rows = await this.prisma.apiKey.findMany({ orderBy: { id: 'asc' } });
+    return rows.map((k) => ({
+      id: k.id,
+      account: k.accountId,
+      name: k.name,
+      tier: k.tier,
+      prefix: `${k.displayPrefix}…`,
+      status: k.revokedAt ? 'revoked' : k.expiresAt && k.expiresAt <= new Date() ? 'expired' : 'active',
+      expiresAt: k.expiresAt?.toISOString() ?? null,
+      createdAt: k.createdAt.toISOString(),
+    }));
+  }
+
+  /** Resolves a presented secret to its principal, or fails with the contract's 401 code. */
+  async authenticate(secret: string | undefined): Promise<Principal> {
+    if (!secret) throw new LoreError('AUTH_MISSING_KEY', 'No API key: send Authorization: Bearer <key>.');
+    if (!keyPattern.test(secret)) throw new LoreError('AUTH_INVALID_KEY', 'The API key is malformed.');
+    const key = await this.prisma.apiKey.findUnique({ where: { secretHash: hashSecret(secret) } });
+    if (!key || key.revokedAt) throw new LoreError('AUTH_INVALID_KEY', 'The API key is invalid or inactive.');
+    if (key.expiresAt && key.expiresAt <= new Date()) throw new LoreError('AUTH_EXPIRED_KEY', 'The API key has expired.');
+    const policy = tierPolicies[key.tier];
+    return {
+      keyId: key.id,
+      accountId: key.accountId,
+      tier: key.tier,
+      scopes: new Set(key.scopes),
+      quota: key.customQuota ?? policy.quota,
+      period: policy.period,
+      ratePerMinute: key.customRate ?? policy.ratePerMinute,
+    };
+  }
+}

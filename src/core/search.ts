@@ -1,0 +1,41 @@
+// Ranked lexical search: full-text over names, aliases and approved facts, plus trigram word similarity over names
+// and aliases (typos, partial names). Pages are keyed on (score, id), so the order is stable across pages.
+import type { PrismaClient } from '../generated/prisma/client.ts';
+import { LoreError } from './errors.ts';
+
+// Lower than pg_trgm's default (0.6) so that a misspelt short name ("Mra" for "Mara") still matches.
+const nameSimilarity = 0.45;
+
+export type SearchPage = { ids: string[]; hasMore: boolean; nextStartingAfter: string | null };
+
+export class SearchService {
+  constructor(private readonly prisma: PrismaClient) {}
+
+  async search(projectId: string, q: string, limit: number, startingAfter?: string): Promise<SearchPage> {
+    let after: { score: number; id: string } | undefined;
+    if (startingAfter) {
+      const [cursor] = await this.prisma.$queryRaw<{ score: number; id: string }[]>`
+        WITH query AS (SELECT websearch_to_tsquery('simple', ${q}) AS tsq)
+        SELECT e.id, (ts_rank(to_tsvector('simple', e."searchText"), query.tsq) + 2 * word_similarity(${q}, e."nameText"))::float8 AS score
+        FROM "Entity" e, query
+        WHERE e."projectId" = ${projectId} AND e.id = ${startingAfter}
+          AND (to_tsvector('simple', e."searchText") @@ query.tsq OR word_similarity(${q}, e."nameText") >= ${nameSimilarity}::float8)`;
+      if (!cursor) throw new LoreError('invalid_cursor', `starting_after ${startingAfter} is not a result of this search.`);
+      after = cursor;
+    }
+    const rows = await this.prisma.$queryRaw<{ id: string }[]>`
+      WITH query AS (SELECT websearch_to_tsquery('simple', ${q}) AS tsq),
+      ranked AS (
+        SELECT e.id, (ts_rank(to_tsvector('simple', e."searchText"), query.tsq) + 2 * word_similarity(${q}, e."nameText"))::float8 AS score
+        FROM "Entity" e, query
+        WHERE e."projectId" = ${projectId}
+          AND (to_tsvector('simple', e."searchText") @@ query.tsq OR word_similarity(${q}, e."nameText") >= ${nameSimilarity}::float8)
+      )
+      SELECT id FROM ranked
+      WHERE ${after === undefined}::boolean OR score < ${after?.score ?? 0}::float8 OR (score = ${after?.score ?? 0}::float8 AND id > ${after?.id ?? ''})
+      ORDER BY score DESC, id ASC
+      LIMIT ${limit + 1}::int`;
+    const page = rows.slice(0, limit).map((r) => r.id);
+    return { ids: page, hasMore: rows.length > limit, nextStartingAfter: rows.length > limit ? page[page.length - 1] : null };
+  }
+}

@@ -1,0 +1,36 @@
+// Field rules shared by every surface: REST composes them into its request schemas (and so its OpenAPI document),
+// the GraphQL core checks its arguments with them.
+import { z } from 'zod';
+import { LoreError } from './errors.ts';
+
+export const projectName = z.string().trim().min(1, 'must not be empty').max(80, 'must be at most 80 characters');
+export const projectDescription = z.string().max(4000, 'must be at most 4000 characters');
+export const initialScope = z.string().max(200, 'must be at most 200 characters');
+export const resourceId = z.string().min(1).max(100).regex(/^[A-Za-z0-9_-]+$/, 'must be an id');
+export const pageLimit = z.number().int('must be an integer').min(1, 'must be at least 1').max(100, 'must be at most 100');
+export const cursor = resourceId;
+export const searchQuery = z.string().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters');
+export const recallQuery = z.string().trim().max(200, 'must be at most 200 characters');
+export const graphDepth = z.number().int('must be an integer').min(1, 'must be at least 1').max(3, 'must be at most 3');
+export const factText = z.string().trim().min(1, 'must not be empty').max(2000, 'must be at most 2000 characters');
+export const idempotencyKey = z.string().min(1).max(255);
+
+export const defaultPageLimit = 20;
+
+export type FieldError = { path: string; message: string };
+
+export function describeIssues(error: z.ZodError, prefix = ''): FieldError[] {
+  return error.issues.map((issue) => ({
+    path: [prefix, ...issue.path.map(String)].filter(Boolean).join('.') || '(root)',
+    message: issue.message,
+  }));
+}
+
+/** Parses with a zod schema or fails with a validation_error naming each bad field. */
+export function parseOrFail<T extends z.ZodType>(schema: T, value: unknown, code: 'validation_error' | 'invalid_bundle' = 'validation_error'): z.infer<T> {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const errors = describeIssues(result.error);
+  const summary = errors.slice(0, 5).map((e) => `${e.path}: ${e.message}`).join('; ');
+  throw new LoreError(code, `${summary}${errors.length > 5 ? `; and ${errors.length - 5} more` : ''}`, { errors });
+}

@@ -1,0 +1,33 @@
+// The running gateway: store, services and HTTP server, with an orderly shutdown.
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Config } from './config.ts';
+import { openRuntime, type Runtime } from './runtime.ts';
+import { createApp, listen } from './server.ts';
+
+export type Gateway = { runtime: Runtime; server: Server; url: string; close(): Promise<void> };
+
+export async function startGateway(config: Config): Promise<Gateway> {
+  const runtime = await openRuntime(config);
+  let server: Server;
+  try {
+    server = await listen(createApp(runtime.services, config).app, config.port, config.host);
+  } catch (error) {
+    await runtime.close();
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE') throw new Error(`port ${config.port} on ${config.host} is already in use (set PORT to another port)`);
+    throw error;
+  }
+  const { port } = server.address() as AddressInfo;
+  return {
+    runtime,
+    server,
+    url: `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`,
+    async close() {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      await closed;
+      await runtime.close();
+    },
+  };
+}

@@ -1,0 +1,78 @@
+// Assembles the gateway: /api/v1 (REST), /graphql (for dashboards), /health, on one express app.
+import { randomUUID } from 'node:crypto';
+import type { Server } from 'node:http';
+import express from 'express';
+import { createYoga } from 'graphql-yoga';
+import { createContext } from '../graph/context.ts';
+import { Executor } from '../graph/executor.ts';
+import { schema } from '../graph/schema.ts';
+import { buildOpenApiDocument } from '../rest/openapi.ts';
+import { sendProblem } from '../rest/problem.ts';
+import { apiRouter } from '../rest/router.ts';
+import type { Config } from './config.ts';
+import type { Services } from './core/services.ts';
+
+export const apiVersion = '1.0';
+
+export function createApp(services: Services, config: Config) {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', 'loopback');
+  const executor = new Executor(services);
+  const openapi = buildOpenApiDocument();
+
+  app.use((req, res, next) => {
+    res.setHeader('X-Request-Id', `req_${randomUUID().replaceAll('-', '')}`);
+    res.setHeader('Lore-Api-Version', apiVersion);
+    next();
+  });
+
+  app.get('/health', async (_req, res) => {
+    const started = Date.now();
+    try {
+      await services.prisma.$queryRaw`SELECT 1`;
+      res.json({ status: 'ok', database: services.dbMode, graph: services.graph.name, latency_ms: Date.now() - started });
+    } catch {
+      res.status(503).json({ status: 'unavailable', database: services.dbMode });
+    }
+  });
+
+  app.get('/api/v1/openapi.json', (_req, res) => res.json(openapi));
+  app.use('/api/v1', apiRouter(executor, config));
+
+  const yoga = createYoga<{ req: express.Request; res: express.Response }>({
+    schema,
+    graphqlEndpoint: '/graphql',
+    graphiql: config.graphiql,
+    landingPage: false,
+    logging: {
+      debug: (...args) => services.logger.debug(args),
+      info: (...args) => services.logger.info(args),
+      warn: (...args) => services.logger.warn(args),
+      error: (...args) => services.logger.error(args),
+    },
+    context: ({ req, res }) => {
+      const header = req.get('Authorization');
+      const credential = header ? (/^Bearer\s+(\S+)\s*$/i.exec(header)?.[1] ?? header) : undefined;
+      return createContext(services, { requestId: String(res.getHeader('X-Request-Id')), credential });
+    },
+  });
+  app.use(yoga.graphqlEndpoint, yoga);
+
+  app.use((req, res) => sendProblem(req, res, { code: 'not_found', detail: `No route ${req.method} ${req.path}.` }, config.siteUrl));
+  app.use((error: Error, req: express.Request, res: express.Response, _next: express.NextFunction) => {
+    services.logger.error({ err: error, requestId: res.getHeader('X-Request-Id') }, 'unhandled error');
+    if (!res.headersSent) {
+      sendProblem(req, res, { code: 'internal_error', detail: `Internal error; quote request id ${res.getHeader('X-Request-Id')} when reporting it.` }, config.siteUrl);
+    }
+  });
+  return { app, executor };
+}
+
+export function listen(app: express.Express, port: number, host: string): Promise<Server> {
+  return new Promise((resolve, reject) => {
+    const server = app.listen(port, host);
+    server.once('listening', () => resolve(server));
+    server.once('error', reject);
+  });
+}
