@@ -79,7 +79,10 @@ keys
         customQuota: opts.quota, customRate: opts.rateLimit, customScopes: opts.scope,
       }),
     );
-    if (opts.json) return print(JSON.stringify(created));
+    if (opts.json) {
+      print(JSON.stringify(created));
+      return;
+    }
     print(`key ${created.id} (account ${created.account}, tier ${created.tier})`);
     print(`scopes: ${created.scopes.join(' ')}`);
     print(`secret: ${created.key}`);
@@ -92,7 +95,10 @@ keys
   .option('--json', 'print JSON')
   .action(async (id: string, opts) => {
     const created = await withRuntime((rt) => rt.services.keys.rotate(id));
-    if (opts.json) return print(JSON.stringify({ ...created, replaces: id }));
+    if (opts.json) {
+      print(JSON.stringify({ ...created, replaces: id }));
+      return;
+    }
     print(`key ${created.id} replaces ${id} (account ${created.account})`);
     print(`secret: ${created.key}`);
     print('Store the secret now: it is not shown again.');
@@ -112,7 +118,10 @@ keys
   .option('--json', 'print JSON')
   .action(async (opts) => {
     const list = await withRuntime((rt) => rt.services.keys.list());
-    if (opts.json) return print(JSON.stringify(list));
+    if (opts.json) {
+      print(JSON.stringify(list));
+      return;
+    }
     for (const k of list) print([k.id, k.account, k.tier, k.status, k.prefix, k.name ?? ''].join('\t').trimEnd());
   });
 
@@ -140,7 +149,10 @@ program
       fail(`import failed (${outcome.error.code}): ${outcome.error.message}`);
     }
     const result = outcome.data.result as { projectId: string; changed: boolean; counts: Record<string, number> };
-    if (opts.json) return print(JSON.stringify({ projectId: result.projectId, changed: result.changed, counts: result.counts }));
+    if (opts.json) {
+      print(JSON.stringify({ projectId: result.projectId, changed: result.changed, counts: result.counts }));
+      return;
+    }
     print(`imported into project ${result.projectId}${result.changed ? '' : ' (nothing changed)'}`);
     for (const [name, count] of Object.entries(result.counts)) print(`  ${name}: ${count}`);
   });

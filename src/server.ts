@@ -57,7 +57,7 @@ export function createApp(services: Services, config: Config) {
       return createContext(services, { requestId: String(res.getHeader('X-Request-Id')), credential });
     },
   });
-  app.use(yoga.graphqlEndpoint, yoga);
+  app.use(yoga.graphqlEndpoint, (req, res) => yoga(req, res, { req, res }));
 
   app.use((req, res) => sendProblem(req, res, { code: 'not_found', detail: `No route ${req.method} ${req.path}.` }, config.siteUrl));
   app.use((error: Error, req: express.Request, res: express.Response, _next: express.NextFunction) => {

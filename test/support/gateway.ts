@@ -1,0 +1,82 @@
+// A real gateway on a loopback port over its own PostgreSQL database, and helpers to call it over HTTP.
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { inject } from 'vitest';
+import { loadConfig } from '../../src/config.ts';
+import type { KeyOptions } from '../../src/core/keys.ts';
+import { startGateway, type Gateway } from '../../src/gateway.ts';
+import { adminUrl, databaseUrl } from './env.ts';
+
+export async function createTestDatabase(): Promise<string> {
+  const name = `lore_t_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE ${name} TEMPLATE ${inject('templateDatabase')}`);
+  } finally {
+    await admin.end();
+  }
+  return databaseUrl(name);
+}
+
+export type TestGateway = {
+  url: string;
+  api: string;
+  databaseUrl: string;
+  gateway: Gateway;
+  createKey(tier: KeyOptions['tier'], options?: Omit<KeyOptions, 'tier'>): Promise<{ id: string; key: string; account: string }>;
+  request(path: string, init?: RequestInit & { key?: string; json?: unknown }): Promise<ApiResponse>;
+  graphql(query: string, variables?: Record<string, unknown>, key?: string): Promise<{ data?: any; errors?: any[] }>;
+  close(): Promise<void>;
+};
+
+export type ApiResponse = { status: number; headers: Headers; body: any; text: string };
+
+export async function startTestGateway(env: Record<string, string> = {}): Promise<TestGateway> {
+  const dbUrl = env.DATABASE_URL ?? (await createTestDatabase());
+  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', LORE_LOG_LEVEL: 'silent', ...env, DATABASE_URL: dbUrl });
+  const gateway = await startGateway(config);
+  const api = `${gateway.url}/api/v1`;
+  const request: TestGateway['request'] = async (path, init = {}) => {
+    const headers = new Headers(init.headers);
+    if (init.key) headers.set('Authorization', `Bearer ${init.key}`);
+    let body = init.body;
+    if (init.json !== undefined) {
+      headers.set('Content-Type', 'application/json');
+      body = JSON.stringify(init.json);
+    }
+    const res = await fetch(path.startsWith('http') ? path : `${api}${path}`, { ...init, headers, body });
+    const text = await res.text();
+    let parsed: unknown;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      parsed = undefined;
+    }
+    return { status: res.status, headers: res.headers, body: parsed, text };
+  };
+  return {
+    url: gateway.url,
+    api,
+    databaseUrl: dbUrl,
+    gateway,
+    createKey: (tier, options = {}) => gateway.runtime.services.keys.create({ tier, ...options }),
+    request,
+    async graphql(query, variables = {}, key) {
+      const res = await request(`${gateway.url}/graphql`, { method: 'POST', key, json: { query, variables } });
+      return res.body;
+    },
+    close: () => gateway.close(),
+  };
+}
+
+/** Imports a bundle through the GraphQL mutation, as `lore import` does. */
+export async function importBundle(gw: TestGateway, key: string, bundle: unknown, projectId?: string) {
+  const result = await gw.graphql(
+    'mutation ($bundle: JSON!, $projectId: ID) { importBundle(bundle: $bundle, projectId: $projectId) { projectId changed counts { entitiesCreated mentionsRecorded } } }',
+    { bundle, projectId },
+    key,
+  );
+  if (result.errors) throw new Error(`import failed: ${JSON.stringify(result.errors)}`);
+  return result.data.importBundle as { projectId: string; changed: boolean; counts: { entitiesCreated: number; mentionsRecorded: number } };
+}
