@@ -1,7 +1,8 @@
 // Per-operation context: who is calling (resolved lazily from the presented key, once) and the services to use.
-import { LoreError } from '../src/core/errors.ts';
+import type { LoreError } from '../src/core/errors.ts';
 import type { Principal } from '../src/core/keys.ts';
 import type { Services } from '../src/core/services.ts';
+import type { LlmCredentials } from '../src/core/llm/provider.ts';
 
 export type GraphContext = {
   requestId: string;
@@ -12,7 +13,12 @@ export type GraphContext = {
   countRequest(): Promise<void>;
   /** root fields (by response key) whose quota is refunded because they replayed a stored response */
   costWaived: Set<string | number>;
+  /** root fields (by response key) refused for quota that may still replay a stored idempotent response, which is free */
+  quotaRefused: Map<string | number, LoreError>;
+  /** why authentication failed, set by the scope check so an unauthorized field reports it */
   authFailure?: LoreError;
+  /** the caller's own LLM provider (BYOK headers); never stored or logged */
+  llm?: LlmCredentials;
 };
 
 function once<T>(fn: () => Promise<T>): () => Promise<T> {
@@ -25,23 +31,18 @@ export type Caller = {
   credential: string | undefined;
   /** already resolved by the surface (REST authenticates before validating input) */
   principal?: Principal;
+  llm?: LlmCredentials;
 };
 
 export function createContext(services: Services, request: Caller): GraphContext {
   const context: GraphContext = {
     requestId: request.requestId,
     services,
-    principal: once(async () => {
-      if (request.principal) return request.principal;
-      try {
-        return await services.keys.authenticate(request.credential);
-      } catch (error) {
-        if (error instanceof LoreError) context.authFailure = error;
-        throw error;
-      }
-    }),
+    principal: once(async () => request.principal ?? services.keys.authenticate(request.credential)),
     countRequest: once(async () => services.metering.hit(await context.principal())),
     costWaived: new Set(),
+    quotaRefused: new Map(),
+    llm: request.llm,
   };
   return context;
 }

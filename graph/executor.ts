@@ -3,7 +3,7 @@
 // and masked.
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { execute, GraphQLError, Kind, parse, validate, type DocumentNode, type FragmentDefinitionNode, type OperationDefinitionNode } from 'graphql';
+import { execute, GraphQLError, Kind, parse, print, validate, type DocumentNode, type FragmentDefinitionNode, type OperationDefinitionNode } from 'graphql';
 import { isErrorCode, problemCatalog, type ErrorCode } from '../src/core/errors.ts';
 import type { Services } from '../src/core/services.ts';
 import { createContext, type Caller } from './context.ts';
@@ -13,6 +13,7 @@ import { schema } from './schema.ts';
 
 export const operationNames = [
   'ListProjects', 'CreateProject', 'Recall', 'Mentions', 'Search', 'Graph', 'Usage', 'ApproveFact', 'ImportBundle',
+  'CheckConflicts', 'Timeline',
 ] as const;
 export type OperationName = (typeof operationNames)[number];
 
@@ -42,6 +43,11 @@ function loadDocuments(): Map<OperationName, DocumentNode> {
 }
 
 const documents = loadDocuments();
+
+/** An operation's document (with the fragments it uses) as text, for a surface that sends it to a gateway. */
+export function operationSource(name: OperationName): string {
+  return print(documents.get(name)!);
+}
 
 export class Executor {
   constructor(private readonly services: Services) {}

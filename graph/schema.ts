@@ -11,9 +11,13 @@ import './queries/mentions.ts';
 import './queries/search.ts';
 import './queries/graph.ts';
 import './queries/usage.ts';
+import './queries/conflicts.ts';
+import './queries/timeline.ts';
 import './mutations/createProject.ts';
 import './mutations/approveFact.ts';
 import './mutations/importBundle.ts';
+import './mutations/checkConflicts.ts';
+import './mutations/resolveConflict.ts';
 
 export const schema = builder.toSchema({ sortSchema: false });
 

@@ -39,7 +39,13 @@ export function buildOpenApiDocument(serverUrl = '/api/v1') {
   for (const route of routes) {
     const headers = route.idempotent
       ? z.object({ 'Idempotency-Key': z.string().min(1).max(255).optional().meta({ description: 'replays the first response for 24 hours' }) })
-      : undefined;
+      : route.byok
+        ? z.object({
+            'X-LLM-Provider': z.enum(['anthropic', 'openai', 'openai-compatible']).optional().meta({ description: 'your LLM provider (required unless Studio Managed)' }),
+            'X-LLM-Key': z.string().optional().meta({ description: 'your provider key; used for this call only, never stored or logged' }),
+            'X-LLM-Model': z.string().optional().meta({ description: 'model override' }),
+          })
+        : undefined;
     registry.registerPath({
       method: route.method,
       path: route.path,

@@ -25,6 +25,8 @@ export type RouteDef = {
   /** the body may be omitted altogether */
   bodyOptional?: boolean;
   idempotent?: boolean;
+  /** runs the caller's LLM: reads the BYOK headers X-LLM-Provider, X-LLM-Key, X-LLM-Model */
+  byok?: boolean;
   success: { status: 200 | 201; schema: z.ZodType; description: string };
   /** error statuses beyond those every authenticated route has (401, 403, 429, 500) */
   errors: number[];

@@ -63,7 +63,8 @@ export function apiRouter(executor: Executor, config: Config): Router {
     const query = parse(route.query, req.query, 'query');
     let body: Record<string, unknown> = {};
     if (route.body) {
-      const hasBody = req.body !== undefined && Number(req.headers['content-length'] ?? 1) !== 0;
+      // From the headers: req.body stays undefined when the JSON parser skipped another media type.
+      const hasBody = req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
       if (hasBody && !req.is(['application/json', 'application/*+json'])) {
         return problem(req, res, { code: 'unsupported_media_type', detail: 'Send the body as application/json.' });
       }
@@ -89,6 +90,7 @@ export function apiRouter(executor: Executor, config: Config): Router {
       credential,
       principal: auth.principal,
       requestId: String(res.getHeader('X-Request-Id')),
+      llm: route.byok ? { provider: req.get('X-LLM-Provider'), key: req.get('X-LLM-Key'), model: req.get('X-LLM-Model') } : undefined,
     });
     if (!outcome.ok) return problem(req, res, { code: outcome.error.code, detail: outcome.error.message, extensions: outcome.error.extensions });
     res.status(route.success.status).json(withoutNulls(route.respond(outcome.data)));
@@ -114,11 +116,15 @@ function readCredential(req: Request, res: Response, config: Config): string | u
   return legacy;
 }
 
-/** Optional fields are left out rather than sent as null. */
+/** Optional fields are left out rather than sent as null; episode is "string or null" in the contract and user state is kept as given. */
 function withoutNulls(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(withoutNulls);
   if (value && typeof value === 'object' && !(value instanceof Date)) {
-    return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== null).map(([k, v]) => [k, withoutNulls(v)]));
+    return Object.fromEntries(
+      Object.entries(value)
+        .filter(([k, v]) => v !== null || k === 'episode')
+        .map(([k, v]) => [k, k === 'currentState' ? v : withoutNulls(v)]),
+    );
   }
   return value;
 }

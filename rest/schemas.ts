@@ -2,8 +2,9 @@
 // them, so the two cannot drift. Field rules come from the core (src/core/validation.ts).
 import { z } from 'zod';
 import { entityTypes } from '../src/core/bundle.ts';
+import { conflictKinds, severities } from '../src/core/conflicts/kinds.ts';
 import {
-  cursor, defaultPageLimit, factText, graphDepth, initialScope, pageLimit, projectDescription, projectName, recallQuery,
+  chapterOrdinal, chapterRef, cursor, defaultPageLimit, passageText, factText, graphDepth, initialScope, pageLimit, projectDescription, projectName, recallQuery,
   resourceId, searchQuery,
 } from '../src/core/validation.ts';
 
@@ -121,3 +122,36 @@ export const Problem = z
     retry_after: z.number().int().optional(),
   })
   .meta({ id: 'Problem' });
+
+export const checkBody = z
+  .object({
+    text: passageText.meta({ description: 'the passage to check, at most 50,000 characters' }),
+    chapter: chapterRef.optional().meta({ description: 'extension: the chapter id the passage belongs to; canon from later chapters is not used' }),
+  })
+  .meta({ id: 'ConflictCheckRequest' });
+
+export const ConflictHit = z
+  .object({
+    id: z.string(),
+    severity: z.enum(severities),
+    kind: z.enum(conflictKinds),
+    episode: z.string().nullable().optional(),
+    title: z.string(),
+    rationale: z.string(),
+    refs: z.array(z.string()),
+  })
+  .meta({ id: 'ConflictHit' });
+export const ConflictCheckResult = z.object({ conflicts: z.array(ConflictHit) }).meta({ id: 'ConflictCheckResult' });
+
+export const timelineQueryParams = z.object({
+  ...pageQuery,
+  from: intFromQuery(chapterOrdinal).optional().meta({ type: 'integer', minimum: 0, description: 'first chapter ordinal, inclusive' }),
+  to: intFromQuery(chapterOrdinal).optional().meta({ type: 'integer', minimum: 0, description: 'last chapter ordinal, inclusive' }),
+});
+const Beat = z.object({ id: z.string(), summary: z.string(), entities: z.array(z.string()) }).meta({ id: 'Beat' });
+export const TimelineEntry = z
+  .object({ id: z.string(), chapter: z.string(), ordinal: z.number().int(), beats: z.array(Beat) })
+  .meta({ id: 'TimelineEntry' });
+export const TimelineEnvelope = z
+  .object({ data: z.array(TimelineEntry), timeline: z.array(TimelineEntry), has_more: z.boolean(), next_starting_after: z.string().optional() })
+  .meta({ id: 'TimelineList' });

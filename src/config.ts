@@ -6,6 +6,9 @@ const flag = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
   .transform((v) => v === 'true' || v === '1' || v === 'yes');
 
+// Clients' env blocks often carry "" for a value left out; that means unset, not invalid.
+const optionalText = z.preprocess((v) => (v === '' ? undefined : v), z.string().trim().min(1).optional());
+
 const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8787),
   HOST: z.string().min(1).default('127.0.0.1'),
@@ -24,6 +27,22 @@ const envSchema = z.object({
   NEO4J_URL: z.string().optional(),
   NEO4J_USER: z.string().optional(),
   NEO4J_PASSWORD: z.string().optional(),
+  // The MCP server (`lore mcp`, bin/lore-mcp.mjs), configured from the env block of the AI client.
+  LORE_API_URL: z.url({ protocol: /^https?$/ }).default('http://127.0.0.1:8787'),
+  LORE_API_KEY: optionalText,
+  LORE_PROJECT_ID: optionalText,
+  LORE_MCP_EMBEDDED: flag.default(false),
+  LORE_LLM_PROVIDER: optionalText,
+  LORE_LLM_KEY: optionalText,
+  LORE_LLM_MODEL: optionalText,
+  // LLM providers: base URLs are server configuration only, never taken from a request.
+  LORE_OPENAI_BASE_URL: z.url().default('https://api.openai.com/v1'),
+  LORE_ANTHROPIC_BASE_URL: z.url().default('https://api.anthropic.com/v1'),
+  LORE_OPENAI_COMPATIBLE_BASE_URL: z.url().optional(),
+  LORE_LLM_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
+  LORE_MANAGED_LLM_PROVIDER: z.string().optional(),
+  LORE_MANAGED_LLM_KEY: z.string().optional(),
+  LORE_MANAGED_LLM_MODEL: z.string().optional(),
 });
 
 export type Config = {
@@ -38,6 +57,21 @@ export type Config = {
   logLevel: z.infer<typeof envSchema>['LORE_LOG_LEVEL'];
   maxBodyBytes: number;
   neo4j?: { url: string; user: string; password: string };
+  mcp: {
+    apiUrl: string;
+    /** checked when a tool is called, so a missing or malformed key is reported to the client rather than crashing */
+    apiKey?: string;
+    projectId?: string;
+    embedded: boolean;
+    /** the caller's own LLM provider for the check and timeline tools (BYOK); the key is never logged */
+    byok?: { provider: string; key: string; model?: string };
+  };
+  llm: {
+    baseUrls: { openai: string; anthropic: string; 'openai-compatible'?: string };
+    timeoutMs: number;
+    /** the server's own provider key, used for Studio Managed keys that send no BYOK headers */
+    managed?: { provider: string; key: string; model?: string };
+  };
 };
 
 export class ConfigError extends Error {}
@@ -53,6 +87,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (neo4jParts.some(Boolean) && !neo4jParts.every(Boolean)) {
     throw new ConfigError('invalid configuration: NEO4J_URL, NEO4J_USER and NEO4J_PASSWORD must be set together');
   }
+  if (Boolean(e.LORE_LLM_PROVIDER) !== Boolean(e.LORE_LLM_KEY) || (e.LORE_LLM_MODEL && !e.LORE_LLM_PROVIDER)) {
+    throw new ConfigError('invalid configuration: LORE_LLM_PROVIDER and LORE_LLM_KEY must be set together (LORE_LLM_MODEL only with them)');
+  }
   return {
     port: e.PORT,
     host: e.HOST,
@@ -65,5 +102,24 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: e.LORE_LOG_LEVEL,
     maxBodyBytes: e.LORE_MAX_BODY_BYTES,
     neo4j: e.NEO4J_URL ? { url: e.NEO4J_URL, user: e.NEO4J_USER!, password: e.NEO4J_PASSWORD! } : undefined,
+    mcp: {
+      apiUrl: e.LORE_API_URL.replace(/\/$/, ''),
+      apiKey: e.LORE_API_KEY,
+      projectId: e.LORE_PROJECT_ID,
+      embedded: e.LORE_MCP_EMBEDDED,
+      byok: e.LORE_LLM_PROVIDER && e.LORE_LLM_KEY ? { provider: e.LORE_LLM_PROVIDER, key: e.LORE_LLM_KEY, model: e.LORE_LLM_MODEL } : undefined,
+    },
+    llm: {
+      baseUrls: {
+        openai: e.LORE_OPENAI_BASE_URL.replace(/\/$/, ''),
+        anthropic: e.LORE_ANTHROPIC_BASE_URL.replace(/\/$/, ''),
+        'openai-compatible': e.LORE_OPENAI_COMPATIBLE_BASE_URL?.replace(/\/$/, ''),
+      },
+      timeoutMs: e.LORE_LLM_TIMEOUT_MS,
+      managed:
+        e.LORE_MANAGED_LLM_PROVIDER && e.LORE_MANAGED_LLM_KEY
+          ? { provider: e.LORE_MANAGED_LLM_PROVIDER, key: e.LORE_MANAGED_LLM_KEY, model: e.LORE_MANAGED_LLM_MODEL }
+          : undefined,
+    },
   };
 }

@@ -2,7 +2,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import express from 'express';
-import { createYoga } from 'graphql-yoga';
+import { GraphQLError } from 'graphql';
+import { createYoga, type Plugin } from 'graphql-yoga';
 import { createContext } from '../graph/context.ts';
 import { Executor } from '../graph/executor.ts';
 import { schema } from '../graph/schema.ts';
@@ -10,9 +11,34 @@ import { buildOpenApiDocument } from '../rest/openapi.ts';
 import { sendProblem } from '../rest/problem.ts';
 import { apiRouter } from '../rest/router.ts';
 import type { Config } from './config.ts';
+import { problemCatalog } from './core/errors.ts';
 import type { Services } from './core/services.ts';
 
 export const apiVersion = '1.0';
+
+/**
+ * Yoga reports a malformed document or variable with its own codes (GRAPHQL_PARSE_FAILED, GRAPHQL_VALIDATION_FAILED)
+ * or none; /graphql answers bad input with the code every other surface uses.
+ */
+const validationErrorCode: Plugin = {
+  onResultProcess({ result, setResult }) {
+    if (Symbol.asyncIterator in result) return;
+    const recode = (error: GraphQLError) => {
+      const code = error.extensions?.code;
+      const badInput = code === 'GRAPHQL_PARSE_FAILED' || code === 'GRAPHQL_VALIDATION_FAILED' || (code === undefined && !error.path);
+      if (!badInput) return error;
+      const { message, nodes, source, positions, path, originalError } = error;
+      return new GraphQLError(message, {
+        nodes, source, positions, path, originalError,
+        extensions: { ...error.extensions, code: 'validation_error', status: problemCatalog.validation_error.status },
+      });
+    };
+    const results = Array.isArray(result) ? result : [result];
+    if (!results.some((r) => r.errors?.length)) return;
+    const recoded = results.map((r) => (r.errors ? { ...r, errors: r.errors.map((e) => recode(e as GraphQLError)) } : r));
+    setResult(Array.isArray(result) ? recoded : recoded[0]);
+  },
+};
 
 export function createApp(services: Services, config: Config) {
   const app = express();
@@ -31,7 +57,15 @@ export function createApp(services: Services, config: Config) {
     const started = Date.now();
     try {
       await services.prisma.$queryRaw`SELECT 1`;
-      res.json({ status: 'ok', database: services.dbMode, graph: services.graph.name, latency_ms: Date.now() - started });
+      // With Neo4j: how far its copy of the graph lags PostgreSQL (changes waiting in the outbox, the oldest one's age).
+      const sync = await services.graphSync?.health();
+      const graphSync = sync && {
+        neo4j: sync.neo4j,
+        outbox_pending: sync.pending,
+        oldest_pending_age_seconds: sync.oldestPendingAgeSeconds,
+        last_error: sync.lastError,
+      };
+      res.json({ status: 'ok', database: services.dbMode, graph: services.graph.name, ...(graphSync && { graph_sync: graphSync }), latency_ms: Date.now() - started });
     } catch {
       res.status(503).json({ status: 'unavailable', database: services.dbMode });
     }
@@ -45,6 +79,7 @@ export function createApp(services: Services, config: Config) {
     graphqlEndpoint: '/graphql',
     graphiql: config.graphiql,
     landingPage: false,
+    plugins: [validationErrorCode],
     logging: {
       debug: (...args) => services.logger.debug(args),
       info: (...args) => services.logger.info(args),
@@ -54,7 +89,11 @@ export function createApp(services: Services, config: Config) {
     context: ({ req, res }) => {
       const header = req.get('Authorization');
       const credential = header ? (/^Bearer\s+(\S+)\s*$/i.exec(header)?.[1] ?? header) : undefined;
-      return createContext(services, { requestId: String(res.getHeader('X-Request-Id')), credential });
+      return createContext(services, {
+        requestId: String(res.getHeader('X-Request-Id')),
+        credential,
+        llm: { provider: req.get('X-LLM-Provider'), key: req.get('X-LLM-Key'), model: req.get('X-LLM-Model') },
+      });
     },
   });
   app.use(yoga.graphqlEndpoint, (req, res) => yoga(req, res, { req, res }));

@@ -34,3 +34,7 @@ export function parseOrFail<T extends z.ZodType>(schema: T, value: unknown, code
   const summary = errors.slice(0, 5).map((e) => `${e.path}: ${e.message}`).join('; ');
   throw new LoreError(code, `${summary}${errors.length > 5 ? `; and ${errors.length - 5} more` : ''}`, { errors });
 }
+/** Longest passage a conflict check accepts (about 8,000 words). */
+export const passageText = z.string().trim().min(1, 'must not be empty').max(50_000, 'must be at most 50000 characters');
+export const chapterRef = z.string().min(1).max(100).regex(/^[A-Za-z0-9_.:-]+$/, 'must be a chapter id');
+export const chapterOrdinal = z.number().int('must be an integer').min(0, 'must be at least 0');

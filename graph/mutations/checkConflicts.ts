@@ -1,0 +1,29 @@
+import { chooseLlm } from '../../src/core/llm/provider.ts';
+import { chapterRef, passageText, resourceId } from '../../src/core/validation.ts';
+import { parseArgs } from '../args.ts';
+import { builder } from '../builder.ts';
+import { ConflictHit } from '../types/ConflictHit.ts';
+
+builder.mutationField('checkConflicts', (t) =>
+  t.field({
+    type: [ConflictHit],
+    description:
+      "Checks a passage against the canon with the caller's own LLM (BYOK) after a deterministic pass; hits are stored as pending conflicts.",
+    authScopes: { scope: 'check' },
+    cost: 5,
+    args: {
+      projectId: t.arg.id({ required: true }),
+      text: t.arg.string({ required: true, description: 'the passage, at most 50,000 characters' }),
+      chapter: t.arg.string({ description: 'chapter id the passage belongs to: canon after it is not used' }),
+    },
+    resolve: async (_root, rawArgs, ctx) => {
+      const principal = await ctx.principal();
+      const llm = chooseLlm(ctx.llm, ctx.services.config.llm, principal.scopes);
+      const args = parseArgs({ projectId: resourceId, text: passageText, chapter: chapterRef.optional() }, rawArgs);
+      await ctx.services.projects.requireOwned(principal.accountId, args.projectId);
+      const result = await ctx.services.conflicts.check({ projectId: args.projectId, text: args.text, chapter: args.chapter, llm });
+      ctx.services.logger.info({ requestId: ctx.requestId, promptTokens: result.promptTokens, hits: result.conflicts.length }, 'conflict check');
+      return result.conflicts;
+    },
+  }),
+);

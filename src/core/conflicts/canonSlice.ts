@@ -1,0 +1,92 @@
+// The part of the canon a passage touches: the entities it names with their approved facts and state, the
+// relationships among them, the project's rules and open promises, and recent beats. It is what the deterministic
+// checks read and all that is sent to the model, so the prompt stays small however large the project is.
+import type { PrismaClient } from '../../generated/prisma/client.ts';
+import { MentionFinder } from '../mentionFinder.ts';
+
+export type SliceEntity = {
+  id: string;
+  type: string;
+  name: string;
+  aliases: string[];
+  state: Record<string, unknown>;
+  facts: { id: string; text: string }[];
+};
+export type CanonSlice = {
+  entities: SliceEntity[];
+  relationships: { id: string; from: string; to: string; kind: string }[];
+  rules: SliceEntity[];
+  promises: SliceEntity[];
+  beats: { id: string; chapter: string; ordinal: number; summary: string; entities: string[] }[];
+  /** every id the slice holds: what a hit's refs may point at */
+  ids: Set<string>;
+};
+
+const limits = { factsPerEntity: 30, rules: 20, promises: 20, beatChapters: 3, beatsPerChapter: 20, neighbours: 20 } as const;
+
+type EntityRow = { id: string; type: string; name: string; aliases: string[]; state: unknown; facts: { id: string; text: string }[] };
+
+const toSlice = (e: EntityRow): SliceEntity => ({
+  id: e.id,
+  type: e.type,
+  name: e.name,
+  aliases: e.aliases,
+  state: (e.state && typeof e.state === 'object' ? e.state : {}) as Record<string, unknown>,
+  facts: e.facts,
+});
+
+export async function loadCanonSlice(prisma: PrismaClient, projectId: string, passage: string, chapter?: { ordinal: number }): Promise<CanonSlice> {
+  const names = await prisma.entity.findMany({ where: { projectId }, select: { id: true, name: true, aliases: true } });
+  const finder = new MentionFinder(names.flatMap((e) => [e.name, ...e.aliases].map((text) => ({ entityId: e.id, text }))));
+  const named = [...new Set(finder.find(passage).map((m) => m.entityId))];
+
+  const factSelect = {
+    where: { status: 'approved' as const },
+    select: { id: true, text: true },
+    orderBy: { id: 'asc' as const },
+    take: limits.factsPerEntity,
+  };
+  const entitySelect = { id: true, type: true, name: true, aliases: true, state: true, facts: factSelect };
+  const [entities, relationships, rules, promises] = await Promise.all([
+    prisma.entity.findMany({ where: { projectId, id: { in: named }, status: 'approved' }, select: entitySelect, orderBy: { id: 'asc' } }),
+    prisma.relationship.findMany({
+      where: { projectId, OR: [{ fromId: { in: named } }, { toId: { in: named } }] },
+      select: { id: true, fromId: true, toId: true, kind: true },
+      orderBy: { id: 'asc' },
+      take: named.length * limits.neighbours,
+    }),
+    prisma.entity.findMany({ where: { projectId, type: 'rule', status: 'approved' }, select: entitySelect, orderBy: { id: 'asc' }, take: limits.rules }),
+    prisma.entity.findMany({ where: { projectId, type: 'promise' }, select: entitySelect, orderBy: { id: 'asc' }, take: limits.promises }),
+  ]);
+
+  const chapters = await prisma.chapter.findMany({
+    where: { projectId, ...(chapter ? { ordinal: { lte: chapter.ordinal } } : {}) },
+    orderBy: [{ ordinal: 'desc' }, { id: 'desc' }],
+    take: limits.beatChapters,
+    select: {
+      externalId: true,
+      ordinal: true,
+      beats: { orderBy: { position: 'asc' }, take: limits.beatsPerChapter, select: { id: true, summary: true, entityIds: true } },
+    },
+  });
+  const beats = chapters
+    .reverse()
+    .flatMap((c) => c.beats.map((b) => ({ id: b.id, chapter: c.externalId, ordinal: c.ordinal, summary: b.summary, entities: b.entityIds })))
+    .filter((b) => b.entities.some((id) => named.includes(id)));
+
+  const slice: CanonSlice = {
+    entities: entities.map(toSlice),
+    relationships: relationships.map((r) => ({ id: r.id, from: r.fromId, to: r.toId, kind: r.kind })),
+    rules: rules.map(toSlice),
+    promises: promises.map(toSlice),
+    beats,
+    ids: new Set(),
+  };
+  for (const e of [...slice.entities, ...slice.rules, ...slice.promises]) {
+    slice.ids.add(e.id);
+    for (const f of e.facts) slice.ids.add(f.id);
+  }
+  for (const r of slice.relationships) slice.ids.add(r.id);
+  for (const b of slice.beats) slice.ids.add(b.id);
+  return slice;
+}

@@ -1,0 +1,25 @@
+// The closed lists a ConflictHit draws from; documented in the README and the OpenAPI description.
+export const conflictKinds = [
+  'dead_character_active',
+  'attribute_contradiction',
+  'location_conflict',
+  'relationship_contradiction',
+  'rule_violation',
+  'promise_broken',
+  'timeline_contradiction',
+  'continuity_error',
+] as const;
+export type ConflictKind = (typeof conflictKinds)[number];
+
+/** P1: breaks approved canon outright; P2: very likely contradicts it; P3: possible or minor inconsistency. */
+export const severities = ['P1', 'P2', 'P3'] as const;
+export type Severity = (typeof severities)[number];
+
+export type ConflictDraft = {
+  severity: Severity;
+  kind: ConflictKind;
+  episode: string | null;
+  title: string;
+  rationale: string;
+  refs: string[];
+};
