@@ -28,7 +28,9 @@ export const builder = new SchemaBuilder<{
       try {
         const principal = await ctx.principal();
         return { authenticated: true, scope: (scope: string) => principal.scopes.has(scope) };
-      } catch {
+      } catch (error) {
+        // Recorded on the resolvers' context: Yoga hands them a copy of the object createContext built.
+        if (error instanceof LoreError) ctx.authFailure = error;
         return { authenticated: false, scope: false };
       }
     },

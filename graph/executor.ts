@@ -3,7 +3,7 @@
 // and masked.
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { execute, GraphQLError, Kind, parse, print, validate, type DocumentNode, type FragmentDefinitionNode, type OperationDefinitionNode } from 'graphql';
+import { execute, GraphQLError, Kind, parse, print, validate, visit, type DocumentNode, type FragmentDefinitionNode, type OperationDefinitionNode } from 'graphql';
 import { isErrorCode, problemCatalog, type ErrorCode } from '../src/core/errors.ts';
 import type { Services } from '../src/core/services.ts';
 import { createContext, type Caller } from './context.ts';
@@ -33,7 +33,9 @@ function loadDocuments(): Map<OperationName, DocumentNode> {
   for (const name of operationNames) {
     const operation = definitions.find((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION && d.name?.value === name);
     if (!operation) throw new Error(`operation ${name} is missing from graph/operations`);
-    const used = fragments.filter((f) => JSON.stringify(operation).includes(`"value":"${f.name.value}"`));
+    const spread = new Set<string>();
+    visit(operation, { FragmentSpread: (node) => void spread.add(node.name.value) });
+    const used = fragments.filter((f) => spread.has(f.name.value));
     const document: DocumentNode = { kind: Kind.DOCUMENT, definitions: [operation, ...used] };
     const errors = validate(schema, document);
     if (errors.length > 0) throw new Error(`operation ${name} does not match the schema: ${errors[0].message}`);

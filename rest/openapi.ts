@@ -17,7 +17,9 @@ const statusText: Record<number, string> = {
   422: 'Idempotency-Key reused with another body (idempotency_key_reused)',
   429: 'per-minute rate limit exceeded (rate_limited); wait Retry-After seconds',
   500: 'unexpected error (internal_error), with a request id to quote',
+  502: 'the LLM provider failed or refused the request (llm_provider_error)',
   503: 'the API is switched off in this deployment (feature_disabled)',
+  504: 'the LLM provider did not answer in time (llm_timeout)',
 };
 
 export function buildOpenApiDocument(serverUrl = '/api/v1') {

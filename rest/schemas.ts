@@ -5,7 +5,7 @@ import { entityTypes } from '../src/core/bundle.ts';
 import { conflictKinds, severities } from '../src/core/conflicts/kinds.ts';
 import {
   chapterOrdinal, chapterRef, cursor, defaultPageLimit, passageText, factText, graphDepth, initialScope, pageLimit, projectDescription, projectName, recallQuery,
-  resourceId, searchQuery,
+  resourceId, searchQuery, sourceContent,
 } from '../src/core/validation.ts';
 
 
@@ -42,7 +42,7 @@ export const graphQueryParams = z.object({
 export const approveBody = z
   .object({
     fact: factText.optional().meta({ description: 'the statement to add to the canon' }),
-    content: factText.max(20_000).optional().meta({ description: 'the source text the fact comes from' }),
+    content: sourceContent.optional().meta({ description: 'the source text the fact comes from' }),
   })
   .meta({ id: 'ApproveRequest' });
 

@@ -4,10 +4,11 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import YAML from 'yaml';
 import { Executor } from '../graph/executor.ts';
 import { printedSchema } from '../graph/schema.ts';
+import { runMcpServer } from '../mcp/server.ts';
 import { loadConfig, type Config } from './config.ts';
 import { LoreError } from './core/errors.ts';
 import { tiers } from './core/tiers.ts';
-import { startGateway } from './gateway.ts';
+import { isNeo4jUnavailable } from './db/neo4j.ts';
 import { createLogger } from './logger.ts';
 import { openRuntime, type Runtime } from './runtime.ts';
 
@@ -47,6 +48,8 @@ program
   .description('run the gateway (REST /api/v1, GraphQL /graphql) on PORT (default 8787)')
   .action(async () => {
     const config: Config = loadConfig();
+    // Loaded here: the HTTP stack (express, yoga) would slow every other command's start by seconds.
+    const { startGateway } = await import('./gateway.ts');
     const gateway = await startGateway(config);
     const store = gateway.runtime.db.mode === 'pglite' ? `embedded PGlite in ${config.dataDir}` : 'PostgreSQL (DATABASE_URL)';
     gateway.runtime.logger.info({ url: gateway.url, store }, 'gateway started');
@@ -155,6 +158,39 @@ program
     }
     print(`imported into project ${result.projectId}${result.changed ? '' : ' (nothing changed)'}`);
     for (const [name, count] of Object.entries(result.counts)) print(`  ${name}: ${count}`);
+  });
+
+program
+  .command('mcp')
+  .description('serve the lore_author_* MCP tools over stdio to an AI client (LORE_API_KEY, LORE_PROJECT_ID in its env block)')
+  .option('--embedded', 'run the core in this process on LORE_DATA_DIR or DATABASE_URL instead of calling the gateway at LORE_API_URL')
+  .action(async (opts) => {
+    await runMcpServer({ embedded: opts.embedded || undefined });
+  });
+
+program
+  .command('graph')
+  .description('the relationship graph in Neo4j (NEO4J_URL, NEO4J_USER, NEO4J_PASSWORD)')
+  .command('rebuild')
+  .description('replace the graph in Neo4j with a copy from PostgreSQL, for one project or all of them')
+  .option('--project <id>', 'only this project (default: every project, and nodes of unknown projects are removed)')
+  .option('--json', 'print JSON')
+  .action(async (opts) => {
+    if (!loadConfig().neo4j) fail('graph rebuild needs Neo4j: set NEO4J_URL, NEO4J_USER and NEO4J_PASSWORD');
+    const results = await withRuntime(async (rt) => {
+      try {
+        return await rt.services.graphSync!.rebuild(opts.project);
+      } catch (error) {
+        if (isNeo4jUnavailable(error)) fail(`Neo4j at ${rt.services.neo4j!.url} is unavailable: ${(error as Error).message}`);
+        throw error;
+      }
+    });
+    if (opts.json) {
+      print(JSON.stringify({ projects: results }));
+      return;
+    }
+    for (const r of results) print(`rebuilt ${r.projectId}: ${r.nodes} nodes, ${r.edges} relationships`);
+    print(`${results.length} project${results.length === 1 ? '' : 's'} rebuilt in Neo4j`);
   });
 
 program

@@ -15,6 +15,7 @@ const envSchema = z.object({
   DATABASE_URL: z
     .string()
     .regex(/^postgres(ql)?:\/\//, 'must be a postgresql:// URL')
+    .refine((value) => URL.canParse(value), 'must be a postgresql:// URL')
     .optional(),
   LORE_DATA_DIR: z.string().min(1).default('.lore'),
   LORE_SITE_URL: z.url().optional(),

@@ -18,6 +18,7 @@ export async function startGateway(config: Config): Promise<Gateway> {
     if (code === 'EADDRINUSE') throw new Error(`port ${config.port} on ${config.host} is already in use (set PORT to another port)`);
     throw error;
   }
+  runtime.services.graphSync?.start();
   const { port } = server.address() as AddressInfo;
   return {
     runtime,
@@ -27,6 +28,7 @@ export async function startGateway(config: Config): Promise<Gateway> {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       await closed;
+      await runtime.services.graphSync?.stop();
       await runtime.close();
     },
   };

@@ -9,5 +9,9 @@ export type Runtime = { config: Config; db: Database; services: Services; logger
 export async function openRuntime(config: Config, logger = createLogger(config.logLevel)): Promise<Runtime> {
   const db = await openDatabase(config);
   const services = createServices(db, config, logger);
-  return { config, db, services, logger, close: () => db.close() };
+  const close = async () => {
+    await services.neo4j?.close();
+    await db.close();
+  };
+  return { config, db, services, logger, close };
 }

@@ -1,4 +1,4 @@
-import { factText, idempotencyKey, resourceId } from '../../src/core/validation.ts';
+import { factText, idempotencyKey, resourceId, sourceContent } from '../../src/core/validation.ts';
 import { parseArgs } from '../args.ts';
 import { builder } from '../builder.ts';
 import { ApproveResult } from '../types/ApproveResult.ts';
@@ -19,7 +19,7 @@ builder.mutationField('approveFact', (t) =>
     },
     resolve: async (_root, rawArgs, ctx, info) => {
       const args = parseArgs(
-        { projectId: resourceId, entityId: resourceId, fact: factText.optional(), content: factText.max(20_000).optional(), idempotencyKey: idempotencyKey.optional() },
+        { projectId: resourceId, entityId: resourceId, fact: factText.optional(), content: sourceContent.optional(), idempotencyKey: idempotencyKey.optional() },
         rawArgs,
       );
       const principal = await ctx.principal();
@@ -30,6 +30,7 @@ builder.mutationField('approveFact', (t) =>
         { accountId: principal.accountId, operation: 'approveFact', key: args.idempotencyKey },
         request,
         () => ctx.services.canon.approve({ ...request, decidedBy: principal.keyId }),
+        ctx.quotaRefused.get(info.path.key),
       );
       if (replayed) ctx.costWaived.add(info.path.key);
       return result;

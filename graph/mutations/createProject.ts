@@ -36,6 +36,7 @@ builder.mutationField('createProject', (t) =>
         { accountId: principal.accountId, operation: 'createProject', key: args.idempotencyKey },
         input,
         () => ctx.services.projects.create(principal.accountId, input),
+        ctx.quotaRefused.get(info.path.key),
       );
       if (replayed) ctx.costWaived.add(info.path.key);
       return ctx.services.prisma.project.findUniqueOrThrow({ ...query, where: { id: result.id } });

@@ -10,6 +10,7 @@ import SchemaBuilder, {
   type TypeParam,
 } from '@pothos/core';
 import type { GraphQLFieldResolver } from 'graphql';
+import { LoreError } from '../../src/core/errors.ts';
 import type { GraphContext } from '../context.ts';
 
 declare global {
@@ -48,7 +49,15 @@ export class PothosMeteringPlugin<Types extends SchemaTypes> extends BasePlugin<
       const ctx = context as GraphContext;
       const principal = await ctx.principal();
       await ctx.countRequest();
-      const refund = await ctx.services.metering.reserve(principal, cost);
+      let refund: () => Promise<void>;
+      try {
+        refund = await ctx.services.metering.reserve(principal, cost);
+      } catch (error) {
+        // A replay costs nothing, so a request with an Idempotency-Key may still get its stored response.
+        if (!(error instanceof LoreError && error.code === 'quota_exceeded' && (args as { idempotencyKey?: unknown }).idempotencyKey)) throw error;
+        ctx.quotaRefused.set(info.path.key, error);
+        return resolver(parent, args, context, info);
+      }
       try {
         const result = await resolver(parent, args, context, info);
         if (ctx.costWaived.has(info.path.key)) await refund();

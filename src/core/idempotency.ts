@@ -19,7 +19,10 @@ export class Idempotency {
     scope: { accountId: string; operation: string; key: string | undefined | null },
     request: unknown,
     work: () => Promise<T>,
+    /** when set, the request may only replay a stored response; without one it fails with this error */
+    refusal?: Error,
   ): Promise<IdempotentOutcome<T>> {
+    if (!scope.key && refusal) throw refusal;
     if (!scope.key) return { result: await work(), replayed: false };
     if (scope.key.length > 255) throw new LoreError('validation_error', 'Idempotency-Key must be at most 255 characters.');
     const requestHash = createHash('sha256').update(stableStringify(request)).digest('hex');
@@ -27,6 +30,10 @@ export class Idempotency {
     await this.prisma.idempotencyRecord.deleteMany({
       where: { accountId: scope.accountId, operation: scope.operation, idemKey: scope.key, createdAt: { lt: new Date(Date.now() - ttlMs) } },
     });
+    if (refusal) {
+      if (!(await this.prisma.idempotencyRecord.findUnique({ where }))) throw refusal;
+      return { result: await this.awaitFirst<T>(where, requestHash), replayed: true };
+    }
     let recordId: string;
     try {
       recordId = (await this.prisma.idempotencyRecord.create({

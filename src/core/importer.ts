@@ -6,6 +6,7 @@ import { newId } from '../ids.ts';
 import { bundleSchema, type CanonBundle } from './bundle.ts';
 import { mentionSortKey, nameText, refreshSearchText, type TxClient } from './canon.ts';
 import { LoreError } from './errors.ts';
+import type { GraphEdgeChange, GraphNodeChange, GraphOutbox } from './graph/outbox.ts';
 import { stableStringify } from './json.ts';
 import { MentionFinder } from './mentionFinder.ts';
 import { parseOrFail, type FieldError } from './validation.ts';
@@ -31,7 +32,10 @@ const sameJson = (a: unknown, b: unknown) => stableStringify(a) === stableString
 const rowsPerInsert = 2_000;
 
 export class Importer {
-  constructor(private readonly prisma: PrismaClient) {}
+  constructor(
+    private readonly prisma: PrismaClient,
+    private readonly graphOutbox: GraphOutbox,
+  ) {}
 
   async import(input: { accountId: string; principalKeyId: string; bundle: unknown; projectId?: string }): Promise<ImportResult> {
     const bundle = parseOrFail(bundleSchema, input.bundle, 'invalid_bundle');
@@ -55,6 +59,7 @@ export class Importer {
 
     const touched = new Set<string>();
     const creates: Prisma.EntityCreateManyInput[] = [];
+    const renamed: GraphNodeChange[] = [];
     for (const e of bundle.entities) {
       const current = byKey.get(e.key);
       const fields = {
@@ -71,6 +76,7 @@ export class Importer {
         !sameJson(current.state, fields.state) || current.status !== fields.status || current.confidence !== fields.confidence
       ) {
         await tx.entity.update({ where: { id: current.id }, data: fields });
+        if (current.name !== fields.name || current.type !== fields.type) renamed.push({ id: current.id, label: fields.name, type: fields.type });
         touched.add(current.id);
         counts.entitiesUpdated++;
       }
@@ -107,6 +113,7 @@ export class Importer {
     const relationships = await tx.relationship.findMany({ where: { projectId: project.id } });
     const relByKey = new Map(relationships.map((r) => [`${r.fromId}|${r.toId}|${r.kind}`, r]));
     const newRelationships: Prisma.RelationshipCreateManyInput[] = [];
+    const reweighted: GraphEdgeChange[] = [];
     for (const r of bundle.relationships) {
       const fromId = idOf(r.from);
       const toId = idOf(r.to);
@@ -117,11 +124,17 @@ export class Importer {
         relByKey.set(`${fromId}|${toId}|${r.kind}`, row as (typeof relationships)[number]);
       } else if (current.weight !== r.weight) {
         await tx.relationship.update({ where: { id: current.id }, data: { weight: r.weight } });
+        reweighted.push({ id: current.id, from: fromId, to: toId, kind: r.kind, weight: r.weight });
         counts.relationshipsUpdated++;
       }
     }
     for (const part of chunk(newRelationships, rowsPerInsert)) await tx.relationship.createMany({ data: part });
     counts.relationshipsCreated = newRelationships.length;
+    // The graph's share of this import, for Neo4j, committed or rolled back with it.
+    await this.graphOutbox.record(tx, project.id, {
+      nodes: [...creates.map((e) => ({ id: e.id!, label: e.name, type: e.type })), ...renamed],
+      edges: [...newRelationships.map((r) => ({ id: r.id!, from: r.fromId, to: r.toId, kind: r.kind, weight: r.weight ?? 1 })), ...reweighted],
+    });
 
     // Chapters, matched by id.
     const chapters = await tx.chapter.findMany({ where: { projectId: project.id }, select: { id: true, externalId: true, contentHash: true, title: true, ordinal: true } });
@@ -190,13 +203,15 @@ export class Importer {
     }
   }
 
-  /** Re-records mentions of every chapter whose text or the project's set of names changed since last time. */
+  /** Re-records mentions of every chapter whose text, ordinal or the project's set of names changed since last time. */
   private async recordMentions(tx: TxClient, projectId: string): Promise<number> {
     const entities = await tx.entity.findMany({ where: { projectId }, select: { id: true, name: true, aliases: true }, orderBy: { id: 'asc' } });
     const terms = entities.flatMap((e) => [e.name, ...e.aliases].map((text) => ({ entityId: e.id, text })));
     const namesHash = sha256(JSON.stringify(terms));
-    const chapters = await tx.chapter.findMany({ where: { projectId }, select: { id: true, contentHash: true, mentionHash: true } });
-    const stale = chapters.filter((c) => c.mentionHash !== sha256(c.contentHash + namesHash));
+    const chapters = await tx.chapter.findMany({ where: { projectId }, select: { id: true, contentHash: true, mentionHash: true, ordinal: true } });
+    // The ordinal is part of the hash because each mention's sort key (reading order) carries it.
+    const mentionHash = (c: { contentHash: string; ordinal: number }) => sha256(`${c.contentHash}:${c.ordinal}:${namesHash}`);
+    const stale = chapters.filter((c) => c.mentionHash !== mentionHash(c));
     if (stale.length === 0) return 0;
     const finder = new MentionFinder(terms);
     let recorded = 0;
@@ -208,7 +223,7 @@ export class Importer {
         return { id, projectId, entityId: m.entityId, chapterId: c.id, line: m.line, column: m.column, snippet: m.snippet, sortKey: mentionSortKey(chapter.ordinal, m.line, m.column, id) };
       });
       for (const part of chunk(rows, rowsPerInsert)) await tx.mention.createMany({ data: part });
-      await tx.chapter.update({ where: { id: c.id }, data: { mentionHash: sha256(c.contentHash + namesHash) } });
+      await tx.chapter.update({ where: { id: c.id }, data: { mentionHash: mentionHash(c) } });
       recorded += rows.length;
     }
     return recorded;

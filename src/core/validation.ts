@@ -38,3 +38,5 @@ export function parseOrFail<T extends z.ZodType>(schema: T, value: unknown, code
 export const passageText = z.string().trim().min(1, 'must not be empty').max(50_000, 'must be at most 50000 characters');
 export const chapterRef = z.string().min(1).max(100).regex(/^[A-Za-z0-9_.:-]+$/, 'must be a chapter id');
 export const chapterOrdinal = z.number().int('must be an integer').min(0, 'must be at least 0');
+/** The source text a fact comes from (approve's content). */
+export const sourceContent = z.string().trim().min(1, 'must not be empty').max(20_000, 'must be at most 20000 characters');

@@ -43,7 +43,7 @@ const used = async () => (await gw.request('/usage', { key })).body.used as numb
 describe('conflict check: BYOK', () => {
   it('when the provider headers are missing, then 402 precondition_required and nothing is spent', async () => {
     const before = await used();
-    for (const headers of [{}, { 'X-LLM-Provider': 'openai' }, { 'X-LLM-Key': providerKey }]) {
+    for (const headers of [{}, { 'X-LLM-Provider': 'openai' }, { 'X-LLM-Key': providerKey }] as Record<string, string>[]) {
       const res = await check('Mara walked.', headers);
       expect(res.status).toBe(402);
       expect(res.body.code).toBe('precondition_required');

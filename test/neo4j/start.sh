@@ -46,7 +46,8 @@ alive() {   # running, and not a zombie waiting for a parent that does not reap
 ours_alive() {   # ... and really our launcher (guards against pid reuse)
   [ -n "$1" ] && alive "$1" && tr '\0' ' ' < "/proc/$1/cmdline" 2>/dev/null | grep -q 'lore\.Neo4jLauncher'
 }
-fail() {
+die() { log "$*"; exit 1; }
+fail() {   # with the tail of the log of what failed
   log "$*"
   if [ -f "$LOG_FILE" ]; then log "last lines of $LOG_FILE:"; tail -n 40 "$LOG_FILE" >&2; fi
   exit 1
@@ -54,16 +55,16 @@ fail() {
 
 # One start at a time per pid file (a second concurrent start waits, then sees it running).
 exec 9>"$PID_FILE.lock"
-flock -w "$TIMEOUT" 9 || fail "timed out waiting for another start.sh ($PID_FILE.lock)"
+flock -w "$TIMEOUT" 9 || die "timed out waiting for another start.sh ($PID_FILE.lock)"
 
 pid="$(cat "$PID_FILE" 2>/dev/null || true)"
 if ours_alive "$pid"; then
   if bolt_ok "$PORT"; then log "already running (pid $pid) on bolt://127.0.0.1:$PORT"; exit 0; fi
-  fail "pid $pid from $PID_FILE is alive but Bolt does not answer on port $PORT; run stop.sh first"
+  die "pid $pid from $PID_FILE is alive but Bolt does not answer on port $PORT; run stop.sh first"
 fi
 rm -f "$PID_FILE"
 if bolt_ok "$PORT"; then log "a Bolt server already answers on 127.0.0.1:$PORT (not started by this pid file); using it"; exit 0; fi
-if port_open "$PORT"; then fail "port $PORT is in use by something that is not Bolt"; fi
+if port_open "$PORT"; then die "port $PORT is in use by something that is not Bolt"; fi
 
 # Build once: the launcher jar plus the runtime classpath file; later starts skip Maven entirely.
 need_build=0

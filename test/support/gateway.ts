@@ -8,7 +8,7 @@ import { startGateway, type Gateway } from '../../src/gateway.ts';
 import { adminUrl, databaseUrl } from './env.ts';
 
 export async function createTestDatabase(): Promise<string> {
-  const name = `lore_t_${randomBytes(6).toString('hex')}`;
+  const name = `${inject('templateDatabase')}_${randomBytes(6).toString('hex')}`;
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
   try {

@@ -23,7 +23,8 @@ export default async function setup(project: TestProject) {
   await applyMigrations(databaseUrl(template));
   project.provide('templateDatabase', template);
   return async () => {
-    const stale = await admin.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname LIKE 'lore_t_%' OR datname = $1`, [template]);
+    // Only this run's databases: other runs may share the server (and `_` is a LIKE wildcard, so no pattern here).
+    const stale = await admin.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname = $1 OR starts_with(datname, $1 || '_')`, [template]);
     for (const { datname } of stale.rows) await admin.query(`DROP DATABASE IF EXISTS ${datname} WITH (FORCE)`);
     await admin.end();
   };

@@ -18,11 +18,15 @@ export type CanonSlice = {
   rules: SliceEntity[];
   promises: SliceEntity[];
   beats: { id: string; chapter: string; ordinal: number; summary: string; entities: string[] }[];
+  /** the ordinal of the chapter the passage belongs to, when the request names one */
+  position?: number;
+  /** ordinals of the chapters the entities' state names (e.g. died_in), to tell whether a passage comes before them */
+  chapterOrdinals: Record<string, number>;
   /** every id the slice holds: what a hit's refs may point at */
   ids: Set<string>;
 };
 
-const limits = { factsPerEntity: 30, rules: 20, promises: 20, beatChapters: 3, beatsPerChapter: 20, neighbours: 20 } as const;
+const limits = { factsPerEntity: 30, rules: 8, promises: 8, beatChapters: 3, beatsPerChapter: 20, neighbours: 20 } as const;
 
 type EntityRow = { id: string; type: string; name: string; aliases: string[]; state: unknown; facts: { id: string; text: string }[] };
 
@@ -34,6 +38,23 @@ const toSlice = (e: EntityRow): SliceEntity => ({
   state: (e.state && typeof e.state === 'object' ? e.state : {}) as Record<string, unknown>,
   facts: e.facts,
 });
+
+/**
+ * The rules or promises a passage may bear on: those it names, then those whose name or approved facts share words
+ * with it (English stemming, so "spells" meets "spell"), best first. A project's other rules are not sent.
+ */
+async function relevant(prisma: PrismaClient, projectId: string, type: 'rule' | 'promise', passage: string, named: string[], take: number): Promise<string[]> {
+  const words = [...new Set(passage.toLowerCase().match(/[\p{L}\p{N}]{3,}/gu) ?? [])].slice(0, 200);
+  const query = words.join(' | ');
+  const rows = await prisma.$queryRaw<{ id: string }[]>`
+    WITH q AS (SELECT to_tsquery('english', ${query || 'nothing'}) AS tsq)
+    SELECT e.id FROM "Entity" e, q
+    WHERE e."projectId" = ${projectId} AND e.type = ${type}::"EntityType"
+      AND (e.id = ANY(${named}::text[]) OR to_tsvector('english', e."searchText") @@ q.tsq)
+    ORDER BY (e.id = ANY(${named}::text[])) DESC, ts_rank(to_tsvector('english', e."searchText"), q.tsq) DESC, e.id
+    LIMIT ${take}::int`;
+  return rows.map((r) => r.id);
+}
 
 export async function loadCanonSlice(prisma: PrismaClient, projectId: string, passage: string, chapter?: { ordinal: number }): Promise<CanonSlice> {
   const names = await prisma.entity.findMany({ where: { projectId }, select: { id: true, name: true, aliases: true } });
@@ -55,8 +76,12 @@ export async function loadCanonSlice(prisma: PrismaClient, projectId: string, pa
       orderBy: { id: 'asc' },
       take: named.length * limits.neighbours,
     }),
-    prisma.entity.findMany({ where: { projectId, type: 'rule', status: 'approved' }, select: entitySelect, orderBy: { id: 'asc' }, take: limits.rules }),
-    prisma.entity.findMany({ where: { projectId, type: 'promise' }, select: entitySelect, orderBy: { id: 'asc' }, take: limits.promises }),
+    relevant(prisma, projectId, 'rule', passage, named, limits.rules).then((ids) =>
+      prisma.entity.findMany({ where: { id: { in: ids }, status: 'approved' }, select: entitySelect, orderBy: { id: 'asc' } }),
+    ),
+    relevant(prisma, projectId, 'promise', passage, named, limits.promises).then((ids) =>
+      prisma.entity.findMany({ where: { id: { in: ids } }, select: entitySelect, orderBy: { id: 'asc' } }),
+    ),
   ]);
 
   const chapters = await prisma.chapter.findMany({
@@ -69,6 +94,10 @@ export async function loadCanonSlice(prisma: PrismaClient, projectId: string, pa
       beats: { orderBy: { position: 'asc' }, take: limits.beatsPerChapter, select: { id: true, summary: true, entityIds: true } },
     },
   });
+  const stateValues = [...new Set(entities.flatMap((e) => Object.values((e.state ?? {}) as Record<string, unknown>).filter((v): v is string => typeof v === 'string')))];
+  const referenced = stateValues.length
+    ? await prisma.chapter.findMany({ where: { projectId, externalId: { in: stateValues } }, select: { externalId: true, ordinal: true } })
+    : [];
   const beats = chapters
     .reverse()
     .flatMap((c) => c.beats.map((b) => ({ id: b.id, chapter: c.externalId, ordinal: c.ordinal, summary: b.summary, entities: b.entityIds })))
@@ -80,6 +109,8 @@ export async function loadCanonSlice(prisma: PrismaClient, projectId: string, pa
     rules: rules.map(toSlice),
     promises: promises.map(toSlice),
     beats,
+    position: chapter?.ordinal,
+    chapterOrdinals: Object.fromEntries(referenced.map((c) => [c.externalId, c.ordinal])),
     ids: new Set(),
   };
   for (const e of [...slice.entities, ...slice.rules, ...slice.promises]) {

@@ -49,7 +49,13 @@ export function buildCheckPrompt(slice: CanonSlice, passage: string, episode: st
   return `<canon>\n${JSON.stringify(canon)}\n</canon>\n<passage>\n${fenced}\n</passage>`;
 }
 
-const sameHit = (a: ConflictDraft, b: ConflictDraft) => a.kind === b.kind && a.refs[0] === b.refs[0];
+// Two hits are one conflict when they have the same kind and subject: the first ref, a fact standing for its entity
+// (a model citing "Keth drowned" before Keth repeats the deterministic hit on Keth).
+function sameHit(a: ConflictDraft, b: ConflictDraft, slice: CanonSlice): boolean {
+  const subject = (hit: ConflictDraft) =>
+    [...slice.entities, ...slice.rules, ...slice.promises].find((e) => e.id === hit.refs[0] || e.facts.some((f) => f.id === hit.refs[0]))?.id ?? hit.refs[0];
+  return a.kind === b.kind && subject(a) === subject(b);
+}
 
 export class ConflictChecker {
   constructor(
@@ -75,7 +81,7 @@ export class ConflictChecker {
       if (refs.length === 0) continue;
       const kind = (conflictKinds as readonly string[]).includes(raw.kind) ? (raw.kind as ConflictDraft['kind']) : 'continuity_error';
       const hit: ConflictDraft = { severity: raw.severity, kind, episode: raw.episode ?? episode, title: raw.title, rationale: raw.rationale, refs };
-      if (!found.some((f) => sameHit(f, hit))) found.push(hit);
+      if (!found.some((f) => sameHit(f, hit, slice))) found.push(hit);
     }
     const conflicts = await this.store(input.projectId, found, slice);
     return { conflicts, promptTokens: reply.inputTokens ?? Math.ceil((checkSystemPrompt.length + prompt.length) / 4) };

@@ -23,10 +23,36 @@ const notActing =
 const colours = new Set(
   'green blue brown grey gray hazel amber black violet red golden gold silver white blonde blond auburn copper dark pale'.split(' '),
 );
-const titles = new Set('captain admiral lord lady king queen doctor dr sergeant commander general prince princess sir professor duke duchess baron mayor'.split(' '));
+const sameColourAs: Record<string, string> = { gray: 'grey', blond: 'blonde', gold: 'golden' };
+// Vague shades agree with the colours they cover: "dark eyes" do not contradict brown ones.
+const shades: Record<string, string[]> = {
+  dark: ['black', 'brown', 'hazel', 'auburn'],
+  pale: ['blue', 'grey', 'green', 'silver', 'white', 'blonde', 'golden'],
+  silver: ['grey', 'white'],
+};
+// Red eyes are sore eyes ("red from the smoke"), not a colour, unless the canon says they are red.
+const soreEyes = new Set(['red', 'pink']);
+const titles = new Set(
+  ('captain admiral lord lady king queen doctor dr sergeant commander general prince princess sir professor duke duchess baron ' +
+    'baroness countess earl mayor warden marshal bishop lieutenant colonel emperor empress').split(' '),
+);
+const numberWords =
+  '(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:[-\\s](?:one|two|three|four|five|six|seven|eight|nine))?|' +
+  'ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|one|two|three|four|five|six|seven|eight|nine';
+// Words that may stand between "had" and a colour: "had long black hair".
+const looks = '(?:long|short|bright|deep|thick|thin|curly|straight|wild|cropped|cold|clear|wide|narrow|piercing|striking|dark|pale)';
+const ageNumber = `(\\d{1,3}|${numberWords})`;
+// An age told of the past ("was six when his mother died") says nothing about the character now.
+const pastAge = /^(?:\s*years?\s*old)?\s*,?\s*(when|then|at the time|back then|in those days|before)\b/i;
 const movement =
-  /\b(went|walked|rode|sailed|travell?ed|arrived|returned|left|flew|drove|ran|headed|reached|moved|hurried|rowed|later|afterwards|the next (day|morning)|hours later|that evening)\b/i;
+  /\b(went|walked|rode|sailed|travell?ed|arrived|returned|left|flew|drove|ran|headed|reached|moved|hurried|rowed|then|later|afterwards|after|until|the next (day|morning)|hours later|that evening|by (dawn|daybreak|morning|noon|midday|evening|dusk|sunset|nightfall|night|midnight))\b/i;
 const simultaneous = /\b(at the same (time|moment)|meanwhile|simultaneously|at that (very )?(moment|instant)|at once)\b/i;
+// Where a character is in thought, memory, dream or writing is not where they are.
+const elsewhere = /\b(dream\w*|remember\w*|recall\w*|imagin\w*|thought of|thinks? of|thinking of|wish\w*|pictur\w*|memor\w*|letter|wrote|map)\b/i;
+const placing = /\b(at|in|on|inside|within|aboard)\s+(the\s+)?$/i;
+// "looked across the water at Harrowgate" points at a place without putting anyone there.
+const pointing = /\b(look|stare|gaze|glance|peer|point|wave|shout|squint|nod)\w*\b[^.;,]{0,30}\bat\s+(the\s+)?$/i;
+const pronoun = /\b(he|she)\b/i;
 
 type Sentence = { text: string; index: number };
 
@@ -63,12 +89,31 @@ function normaliseAttribute(word: string): string {
   return w;
 }
 
+function numberValue(text: string): number | undefined {
+  if (/^\d+$/.test(text)) return Number(text);
+  const units = ['one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve', 'thirteen', 'fourteen', 'fifteen', 'sixteen', 'seventeen', 'eighteen', 'nineteen'];
+  const tens = ['twenty', 'thirty', 'forty', 'fifty', 'sixty', 'seventy', 'eighty', 'ninety'];
+  const [first, second] = text.toLowerCase().split(/[-\s]+/);
+  if (tens.includes(first)) return (tens.indexOf(first) + 2) * 10 + (second ? units.indexOf(second) + 1 : 0);
+  return units.includes(first) ? units.indexOf(first) + 1 : undefined;
+}
+
+function sameColour(a: string, b: string): boolean {
+  const [x, y] = [sameColourAs[a] ?? a, sameColourAs[b] ?? b];
+  return x === y || Boolean(shades[x]?.includes(y) || shades[y]?.includes(x));
+}
+
 function differs(attribute: string, canon: string, stated: string): boolean {
   if (attribute === 'eyes' || attribute === 'hair') {
     const canonColours = canon.split(/[\s-]+/).filter((w) => colours.has(w));
-    return colours.has(stated) && canonColours.length > 0 && !canonColours.includes(stated) && !(canonColours.includes('grey') && stated === 'gray');
+    if (!colours.has(stated) || canonColours.length === 0) return false;
+    if (attribute === 'eyes' && soreEyes.has(stated) && !canonColours.includes(stated)) return false;
+    return !canonColours.some((c) => sameColour(c, stated));
   }
-  if (attribute === 'age') return /^\d+$/.test(stated) && /^\d+$/.test(canon) && stated !== canon;
+  if (attribute === 'age') {
+    const [was, now] = [numberValue(canon), numberValue(stated)];
+    return was !== undefined && now !== undefined && was !== now;
+  }
   if (attribute === 'title') return titles.has(stated) && stated !== canon && !canon.split(/\s+/).includes(stated);
   return false;
 }
@@ -83,13 +128,20 @@ export function findDeterministicConflicts(passage: string, slice: CanonSlice, e
     const name = namePattern(character);
     const status = character.state.status ?? character.state.state;
     const isDead = (typeof status === 'string' && deadStates.test(status)) || character.state.alive === false || character.state.dead === true;
+    // A passage set in a chapter before the one the character dies in has them alive.
+    const diedIn = character.state.died_in;
+    const diesLater = slice.position !== undefined && typeof diedIn === 'string' && (slice.chapterOrdinals[diedIn] ?? -Infinity) > slice.position;
 
-    if (isDead) {
-      const acting = new RegExp(`\\b${name}\\b(?:\\s+\\w+ly)?\\s+(\\w+)`, 'i');
-      const spoken = new RegExp(`${speechVerbs.source}\\s+${name}\\b`, 'i');
+    if (isDead && !diesLater) {
+      // "Oswin walked", "Oswin slowly turned", "Oswin, grey with ash, walked", "Oswin and Ilse walked"
+      const acting = new RegExp(`\\b${name}\\b(?:,[^,.;:!?"“”]{1,40},)?(?:\\s+and\\s+(\\S+))?(?:\\s+\\w+ly)?\\s+(\\w+)`, 'i');
+      // "said Oswin", but not "asked Oswin's friends"
+      const spoken = new RegExp(`${speechVerbs.source}\\s+${name}\\b(?!['’]s)`, 'i');
       const hit = parts.find((s) => {
         if (notActing.test(s.text)) return false;
-        const verb = acting.exec(s.text)?.[1]?.toLowerCase();
+        const match = acting.exec(s.text);
+        // The other subject must be a name: "Oswin and Ilse walked", not "left Oswin and then went".
+        const verb = match && (!match[1] || /^\p{Lu}/u.test(match[1])) ? match[2].toLowerCase() : undefined;
         return (verb !== undefined && actionVerbs.has(verb)) || spoken.test(s.text);
       });
       if (hit) {
@@ -107,17 +159,29 @@ export function findDeterministicConflicts(passage: string, slice: CanonSlice, e
 
     const attributes = canonAttributes(character);
     if (attributes.size > 0) {
-      const possessive = new RegExp(`\\b${name}['’]s\\s+(\\w+)\\s+(?:is|are|was|were|had been|looked)\\s+(?:\\w+ly\\s+)?([\\w-]+)`, 'gi');
+      // "Ilse's eyes were blue", but not "red from the smoke" or "grey with ash": a passing state, not the colour
+      const possessive = new RegExp(`\\b${name}['’]s\\s+(\\w+)\\s+(?:is|are|was|were|had been|looked)\\s+(?:\\w+ly\\s+)?([\\w-]+)(?![\\w-])(?!\\s+(?:with|from)\\b)`, 'gi');
       const adjective = new RegExp(`\\b${name}['’]s\\s+([\\w-]+)\\s+(eyes|hair)\\b`, 'gi');
       const hyphenated = new RegExp(`\\b([\\w]+)-(eyed|haired)\\s+${name}\\b`, 'gi');
-      const age = new RegExp(`\\b${name}(?:,\\s*(?:aged\\s+)?|\\s+was\\s+|\\s+is\\s+)(\\d{1,3})\\b(?:\\s*years?\\s*old)?`, 'gi');
+      // "Crowe had bright green eyes", but not "Ilse had seen grey hair"
+      const having = new RegExp(`\\b${name}\\s+(?:had|has)\\s+(?:(?:the same|${looks})\\s+)?([\\w-]+)\\s+(eyes|hair)\\b`, 'gi');
+      // "Maud, aged 45,", "Ilse was twenty-six that winter", but not "Ilse was one of them"
+      const age = new RegExp(
+        `\\b${name}(?:,\\s*(?:aged\\s+)?|\\s+(?:was|is)\\s+(?:now\\s+|just\\s+|only\\s+|barely\\s+)?)${ageNumber}(?=\\s*years?[-\\s]old\\b|\\s+years\\s+of\\s+age\\b|\\s*[,.;:!?]|\\s*$|\\s+(?:that|this)\\s+(?:year|winter|spring|summer|autumn))`,
+        'gi',
+      );
+      const agedBefore = new RegExp(`\\b${ageNumber}[-\\s]years?[-\\s]old\\s+${name}\\b`, 'gi');
       const titled = new RegExp(`\\b(${[...titles].join('|')})\\s+${namePattern({ ...character, name: character.name, aliases: character.aliases.filter((a) => !/^the\s/i.test(a)) })}\\b`, 'gi');
       const statements: { attribute: string; value: string; sentence: string }[] = [];
       for (const s of parts) {
         for (const m of s.text.matchAll(possessive)) statements.push({ attribute: normaliseAttribute(m[1]), value: m[2].toLowerCase(), sentence: s.text });
         for (const m of s.text.matchAll(adjective)) statements.push({ attribute: normaliseAttribute(m[2]), value: m[1].toLowerCase(), sentence: s.text });
         for (const m of s.text.matchAll(hyphenated)) statements.push({ attribute: m[2].toLowerCase() === 'eyed' ? 'eyes' : 'hair', value: m[1].toLowerCase(), sentence: s.text });
-        for (const m of s.text.matchAll(age)) statements.push({ attribute: 'age', value: m[1], sentence: s.text });
+        for (const m of s.text.matchAll(having)) statements.push({ attribute: normaliseAttribute(m[2]), value: m[1].toLowerCase(), sentence: s.text });
+        for (const m of s.text.matchAll(age)) {
+          if (!pastAge.test(s.text.slice(m.index + m[0].length))) statements.push({ attribute: 'age', value: m[1].toLowerCase(), sentence: s.text });
+        }
+        for (const m of s.text.matchAll(agedBefore)) statements.push({ attribute: 'age', value: m[1].toLowerCase(), sentence: s.text });
         for (const m of s.text.matchAll(titled)) statements.push({ attribute: 'title', value: m[1].toLowerCase(), sentence: s.text });
       }
       const reported = new Set<string>();
@@ -125,11 +189,12 @@ export function findDeterministicConflicts(passage: string, slice: CanonSlice, e
         const canon = attributes.get(st.attribute);
         if (!canon || reported.has(st.attribute) || !differs(st.attribute, canon.value, st.value)) continue;
         reported.add(st.attribute);
+        const label = st.attribute === 'eyes' ? 'eye colour' : st.attribute === 'hair' ? 'hair colour' : st.attribute;
         hits.push({
           severity: 'P2',
           kind: 'attribute_contradiction',
           episode,
-          title: `${character.name}'s ${st.attribute} contradicts the canon`,
+          title: `${character.name}'s ${label} contradicts the canon`,
           rationale: `The canon gives ${character.name}'s ${st.attribute} as "${canon.value}"; the passage says "${st.value}": ${quote(st.sentence)}.`,
           refs: [...new Set([character.id, canon.ref])],
         });
@@ -137,18 +202,30 @@ export function findDeterministicConflicts(passage: string, slice: CanonSlice, e
     }
   }
 
-  if (locations.length >= 2) {
+  if (locations.length >= 2 && characters.length > 0) {
     const locationFinder = new MentionFinder(locations.flatMap((l) => namesOf(l).map((text) => ({ entityId: l.id, text }))));
-    for (const character of characters) {
-      const name = new RegExp(`\\b${namePattern(character)}\\b`);
-      const placements: { location: string; sentence: Sentence }[] = [];
-      for (const s of parts) {
-        if (!name.test(s.text)) continue;
+    const characterFinder = new MentionFinder(characters.flatMap((c) => namesOf(c).map((text) => ({ entityId: c.id, text }))));
+    // Each placement ("in Harrowgate") belongs to the character named nearest before it in the sentence (else the
+    // first after it); in a sentence naming nobody, "he" or "she" is the one character the previous sentence named.
+    const placementsOf = new Map<string, { location: string; sentence: Sentence }[]>();
+    let previous: string[] = [];
+    for (const s of parts) {
+      const people = characterFinder.find(s.text);
+      const named = [...new Set(people.map((p) => p.entityId))];
+      const carried = named.length === 0 && previous.length === 1 && pronoun.test(s.text) ? previous[0] : undefined;
+      if (!elsewhere.test(s.text)) {
         for (const found of locationFinder.find(s.text)) {
           const before = s.text.slice(0, found.column - 1);
-          if (/\b(at|in|on|inside|within|aboard)\s+(the\s+)?$/i.test(before)) placements.push({ location: found.entityId, sentence: s });
+          if (!placing.test(before) || pointing.test(before)) continue;
+          const nearest = people.filter((p) => p.column < found.column).at(-1);
+          const who = nearest?.entityId ?? people.find((p) => p.column > found.column)?.entityId ?? carried;
+          if (who) placementsOf.set(who, [...(placementsOf.get(who) ?? []), { location: found.entityId, sentence: s }]);
         }
       }
+      if (named.length > 0) previous = named;
+    }
+    for (const character of characters) {
+      const placements = placementsOf.get(character.id) ?? [];
       const clash = placements.find((a, i) =>
         placements.slice(i + 1).some((b) => {
           if (b.location === a.location) return false;

@@ -1,6 +1,6 @@
 // The graph answered from the relationship table with a recursive walk, scoped by project in every statement.
 import type { PrismaClient } from '../../generated/prisma/client.ts';
-import { graphLimits, type GraphEdge, type GraphNode, type GraphQuery, type GraphStore, type GraphSubset } from './graphStore.ts';
+import { compareEdges, graphLimits, type GraphEdge, type GraphNode, type GraphQuery, type GraphStore, type GraphSubset } from './graphStore.ts';
 
 export class PostgresGraphStore implements GraphStore {
   readonly name = 'postgres' as const;
@@ -26,21 +26,22 @@ export class PostgresGraphStore implements GraphStore {
         SELECT n.id FROM nearest n
         ORDER BY n.distance,
           (SELECT COUNT(*) FROM "Relationship" r WHERE r."projectId" = ${projectId} AND (r."fromId" = n.id OR r."toId" = n.id)) DESC,
-          n.id
+          n.id COLLATE "C"
         LIMIT ${graphLimits.neighbourhoodNodes}::int`;
       nodeIds = rows.map((r) => r.id);
     } else {
       const rows = await this.prisma.$queryRaw<{ id: string }[]>`
         SELECT e.id FROM "Entity" e
         LEFT JOIN (
+          -- A self-loop counts once, as in the walk's order above.
           SELECT id, COUNT(*) AS degree FROM (
             SELECT "fromId" AS id FROM "Relationship" WHERE "projectId" = ${projectId}
             UNION ALL
-            SELECT "toId" AS id FROM "Relationship" WHERE "projectId" = ${projectId}
+            SELECT "toId" AS id FROM "Relationship" WHERE "projectId" = ${projectId} AND "toId" <> "fromId"
           ) ends GROUP BY id
         ) d ON d.id = e.id
         WHERE e."projectId" = ${projectId}
-        ORDER BY COALESCE(d.degree, 0) DESC, e.id
+        ORDER BY COALESCE(d.degree, 0) DESC, e.id COLLATE "C"
         LIMIT ${graphLimits.topNodes}::int`;
       nodeIds = rows.map((r) => r.id);
     }
@@ -54,7 +55,6 @@ export class PostgresGraphStore implements GraphStore {
       this.prisma.relationship.findMany({
         where: { projectId, fromId: { in: nodeIds }, toId: { in: nodeIds } },
         select: { fromId: true, toId: true, kind: true, weight: true },
-        orderBy: [{ fromId: 'asc' }, { toId: 'asc' }, { kind: 'asc' }],
       }),
     ]);
     const byId = new Map(entities.map((e) => [e.id, e]));
@@ -62,7 +62,7 @@ export class PostgresGraphStore implements GraphStore {
       const e = byId.get(id);
       return e ? [{ id: e.id, label: e.name, type: e.type }] : [];
     });
-    const edges: GraphEdge[] = relationships.map((r) => ({ from: r.fromId, to: r.toId, kind: r.kind, weight: r.weight }));
+    const edges: GraphEdge[] = relationships.map((r) => ({ from: r.fromId, to: r.toId, kind: r.kind, weight: r.weight })).sort(compareEdges);
     return { nodes, edges };
   }
 }

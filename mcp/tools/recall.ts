@@ -1,0 +1,30 @@
+// lore_author_recall: what the canon says about characters, places, objects, rules and promises, by name.
+import { z } from 'zod';
+import { defaultPageLimit, pageLimit, recallQuery } from '../../src/core/validation.ts';
+import { defineTool, entityOutput, projectArg, projectOf, renderEntity, runOperation } from './shared.ts';
+
+export const recall = defineTool({
+  name: 'lore_author_recall',
+  title: 'Recall canon entities',
+  description:
+    'Looks up the canon of the story: entities (characters, locations, objects, events, rules, promises) whose name or alias contains the query, each with its current state, approval status, pending conflicts and most recent mentions in the manuscript. Use it before writing or revising a scene that involves a named entity, to stay consistent with what is already established. Without a query it lists the entities alphabetically. For ranked matches on facts or misspelt names use lore_author_search.',
+  input: {
+    project: projectArg,
+    query: recallQuery.optional().describe('Part of a name or alias to match, case-insensitive (for example "Mara"). Leave it out to list entities.'),
+    limit: pageLimit.optional().describe(`How many entities at most, 1 to 100 (default ${defaultPageLimit}).`),
+  },
+  output: {
+    projectId: z.string(),
+    entities: z.array(entityOutput).describe('matching entities, by name'),
+  },
+  annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+  async run(args, context) {
+    const projectId = projectOf(args.project, context);
+    const data = await runOperation(context, 'Recall', { projectId, q: args.query, limit: args.limit });
+    return { projectId, entities: data.entities };
+  },
+  render({ projectId, entities }) {
+    if (entities.length === 0) return `No canon entities matched in project ${projectId}.`;
+    return [`${entities.length} canon ${entities.length === 1 ? 'entity' : 'entities'} in project ${projectId}:`, ...entities.map(renderEntity)].join('\n');
+  },
+});

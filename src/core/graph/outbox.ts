@@ -1,0 +1,79 @@
+// The transactional outbox between PostgreSQL (the source of truth) and Neo4j: graph changes are recorded in the
+// transaction that makes them, and GraphSyncWorker (neo4jSync.ts) copies them to Neo4j afterwards.
+import type { PrismaClient } from '../../generated/prisma/client.ts';
+import type { TxClient } from '../canon.ts';
+
+export type GraphNodeChange = { id: string; label: string; type: string };
+export type GraphEdgeChange = { id: string; from: string; to: string; kind: string; weight: number };
+export type GraphChanges = { nodes: GraphNodeChange[]; edges: GraphEdgeChange[] };
+export type OutboxOp = 'nodes' | 'edges' | 'rebuild';
+
+/** Items per outbox row: each row becomes one Neo4j transaction. */
+export const itemsPerRow = 1_000;
+
+export type OutboxHealth = { pending: number; oldestPendingAgeSeconds: number | null; lastError: string | null };
+
+export class GraphOutbox {
+  /**
+   * @param detailed true when Neo4j is configured: every change is recorded. Without Neo4j a changed project only gets
+   * one "rebuild" row, so the table stays small and a Neo4j configured later copies just the projects that changed.
+   */
+  constructor(
+    private readonly prisma: PrismaClient,
+    readonly detailed: boolean,
+  ) {}
+
+  /** Records graph changes inside the caller's transaction (which must be the one that makes them). */
+  async record(tx: TxClient, projectId: string, changes: GraphChanges): Promise<void> {
+    if (changes.nodes.length === 0 && changes.edges.length === 0) return;
+    if (!this.detailed) return this.markForRebuild(tx, projectId);
+    await lockProject(tx, projectId);
+    const rows = [
+      ...chunk(changes.nodes, itemsPerRow).map((items) => ({ projectId, op: 'nodes', payload: { items } })),
+      ...chunk(changes.edges, itemsPerRow).map((items) => ({ projectId, op: 'edges', payload: { items } })),
+    ];
+    await tx.graphOutbox.createMany({ data: rows });
+  }
+
+  /** Queues a copy of the whole project from PostgreSQL (`lore graph rebuild`, an empty Neo4j). */
+  requestRebuild(projectId: string): Promise<void> {
+    return this.prisma.$transaction((tx) => this.markForRebuild(tx, projectId));
+  }
+
+  /** True while changes of the project are waiting: Neo4j may not show them yet. */
+  async hasPending(projectId: string): Promise<boolean> {
+    return (await this.prisma.graphOutbox.findFirst({ where: { projectId }, select: { id: true } })) !== null;
+  }
+
+  async health(): Promise<OutboxHealth> {
+    const [row] = await this.prisma.$queryRaw<{ pending: number; oldest: Date | null; error: string | null }[]>`
+      SELECT COUNT(*)::int AS pending, MIN("createdAt") AS oldest,
+        (SELECT "lastError" FROM "GraphOutbox" WHERE "lastError" IS NOT NULL ORDER BY id LIMIT 1) AS error
+      FROM "GraphOutbox"`;
+    return {
+      pending: row.pending,
+      oldestPendingAgeSeconds: row.oldest ? Math.max(0, Math.round((Date.now() - row.oldest.getTime()) / 1000)) : null,
+      lastError: row.error,
+    };
+  }
+
+  private async markForRebuild(tx: TxClient, projectId: string): Promise<void> {
+    await lockProject(tx, projectId);
+    // One rebuild row per project, and a new one rather than the older: a worker may be copying the project right now
+    // from a snapshot taken before this transaction commits, and deletes the rows up to the one it started from.
+    await tx.graphOutbox.deleteMany({ where: { projectId, op: 'rebuild' } });
+    await tx.graphOutbox.create({ data: { projectId, op: 'rebuild' } });
+  }
+}
+
+/**
+ * Writers of one project queue on its row lock before their rows take ids, so a project's rows are numbered in
+ * commit order and the worker, reading in id order, never applies an older change after a newer one.
+ */
+async function lockProject(tx: TxClient, projectId: string): Promise<void> {
+  await tx.$queryRaw`SELECT id FROM "Project" WHERE id = ${projectId} FOR UPDATE`;
+}
+
+function chunk<T>(items: T[], size: number): T[][] {
+  return Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, (i + 1) * size));
+}

@@ -1,0 +1,23 @@
+// The part of autocannon 8's API the bench uses (the package ships no types).
+declare module 'autocannon' {
+  type Options = {
+    url: string;
+    connections?: number;
+    duration?: number;
+    headers?: Record<string, string>;
+    requests?: { method?: string; path: string; headers?: Record<string, string> }[];
+  };
+  type Histogram = { average: number; p50: number; p90: number; p99: number; max: number };
+  type Result = {
+    duration: number;
+    errors: number;
+    timeouts: number;
+    non2xx: number;
+    '2xx': number;
+    latency: Histogram;
+    requests: Histogram & { sent: number };
+    statusCodeStats: Record<string, { count: number }>;
+  };
+  function autocannon(options: Options): Promise<Result>;
+  export default autocannon;
+}

@@ -1,0 +1,266 @@
+// `npm run bench`: recall and search under load (autocannon, 50 connections) on a seeded project of 5,000 entities and
+// 100,000 mentions, through the REST facade of a real `lore serve` process and through a bare express handler calling
+// Prisma directly (test/bench/bareServer.ts), so the cost of the GraphQL indirection shows as a ratio.
+// Env: DATABASE_URL or TEST_DATABASE_URL (the server to create lore_bench on), BENCH_DURATION (s, default 10),
+// BENCH_WARMUP (s, default 2), BENCH_KEEP_DB=1 to keep lore_bench afterwards.
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { isDeepStrictEqual } from 'node:util';
+import autocannon from 'autocannon';
+import pg from 'pg';
+import { KeyService } from '../../src/core/keys.ts';
+import { openDatabase } from '../../src/db/database.ts';
+import { seed, seedSize } from './seed.ts';
+
+const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
+const serverUrl = process.env.DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgresql://postgres:postgres@127.0.0.1:5432/postgres';
+const benchDatabase = 'lore_bench';
+const duration = Number(process.env.BENCH_DURATION ?? 10);
+const warmup = Number(process.env.BENCH_WARMUP ?? 2);
+const connections = 50;
+const target = { ratio: 0.75, p99Ms: 50 };
+
+const databaseUrl = (() => {
+  const url = new URL(serverUrl);
+  url.pathname = `/${benchDatabase}`;
+  return url.toString();
+})();
+
+type Server = { url: string; pid: number; stop(): Promise<void> };
+const running: Server[] = [];
+
+/** Starts a server process on port 0 and resolves once it prints the URL it listens on (on stderr). */
+async function startServer(args: string[], listening: RegExp): Promise<Server> {
+  const child = spawn(process.execPath, args, {
+    cwd: repoRoot,
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LORE_LOG_LEVEL: 'silent', NODE_ENV: 'production', DATABASE_URL: databaseUrl },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const server: Server = {
+    url: '',
+    pid: child.pid!,
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const killer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+      child.kill('SIGTERM');
+      await exited;
+      clearTimeout(killer);
+    },
+  };
+  running.push(server);
+  let stderr = '';
+  server.url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${args.join(' ')} did not start within 60 s:\n${stderr}`)), 60_000);
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (chunk: string) => {
+      stderr += chunk;
+      const match = listening.exec(stderr);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
+    });
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      reject(new Error(`${args.join(' ')} exited (${code ?? signal}) before listening:\n${stderr}`));
+    });
+  });
+  return server;
+}
+
+async function admin<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: serverUrl });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+let cleaning: Promise<void> | undefined;
+function cleanup(): Promise<void> {
+  cleaning ??= (async () => {
+    await Promise.allSettled(running.map((s) => s.stop()));
+    if (process.env.BENCH_KEEP_DB !== '1') {
+      await admin((c) => c.query(`DROP DATABASE IF EXISTS ${benchDatabase} WITH (FORCE)`)).catch(() => undefined);
+    }
+  })();
+  return cleaning;
+}
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => void cleanup().finally(() => process.exit(130)));
+}
+
+const log = (line: string) => process.stdout.write(`${line}\n`);
+
+// CPU time used per request by the server process and by the PostgreSQL backends serving lore_bench: unlike
+// throughput and latency it hardly moves when other work shares the machine. Linux /proc only; elsewhere left blank.
+const procStat = existsSync('/proc/self/stat');
+const clockTicks = procStat ? Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' })) : 100;
+const postgresLocal = ['127.0.0.1', 'localhost', '[::1]'].includes(new URL(serverUrl).hostname);
+
+function cpuMs(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / clockTicks; // utime + stime
+  } catch {
+    return 0; // the process has gone
+  }
+}
+
+async function backendCpu(): Promise<Map<number, number>> {
+  const { rows } = await admin((c) =>
+    c.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [benchDatabase]),
+  );
+  return new Map(rows.map(({ pid }) => [pid, cpuMs(pid)]));
+}
+
+async function prepare() {
+  const started = Date.now();
+  await admin(async (c) => {
+    await c.query(`DROP DATABASE IF EXISTS ${benchDatabase} WITH (FORCE)`);
+    await c.query(`CREATE DATABASE ${benchDatabase}`);
+  });
+  const db = await openDatabase({ databaseUrl, dataDir: '' });
+  try {
+    const key = await new KeyService(db.prisma).create({
+      tier: 'enterprise',
+      name: 'bench',
+      customQuota: 2_000_000_000,
+      customRate: 2_000_000_000,
+    });
+    const seeded = await seed(db.prisma, key.account);
+    const mentions = await db.prisma.mention.count({ where: { projectId: seeded.projectId } });
+    const entities = await db.prisma.entity.count({ where: { projectId: seeded.projectId } });
+    log(`seeded ${benchDatabase}: ${entities} entities, ${mentions} mentions, ${seedSize.chapters} chapters in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    return { key: key.key, ...seeded };
+  } finally {
+    await db.close();
+  }
+}
+
+/** Name fragments for recall and terms for search (full names, misspelt names, fact words), spread over the data. */
+function queries(names: string[], factWords: string[]) {
+  const sample = (n: number, offset: number) => Array.from({ length: n }, (_, i) => names[(offset + i * 997) % names.length]);
+  const recall = sample(20, 11).map((name) => name.replace(/^the /, '').split(' ')[0].slice(0, 4).toLowerCase());
+  const search = [
+    ...sample(8, 23),
+    ...sample(6, 41).map((name) => name.slice(0, 2) + name.slice(3)),
+    ...factWords.slice(0, 6).map((w, i) => `${w} ${factWords[(i * 7 + 3) % factWords.length]}`),
+  ];
+  return { recall, search };
+}
+
+type Query = 'recall' | 'search';
+type Scenario = { name: string; server: Server; prefix: string; key?: string };
+type Row = { query: Query; scenario: string; rps: number; p50: number; p99: number; failed: number; appCpu?: number; dbCpu?: number; ratio?: number };
+
+function load(s: Scenario, paths: string[], seconds: number) {
+  return autocannon({
+    url: s.server.url,
+    connections,
+    duration: seconds,
+    headers: s.key ? { authorization: `Bearer ${s.key}` } : {},
+    requests: paths.map((path) => ({ method: 'GET', path })),
+  });
+}
+
+/** Throughput counts successful answers only; failures (non-2xx, socket errors, 10 s timeouts) get their own column. */
+async function measure(s: Scenario, paths: string[], seconds: number) {
+  const appBefore = cpuMs(s.server.pid);
+  const dbBefore = postgresLocal && procStat ? await backendCpu() : undefined;
+  const result = await load(s, paths, seconds);
+  const appUsed = cpuMs(s.server.pid) - appBefore;
+  let dbUsed: number | undefined;
+  if (dbBefore) {
+    const dbAfter = await backendCpu();
+    dbUsed = [...dbAfter].reduce((sum, [pid, ms]) => sum + ms - (dbBefore.get(pid) ?? 0), 0);
+  }
+  const ok = result['2xx'];
+  if (ok === 0) throw new Error(`${s.server.url}${paths[0]}: no request succeeded in ${seconds} s (${JSON.stringify(result.statusCodeStats)})`);
+  const completed = ok + result.non2xx;
+  return {
+    rps: ok / result.duration,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    failed: result.errors + result.timeouts + result.non2xx,
+    appCpu: procStat ? appUsed / completed : undefined,
+    dbCpu: dbUsed === undefined ? undefined : dbUsed / completed,
+  };
+}
+
+async function main() {
+  log(`bench: ${connections} connections, ${duration} s per run after ${warmup} s warm-up`);
+  const { key, projectId, names, factWords } = await prepare();
+  const [gateway, bare] = await Promise.all([
+    startServer(['bin/lore.mjs', 'serve'], /Lore gateway listening on (http:\/\/127\.0\.0\.1:\d+)/),
+    startServer(['--import', 'tsx', 'test/bench/bareServer.ts'], /Bare handler listening on (http:\/\/127\.0\.0\.1:\d+)/),
+  ]);
+  const qs = queries(names, factWords);
+  const scenarios: Scenario[] = [
+    { name: 'REST /api/v1 (GraphQL)', server: gateway, prefix: '/api/v1', key },
+    { name: 'bare + auth & metering', server: bare, prefix: '/auth', key },
+    { name: 'bare, no auth (info)', server: bare, prefix: '/raw' },
+  ];
+  const paths = (prefix: string, query: Query) => qs[query].map((q) => `${prefix}/projects/${projectId}/${query}?q=${encodeURIComponent(q)}`);
+
+  // The baseline only counts if it answers exactly what the facade answers.
+  let matched = 0;
+  for (const query of ['recall', 'search'] as const) {
+    for (const path of paths('', query)) {
+      const bodies = await Promise.all(
+        scenarios.map(async (s) => {
+          const res = await fetch(`${s.server.url}${s.prefix}${path}`, { headers: s.key ? { authorization: `Bearer ${s.key}` } : {} });
+          if (res.status !== 200) throw new Error(`${s.name} ${path}: HTTP ${res.status} ${await res.text()}`);
+          return res.json() as Promise<{ entities: unknown[] }>;
+        }),
+      );
+      if (!bodies.every((b) => isDeepStrictEqual(b, bodies[0]))) throw new Error(`the bare handler answers ${path} differently from /api/v1`);
+      matched += bodies[0].entities.length;
+    }
+  }
+  log(`responses identical on all ${qs.recall.length + qs.search.length} queries (${matched} entities returned in all)`);
+
+  const loadBefore = loadavg()[0];
+  const rows: Row[] = [];
+  for (const query of ['recall', 'search'] as const) {
+    for (const s of scenarios) {
+      if (warmup > 0) await load(s, paths(s.prefix, query), warmup);
+      rows.push({ query, scenario: s.name, ...(await measure(s, paths(s.prefix, query), duration)) });
+    }
+    const [rest, baseline] = rows.filter((r) => r.query === query);
+    rest.ratio = rest.rps / baseline.rps;
+  }
+
+  const cell = (v: number | undefined, w: number, digits = 1) => (v === undefined ? '' : v.toFixed(digits)).padStart(w);
+  log('');
+  log(`${'query'.padEnd(8)}${'scenario'.padEnd(26)}${'req/s'.padStart(8)}${'p50 ms'.padStart(9)}${'p99 ms'.padStart(9)}${'failed'.padStart(8)}` +
+    `${'REST/bare'.padStart(11)}${'app CPU ms/req'.padStart(16)}${'PG CPU ms/req'.padStart(15)}`);
+  for (const r of rows) {
+    log(`${r.query.padEnd(8)}${r.scenario.padEnd(26)}${cell(r.rps, 8, 0)}${cell(r.p50, 9)}${cell(r.p99, 9)}${cell(r.failed, 8, 0)}` +
+      `${cell(r.ratio, 11, 2)}${cell(r.appCpu, 16, 2)}${cell(r.dbCpu, 15, 2)}`);
+  }
+  log('');
+  for (const r of rows.filter((row) => row.ratio !== undefined)) {
+    const ratioMet = r.ratio! >= target.ratio;
+    const p99Met = r.p99 < target.p99Ms;
+    log(`${r.query}: REST throughput ${(r.ratio! * 100).toFixed(0)}% of bare (target >= ${target.ratio * 100}%): ${ratioMet ? 'met' : 'NOT met'}; ` +
+      `REST p99 ${r.p99.toFixed(1)} ms (target < ${target.p99Ms} ms): ${p99Met ? 'met' : 'NOT met'}`);
+  }
+  const loadAfter = loadavg()[0];
+  log(`load average (1 min) ${loadBefore.toFixed(1)} before the runs, ${loadAfter.toFixed(1)} after; the targets assume an otherwise idle machine`);
+}
+
+try {
+  await main();
+} catch (error) {
+  process.stderr.write(`bench failed: ${(error as Error).stack ?? error}\n`);
+  process.exitCode = 1;
+} finally {
+  await cleanup();
+}

@@ -1,0 +1,392 @@
+// `npm run eval`: the conflict check's evaluation set. A small canon (canon.json) and passages that each plant known
+// conflicts or none (passages.json) are checked twice: by the deterministic core alone, and by the whole check through
+// the CheckConflicts operation with a scripted model (a loopback stand-in for the OpenAI API, answering what a
+// competent model would). Prints precision and recall per (kind, entity) pair, a per-kind table, the misses and false
+// positives, and the prompt tokens per check; `--large` adds the prompt tokens on a 5,000-entity project.
+// A report, not a test: it exits 0 whatever the figures; test/eval/eval.test.ts holds the floors.
+// Env: DATABASE_URL to use PostgreSQL (a fresh account and project each run); otherwise an embedded store in a temp dir.
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import { pino } from 'pino';
+import { Executor, type Caller } from '../../graph/executor.ts';
+import { loadConfig } from '../../src/config.ts';
+import { loadCanonSlice } from '../../src/core/conflicts/canonSlice.ts';
+import { findDeterministicConflicts } from '../../src/core/conflicts/deterministic.ts';
+import { conflictKinds } from '../../src/core/conflicts/kinds.ts';
+import type { PrismaClient } from '../../src/generated/prisma/client.ts';
+import { newId } from '../../src/ids.ts';
+import { openRuntime, type Runtime } from '../../src/runtime.ts';
+import { startFakeLlm, type FakeLlm } from '../support/fakeLlm.ts';
+
+type Expected = { kind: string; entity: string };
+type ModelHit = { severity: string; kind: string; title: string; rationale: string; refs: string[] };
+type Passage = { id: string; text: string; chapter?: string; expected: Expected[]; model: ModelHit[] };
+type Bundle = { entities: { key: string; facts?: string[] }[] };
+type Hit = { kind: string; title: string; refs: string[] };
+
+export type Tally = { tp: number; fp: number; fn: number };
+export type Figures = Tally & { precision: number; recall: number };
+export type Finding = { passage: string; pair: string; title?: string };
+export type RunFigures = {
+  overall: Figures;
+  /** restricted to the kinds the deterministic core reports */
+  ownKinds: Figures;
+  perKind: Record<string, Tally>;
+  misses: Finding[];
+  falsePositives: Finding[];
+  /** hits reporting a planted pair another hit of the same check already reported */
+  duplicates: Finding[];
+};
+export type LargeFigures = {
+  entities: number;
+  relationships: number;
+  seedSeconds: number;
+  checks: { named: number; promptTokens: number; rulesAndPromisesTokens: number; slice: { entities: number; facts: number; relationships: number; rules: number; promises: number; beats: number }; ms: number }[];
+};
+export type EvalReport = {
+  passages: number;
+  cleanPassages: number;
+  planted: number;
+  deterministic: RunFigures;
+  whole: RunFigures;
+  promptTokens: { mean: number; max: number; perPassage: Record<string, number> };
+  large?: LargeFigures;
+};
+
+export const deterministicKinds = ['dead_character_active', 'attribute_contradiction', 'location_conflict'];
+const here = path.dirname(fileURLToPath(import.meta.url));
+const llm = { provider: 'openai', key: 'eval', model: 'scripted' } as const;
+
+/** Maps the notation of passages.json to the project's real ids, and real ids back to the entity keys they concern. */
+class Canon {
+  private readonly idOf = new Map<string, string>();
+  private readonly keysOf = new Map<string, string[]>();
+
+  static async load(prisma: PrismaClient, projectId: string, bundle: Bundle): Promise<Canon> {
+    const canon = new Canon();
+    const entities = await prisma.entity.findMany({ where: { projectId }, select: { id: true, key: true } });
+    const keyById = new Map(entities.map((e) => [e.id, e.key]));
+    for (const e of entities) {
+      canon.idOf.set(e.key, e.id);
+      canon.keysOf.set(e.id, [e.key]);
+    }
+    const facts = await prisma.fact.findMany({ where: { projectId }, select: { id: true, entityId: true, text: true } });
+    const factId = new Map(facts.map((f) => [`${keyById.get(f.entityId)}\u0000${f.text}`, f.id]));
+    for (const e of bundle.entities) {
+      (e.facts ?? []).forEach((text, n) => {
+        const id = factId.get(`${e.key}\u0000${text}`)!;
+        canon.idOf.set(`${e.key}#${n}`, id);
+        canon.keysOf.set(id, [e.key]);
+      });
+    }
+    for (const r of await prisma.relationship.findMany({ where: { projectId } })) {
+      const from = keyById.get(r.fromId)!;
+      const to = keyById.get(r.toId)!;
+      canon.idOf.set(`${from}>${r.kind}>${to}`, r.id);
+      canon.keysOf.set(r.id, [from, to]);
+    }
+    const chapters = await prisma.chapter.findMany({ where: { projectId }, select: { externalId: true, beats: { select: { id: true, position: true } } } });
+    for (const c of chapters) for (const b of c.beats) canon.idOf.set(`beat:${c.externalId}#${b.position}`, b.id);
+    return canon;
+  }
+
+  /** A ref as the scripted model sends it; ids that look real but are not (ent_…, fct_…) pass through, to be dropped. */
+  id(ref: string): string {
+    const id = this.idOf.get(ref);
+    if (id) return id;
+    if (/^(ent|fct|rel|bt)_/.test(ref)) return ref;
+    throw new Error(`passages.json: unknown ref "${ref}"`);
+  }
+
+  /** The entity keys a hit's ref concerns: the entity, a fact's entity, a relationship's two ends. */
+  keys(ref: string): string[] {
+    return this.keysOf.get(ref) ?? [];
+  }
+}
+
+const pairOf = (kind: string, entity: string) => `${kind}:${entity}`;
+
+/** Matches hits to planted (kind, entity) pairs: a hit counts for a pair when its kind matches and a ref concerns the entity. */
+function score(passage: Passage, hits: Hit[], canon: Canon) {
+  const wanted = new Set(passage.expected.map((e) => pairOf(e.kind, e.entity)));
+  const found = new Set<string>();
+  const wrong = new Map<string, string>();
+  const duplicates: { pair: string; title: string }[] = [];
+  for (const hit of hits) {
+    const concerned = [...new Set(hit.refs.flatMap((ref) => canon.keys(ref)))];
+    const matched = concerned.map((key) => pairOf(hit.kind, key)).filter((pair) => wanted.has(pair));
+    if (matched.length > 0 && matched.every((pair) => found.has(pair))) duplicates.push({ pair: matched[0], title: hit.title });
+    if (matched.length > 0) matched.forEach((pair) => found.add(pair));
+    else wrong.set(pairOf(hit.kind, concerned[0] ?? hit.refs[0] ?? '?'), hit.title);
+  }
+  return {
+    duplicates,
+    tp: [...found],
+    fp: [...wrong].map(([pair, title]) => ({ pair, title })),
+    fn: [...wanted].filter((pair) => !found.has(pair)),
+  };
+}
+
+class Scorer {
+  private readonly perKind: Record<string, Tally> = {};
+  private readonly misses: Finding[] = [];
+  private readonly falsePositives: Finding[] = [];
+  private readonly duplicates: Finding[] = [];
+
+  add(passage: Passage, hits: Hit[], canon: Canon): void {
+    const { tp, fp, fn, duplicates } = score(passage, hits, canon);
+    for (const d of duplicates) this.duplicates.push({ passage: passage.id, ...d });
+    const tally = (pair: string) => (this.perKind[pair.split(':')[0]] ??= { tp: 0, fp: 0, fn: 0 });
+    for (const pair of tp) tally(pair).tp++;
+    for (const f of fp) {
+      tally(f.pair).fp++;
+      this.falsePositives.push({ passage: passage.id, pair: f.pair, title: f.title });
+    }
+    for (const pair of fn) {
+      tally(pair).fn++;
+      this.misses.push({ passage: passage.id, pair });
+    }
+  }
+
+  figures(): RunFigures {
+    const sum = (kinds: string[]) => {
+      const t = kinds.reduce((acc, k) => ({ tp: acc.tp + (this.perKind[k]?.tp ?? 0), fp: acc.fp + (this.perKind[k]?.fp ?? 0), fn: acc.fn + (this.perKind[k]?.fn ?? 0) }), { tp: 0, fp: 0, fn: 0 });
+      return { ...t, precision: t.tp + t.fp === 0 ? 1 : t.tp / (t.tp + t.fp), recall: t.tp + t.fn === 0 ? 1 : t.tp / (t.tp + t.fn) };
+    };
+    return {
+      overall: sum(Object.keys(this.perKind)),
+      ownKinds: sum(deterministicKinds),
+      perKind: this.perKind,
+      misses: this.misses,
+      falsePositives: this.falsePositives,
+      duplicates: this.duplicates,
+    };
+  }
+}
+
+/** A logger that keeps the prompt tokens the checker reports per check (the provider's input tokens). */
+function tokenLogger() {
+  const tokens: number[] = [];
+  const stream = new Writable({
+    write(chunk, _encoding, done) {
+      for (const line of String(chunk).split('\n').filter(Boolean)) {
+        const entry = JSON.parse(line);
+        if (entry.msg === 'conflict check') tokens.push(entry.promptTokens);
+        else if (entry.level >= 40) process.stderr.write(`${line}\n`);
+      }
+      done();
+    },
+  });
+  return { logger: pino({ level: 'info', base: undefined }, stream), tokens };
+}
+
+/** The prompt tokens of the check just run: the one 'conflict check' line it logged. */
+function lastCheckTokens(tokens: number[], before: number): number {
+  if (tokens.length !== before + 1) throw new Error('the conflict check did not log its prompt tokens');
+  return tokens[before];
+}
+
+async function readJson<T>(file: string): Promise<T> {
+  return JSON.parse(await readFile(path.join(here, file), 'utf8')) as T;
+}
+
+export async function runEvaluation(options: { databaseUrl?: string; large?: boolean } = {}): Promise<EvalReport> {
+  const bundle = await readJson<Bundle>('canon.json');
+  const { passages } = await readJson<{ passages: Passage[] }>('passages.json');
+  const fake = await startFakeLlm();
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'lore-eval-'));
+  const { logger, tokens } = tokenLogger();
+  let runtime: Runtime | undefined;
+  try {
+    const config = loadConfig({
+      LORE_DATA_DIR: dataDir,
+      ...(options.databaseUrl ? { DATABASE_URL: options.databaseUrl } : {}),
+      LORE_OPENAI_BASE_URL: fake.url,
+      LORE_LLM_TIMEOUT_MS: '30000',
+    });
+    runtime = await openRuntime(config, logger);
+    const { prisma } = runtime.services;
+    const executor = new Executor(runtime.services);
+    const key = await runtime.services.keys.create({ tier: 'studio', name: 'eval' });
+    const caller = (requestId: string): Caller => ({ requestId, credential: key.key, llm });
+
+    const imported = await executor.run('ImportBundle', { bundle }, caller('eval-import'));
+    if (!imported.ok) throw new Error(`import failed: ${imported.error.message}`);
+    const projectId = (imported.data.result as { projectId: string }).projectId;
+    const canon = await Canon.load(prisma, projectId, bundle);
+
+    const deterministic = new Scorer();
+    const whole = new Scorer();
+    const perPassage: Record<string, number> = {};
+    for (const passage of passages) {
+      const position = passage.chapter
+        ? ((await prisma.chapter.findFirst({ where: { projectId, externalId: passage.chapter }, select: { ordinal: true } })) ?? undefined)
+        : undefined;
+      const slice = await loadCanonSlice(prisma, projectId, passage.text, position);
+      deterministic.add(passage, findDeterministicConflicts(passage.text, slice, passage.chapter ?? null), canon);
+
+      fake.script({ object: { conflicts: passage.model.map((hit) => ({ ...hit, episode: passage.chapter ?? null, refs: hit.refs.map((ref) => canon.id(ref)) })) } });
+      const logged = tokens.length;
+      const checked = await executor.run('CheckConflicts', { projectId, text: passage.text, chapter: passage.chapter }, caller(`eval-${passage.id}`));
+      if (!checked.ok) throw new Error(`check of ${passage.id} failed: ${checked.error.code} ${checked.error.message}`);
+      whole.add(passage, checked.data.conflicts as Hit[], canon);
+      perPassage[passage.id] = lastCheckTokens(tokens, logged);
+    }
+    const counts = Object.values(perPassage);
+    return {
+      passages: passages.length,
+      cleanPassages: passages.filter((p) => p.expected.length === 0).length,
+      planted: passages.reduce((n, p) => n + p.expected.length, 0),
+      deterministic: deterministic.figures(),
+      whole: whole.figures(),
+      promptTokens: { mean: Math.round(counts.reduce((a, b) => a + b, 0) / counts.length), max: Math.max(...counts), perPassage },
+      large: options.large ? await largeProject(runtime, executor, fake, key, tokens) : undefined,
+    };
+  } finally {
+    await runtime?.close();
+    await fake.close();
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** mulberry32, so the large project's relationships and passages are the same on every run. */
+function prng(seed: number) {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const largeRelationships = 20_000;
+
+/**
+ * The bench project (test/bench/seed.ts: 5,000 entities with names, aliases and facts) plus 20,000 relationships, and
+ * a few passages naming 2 to 5 of its entities: the prompt carries only their slice of the canon.
+ */
+async function largeProject(runtime: Runtime, executor: Executor, fake: FakeLlm, key: { key: string; account: string }, tokens: number[]): Promise<LargeFigures> {
+  const { prisma } = runtime.services;
+  const { seed } = await import('../bench/seed.ts');
+  const started = Date.now();
+  const { projectId } = await seed(prisma, key.account);
+  const entities = await prisma.entity.findMany({ where: { projectId }, select: { id: true, name: true, type: true, status: true }, orderBy: { id: 'asc' } });
+  const random = prng(424242);
+  const kinds = ['ally_of', 'enemy_of', 'sibling_of', 'owes', 'serves', 'loves', 'rival_of', 'member_of', 'located_in', 'owns'];
+  const edges = new Map<string, object>();
+  while (edges.size < largeRelationships) {
+    const from = entities[Math.floor(random() * entities.length)].id;
+    const to = entities[Math.floor(random() * entities.length)].id;
+    const kind = kinds[Math.floor(random() * kinds.length)];
+    if (from !== to) edges.set(`${from}|${to}|${kind}`, { id: newId('rel'), projectId, fromId: from, toId: to, kind, weight: 1 });
+  }
+  const rows = [...edges.values()];
+  for (let i = 0; i < rows.length; i += 5_000) {
+    await prisma.$executeRawUnsafe(
+      `INSERT INTO "Relationship" ("id", "projectId", "fromId", "toId", "kind", "weight")
+       SELECT "id", "projectId", "fromId", "toId", "kind", "weight" FROM jsonb_to_recordset($1::jsonb)
+       AS x("id" text, "projectId" text, "fromId" text, "toId" text, "kind" text, "weight" float8)`,
+      JSON.stringify(rows.slice(i, i + 5_000)),
+    );
+  }
+  const seedSeconds = (Date.now() - started) / 1000;
+
+  // Approved entities only: suggested ones are not canon, so the check does not send them.
+  const characters = entities.filter((e) => e.type === 'character' && e.status === 'approved');
+  const places = entities.filter((e) => e.type === 'location' && e.status === 'approved');
+  const pick = <T>(items: T[]) => items[Math.floor(random() * items.length)];
+  const passages = [2, 3, 4, 5, 5].map((n) => {
+    const people = new Set<string>();
+    while (people.size < n - 1) people.add(pick(characters).name);
+    const place = pick(places).name;
+    const [first, ...rest] = people;
+    return {
+      named: n,
+      text: `${first} came down to ${place} before the tide. ${rest.map((name) => `${name} was already waiting there.`).join(' ')} Nobody spoke of the debt.`,
+    };
+  });
+  const checks: LargeFigures['checks'] = [];
+  for (const [i, passage] of passages.entries()) {
+    fake.script({ object: { conflicts: [] } });
+    const slice = await loadCanonSlice(prisma, projectId, passage.text);
+    const t0 = Date.now();
+    const logged = tokens.length;
+    const checked = await executor.run('CheckConflicts', { projectId, text: passage.text }, { requestId: `eval-large-${i}`, credential: key.key, llm });
+    if (!checked.ok) throw new Error(`large check failed: ${checked.error.code} ${checked.error.message}`);
+    const rulesAndPromises = { rules: slice.rules.map(({ id, name, facts }) => ({ id, name, facts })), open_promises: slice.promises.map(({ id, name, facts }) => ({ id, name, facts })) };
+    checks.push({
+      named: passage.named,
+      promptTokens: lastCheckTokens(tokens, logged),
+      rulesAndPromisesTokens: Math.ceil(JSON.stringify(rulesAndPromises).length / 4),
+      ms: Date.now() - t0,
+      slice: {
+        entities: slice.entities.length,
+        facts: [...slice.entities, ...slice.rules, ...slice.promises].reduce((n, e) => n + e.facts.length, 0),
+        relationships: slice.relationships.length,
+        rules: slice.rules.length,
+        promises: slice.promises.length,
+        beats: slice.beats.length,
+      },
+    });
+  }
+  return { entities: entities.length, relationships: rows.length, seedSeconds, checks };
+}
+
+const pct = (x: number) => x.toFixed(2);
+
+export function formatReport(report: EvalReport): string {
+  const lines: string[] = [];
+  const row = (label: string, f: Figures) =>
+    `  ${label.padEnd(34)} ${pct(f.precision).padStart(9)} ${pct(f.recall).padStart(7)} ${String(f.tp).padStart(4)} ${String(f.fp).padStart(4)} ${String(f.fn).padStart(4)}`;
+  lines.push(`Conflict check evaluation: ${report.passages} passages (${report.cleanPassages} clean), ${report.planted} planted (kind, entity) pairs`);
+  lines.push('');
+  lines.push(`  ${''.padEnd(34)} ${'precision'.padStart(9)} ${'recall'.padStart(7)} ${'tp'.padStart(4)} ${'fp'.padStart(4)} ${'fn'.padStart(4)}`);
+  lines.push(row('deterministic core, all kinds', report.deterministic.overall));
+  lines.push(row('deterministic core, its own kinds', report.deterministic.ownKinds));
+  lines.push(row('whole check (scripted model)', report.whole.overall));
+  lines.push(row('whole check, deterministic kinds', report.whole.ownKinds));
+  lines.push('');
+  lines.push(`  ${'kind'.padEnd(28)} ${'planted'.padStart(7)}   ${'deterministic tp/fp/fn'.padStart(22)}   ${'whole tp/fp/fn'.padStart(14)}`);
+  const kinds = [...new Set([...conflictKinds, ...Object.keys(report.whole.perKind), ...Object.keys(report.deterministic.perKind)])];
+  for (const kind of kinds) {
+    const d = report.deterministic.perKind[kind] ?? { tp: 0, fp: 0, fn: 0 };
+    const w = report.whole.perKind[kind] ?? { tp: 0, fp: 0, fn: 0 };
+    const planted = d.tp + d.fn;
+    if (planted + d.fp + w.fp === 0) continue;
+    lines.push(`  ${kind.padEnd(28)} ${String(planted).padStart(7)}   ${`${d.tp}/${d.fp}/${d.fn}`.padStart(22)}   ${`${w.tp}/${w.fp}/${w.fn}`.padStart(14)}`);
+  }
+  const list = (title: string, findings: Finding[]) => {
+    lines.push('');
+    lines.push(`${title}: ${findings.length === 0 ? 'none' : ''}`);
+    for (const f of findings) lines.push(`  ${f.passage.padEnd(30)} ${f.pair}${f.title ? `  ("${f.title}")` : ''}`);
+  };
+  list('Deterministic core misses (own kinds)', report.deterministic.misses.filter((m) => deterministicKinds.includes(m.pair.split(':')[0])));
+  list('Deterministic core false positives', report.deterministic.falsePositives);
+  list('Whole check misses', report.whole.misses);
+  list('Whole check false positives', report.whole.falsePositives);
+  list('Whole check duplicate hits (one conflict reported twice)', report.whole.duplicates);
+  lines.push('');
+  lines.push(`Prompt tokens per check (provider-reported input tokens): mean ${report.promptTokens.mean}, max ${report.promptTokens.max} over ${report.passages} checks`);
+  if (report.large) {
+    const l = report.large;
+    lines.push('');
+    lines.push(`Large project: ${l.entities} entities, ${l.relationships} relationships (seeded in ${l.seedSeconds.toFixed(1)} s)`);
+    lines.push(`  ${'named'.padStart(5)} ${'prompt tokens'.padStart(13)} ${'of which rules+promises'.padStart(23)} ${'ms'.padStart(6)}   slice: entities / facts / relationships / rules / promises / beats`);
+    for (const c of l.checks) {
+      const s = c.slice;
+      lines.push(
+        `  ${String(c.named).padStart(5)} ${String(c.promptTokens).padStart(13)} ${`~${c.rulesAndPromisesTokens}`.padStart(23)} ${String(c.ms).padStart(6)}          ${[s.entities, s.facts, s.relationships, s.rules, s.promises, s.beats].join(' / ')}`,
+      );
+    }
+  }
+  return lines.join('\n');
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const report = await runEvaluation({ databaseUrl: process.env.DATABASE_URL, large: process.argv.includes('--large') });
+  process.stdout.write(`${formatReport(report)}\n`);
+}

@@ -1,0 +1,75 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { saltmarshBundle } from '../support/fixtures.ts';
+import { importBundle, startTestGateway, type TestGateway } from '../support/gateway.ts';
+
+let gw: TestGateway;
+beforeAll(async () => {
+  gw = await startTestGateway();
+});
+afterAll(() => gw?.close());
+
+const codes = (result: { errors?: { extensions?: { code?: string } }[] }) => (result.errors ?? []).map((e) => e.extensions?.code);
+
+describe('/graphql', () => {
+  it('when a query is sent with a Bearer key, then it answers with data and no errors', async () => {
+    const { key, id } = await gw.createKey('pro');
+    const created = await gw.graphql('mutation ($name: String!) { createProject(input: { name: $name }) { id name entityCount } }', { name: 'Tidewrack' }, key);
+    expect(created.errors).toBeUndefined();
+    expect(created.data.createProject).toMatchObject({ name: 'Tidewrack', entityCount: 0 });
+    const listed = await gw.graphql('{ projects { id name } usage { apiKeyId used } }', {}, key);
+    expect(listed.errors).toBeUndefined();
+    expect(listed.data.projects).toEqual([{ id: created.data.createProject.id, name: 'Tidewrack' }]);
+    expect(listed.data.usage).toEqual({ apiKeyId: id, used: 1 });
+  });
+
+  it('when an imported project is recalled, then its entities come back', async () => {
+    const { key } = await gw.createKey('free');
+    const { projectId } = await importBundle(gw, key, saltmarshBundle());
+    const result = await gw.graphql('query ($p: ID!) { recall(projectId: $p, limit: 100) { id canonicalName type } }', { p: projectId }, key);
+    expect(result.errors).toBeUndefined();
+    expect(result.data.recall.length).toBeGreaterThan(0);
+    expect(result.data.recall[0]).toEqual({ id: expect.any(String), canonicalName: expect.any(String), type: expect.any(String) });
+  });
+
+  it('when no key is sent, then each field errors with AUTH_MISSING_KEY', async () => {
+    const result = await gw.graphql('{ projects { id } usage { used } }');
+    expect(result.data ?? null).toBeNull();
+    expect(result.errors?.length).toBeGreaterThan(0);
+    expect(new Set(codes(result))).toEqual(new Set(['AUTH_MISSING_KEY']));
+  });
+
+  it('when the key is unknown, then the error is AUTH_INVALID_KEY', async () => {
+    const result = await gw.graphql('{ usage { used } }', {}, `sk_lore_${'B'.repeat(40)}`);
+    expect(codes(result)).toEqual(['AUTH_INVALID_KEY']);
+  });
+
+  it('when a free key asks for projects, then insufficient_scope, and usage still answers', async () => {
+    const { key } = await gw.createKey('free');
+    const result = await gw.graphql('{ projects { id } }', {}, key);
+    expect(codes(result)).toEqual(['insufficient_scope']);
+    expect(result.errors![0].message).toMatch(/projects:read/);
+    const usage = await gw.graphql('{ usage { used quota period } }', {}, key);
+    expect(usage.errors).toBeUndefined();
+    expect(usage.data.usage).toEqual({ used: 0, quota: 50, period: 'day' });
+  });
+
+  it('when an argument breaks a field rule, then validation_error', async () => {
+    const { key } = await gw.createKey('pro');
+    const result = await gw.graphql('mutation ($name: String!) { createProject(input: { name: $name }) { id } }', { name: 'x'.repeat(81) }, key);
+    expect(codes(result)).toEqual(['validation_error']);
+    const page = await gw.graphql('{ search(projectId: "prj_x", q: "a", limit: 0) { hasMore } }', {}, key);
+    expect(codes(page)).toEqual(['validation_error']);
+  });
+
+  it('when the document is malformed, does not match the schema or a variable is wrong, then validation_error', async () => {
+    const { key } = await gw.createKey('pro');
+    const unknownField = await gw.graphql('{ projects { nope } }', {}, key);
+    expect(codes(unknownField)).toEqual(['validation_error']);
+    const badVariable = await gw.graphql('query ($p: ID!) { recall(projectId: $p) { id } }', { p: { not: 'an id' } }, key);
+    expect(codes(badVariable)).toEqual(['validation_error']);
+    const missingVariable = await gw.graphql('query ($p: ID!) { recall(projectId: $p) { id } }', {}, key);
+    expect(codes(missingVariable)).toEqual(['validation_error']);
+    const syntax = await gw.graphql('{ projects { id ', {}, key);
+    expect(codes(syntax)).toEqual(['validation_error']);
+  });
+});

@@ -1,0 +1,115 @@
+// Rate limits: 429 rate_limited with Retry-After once a key passes its requests per minute, on one gateway and across
+// gateway processes sharing one database.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Problem } from '../../rest/schemas.ts';
+import { startTestGateway, type ApiResponse, type TestGateway } from '../support/gateway.ts';
+import { spawnGateways, type GatewayProcess } from '../support/processes.ts';
+
+let gw: TestGateway;
+let account: string;
+let projectId: string;
+
+beforeAll(async () => {
+  gw = await startTestGateway();
+  const owner = await gw.createKey('pro');
+  account = owner.account;
+  projectId = (await gw.request('/projects', { method: 'POST', key: owner.key, json: { name: 'Rate limited' } })).body.id;
+});
+afterAll(() => gw?.close());
+
+/** Quota as the /usage endpoint would report it, read without spending a request of the limited key. */
+async function used(key: string): Promise<number> {
+  const { services } = gw.gateway.runtime;
+  return (await services.metering.usage(await services.keys.authenticate(key))).used;
+}
+
+function expectRateLimited(res: ApiResponse, instance: string, baseUrl = gw.url) {
+  expect(res.status, res.text).toBe(429);
+  expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+  expect(Problem.parse(res.body)).toMatchObject({ status: 429, code: 'rate_limited', instance });
+  expect(res.body.type).toBe(`${baseUrl}/errors/rate-limited`);
+  const retryAfter = res.headers.get('retry-after');
+  expect(retryAfter).toMatch(/^\d+$/);
+  expect(Number(retryAfter)).toBeGreaterThanOrEqual(1);
+  expect(Number(retryAfter)).toBeLessThanOrEqual(60);
+  expect(res.body.retry_after).toBe(Number(retryAfter));
+  return Number(retryAfter);
+}
+
+describe('per-minute limit', () => {
+  it('when a free key sends its 31st request in a minute, then 429 rate_limited with Retry-After', async () => {
+    const { key } = await gw.createKey('free', { accountId: account });
+    for (let i = 0; i < 30; i++) {
+      const res = await gw.request(`/projects/${projectId}/recall`, { key });
+      expect(res.status, `request ${i + 1}: ${res.text}`).toBe(200);
+    }
+    expectRateLimited(await gw.request(`/projects/${projectId}/recall`, { key }), `/api/v1/projects/${projectId}/recall`);
+    // The refused request spent no quota.
+    expect(await used(key)).toBe(30);
+  });
+
+  it('when requests cost nothing, then they still count against the rate limit', async () => {
+    const { key } = await gw.createKey('enterprise', { accountId: account, customRate: 5 });
+    for (let i = 0; i < 5; i++) expect((await gw.request('/projects', { key })).status).toBe(200);
+    expectRateLimited(await gw.request('/projects', { key }), '/api/v1/projects');
+    expectRateLimited(await gw.request('/projects', { method: 'POST', key, json: { name: 'Not now' } }), '/api/v1/projects');
+    expect(await used(key)).toBe(0);
+  });
+
+  it('when one key is limited, then another key of the same account is not', async () => {
+    const limited = await gw.createKey('enterprise', { accountId: account, customRate: 2 });
+    const other = await gw.createKey('enterprise', { accountId: account, customRate: 2 });
+    for (let i = 0; i < 2; i++) expect((await gw.request('/usage', { key: limited.key })).status).toBe(200);
+    expect((await gw.request('/usage', { key: limited.key })).status).toBe(429);
+    expect((await gw.request('/usage', { key: other.key })).status).toBe(200);
+  });
+
+  it('when 60 requests race for a limit of 20, then exactly 20 get through', async () => {
+    const { key } = await gw.createKey('enterprise', { accountId: account, customRate: 20 });
+    const results = await Promise.all(Array.from({ length: 60 }, () => gw.request(`/projects/${projectId}/graph`, { key })));
+    const statuses = results.map((r) => r.status);
+    expect(statuses.filter((s) => s === 200)).toHaveLength(20);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(40);
+    expect(await used(key)).toBe(20);
+  });
+
+  it('when the client waits Retry-After seconds, then its next request is served', { timeout: 120_000 }, async () => {
+    const { key } = await gw.createKey('enterprise', { accountId: account, customRate: 1 });
+    expect((await gw.request('/usage', { key })).status).toBe(200);
+    const retryAfter = expectRateLimited(await gw.request('/usage', { key }), '/api/v1/usage');
+    await new Promise((resolve) => setTimeout(resolve, retryAfter * 1000));
+    expect((await gw.request('/usage', { key })).status).toBe(200);
+  });
+});
+
+describe('across gateway processes sharing one database', () => {
+  let processes: GatewayProcess[] = [];
+  beforeAll(async () => {
+    processes = await spawnGateways(2, gw.databaseUrl);
+  });
+  afterAll(async () => {
+    await Promise.all(processes.map((p) => p.stop()));
+  });
+
+  it('when a key alternates between processes, then the limit counts its requests on all of them', async () => {
+    const { key } = await gw.createKey('enterprise', { accountId: account, customRate: 10 });
+    for (let i = 0; i < 10; i++) {
+      const res = await processes[i % 2].request(`/projects/${projectId}/recall`, { key });
+      expect(res.status, res.text).toBe(200);
+    }
+    for (const p of processes) expectRateLimited(await p.request(`/projects/${projectId}/recall`, { key }), `/api/v1/projects/${projectId}/recall`, p.url);
+    expect(await used(key)).toBe(10);
+  });
+
+  it('when 90 requests race over three gateways for a limit of 30, then exactly 30 get through', async () => {
+    const { key } = await gw.createKey('enterprise', { accountId: account, customRate: 30 });
+    const gateways = [...processes, gw];
+    const results = await Promise.all(
+      Array.from({ length: 90 }, (_, i) => gateways[i % gateways.length].request(`/projects/${projectId}/graph`, { key })),
+    );
+    const statuses = results.map((r) => r.status);
+    expect(statuses.every((s) => s === 200 || s === 429), String(statuses)).toBe(true);
+    expect(statuses.filter((s) => s === 200)).toHaveLength(30);
+    expect(await used(key)).toBe(30);
+  });
+});
