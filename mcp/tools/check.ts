@@ -8,7 +8,7 @@ const conflictOutput = z.object({
   id: z.string().describe('pending conflict id'),
   severity: z.enum(severities).describe('P1 breaks approved canon outright, P2 very likely contradicts it, P3 possible or minor'),
   kind: z.enum(conflictKinds),
-  episode: z.string().nullable().optional().describe('chapter id where it happens'),
+  episode: z.string().optional().describe('chapter id where it happens; absent when not known'),
   title: z.string(),
   rationale: z.string().describe('why, citing the canon'),
   refs: z.array(z.string()).describe('canon ids cited: entities, facts, relationships, beats'),

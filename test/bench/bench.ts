@@ -73,7 +73,12 @@ async function startServer(args: string[], listening: RegExp): Promise<Server> {
 
 async function admin<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: serverUrl });
-  await client.connect();
+  try {
+    await client.connect();
+  } catch (error) {
+    const where = new URL(serverUrl);
+    throw new Error(`the bench needs PostgreSQL at ${where.host} (set DATABASE_URL or TEST_DATABASE_URL): ${(error as Error).message}`);
+  }
   try {
     return await work(client);
   } finally {
@@ -224,6 +229,8 @@ async function main() {
       matched += bodies[0].entities.length;
     }
   }
+  log(`recall q: ${qs.recall.join(', ')}`);
+  log(`search q: ${qs.search.join(', ')}`);
   log(`responses identical on all ${qs.recall.length + qs.search.length} queries (${matched} entities returned in all)`);
 
   const loadBefore = loadavg()[0];

@@ -22,10 +22,10 @@ const mostConnected = `
   ORDER BY degree DESC, n.id
   LIMIT $limit
   RETURN n.id AS id, n.label AS label, n.type AS type`;
+// Not UNWIND here: with the list on both ends the planner would seek every b for every a.
 const edgesAmong = `
-  UNWIND $ids AS id
-  MATCH (a:Entity {id: id, projectId: $projectId})-[r:REL]->(b:Entity {projectId: $projectId})
-  WHERE b.id IN $ids
+  MATCH (a:Entity)-[r:REL]->(b:Entity)
+  WHERE a.id IN $ids AND a.projectId = $projectId AND b.id IN $ids AND b.projectId = $projectId
   RETURN a.id AS from, b.id AS to, r.kind AS kind, r.weight AS weight`;
 
 type Found = GraphNode & { degree: number; distance: number };
