@@ -13,6 +13,7 @@ import { loadConfig } from '../../src/config.ts';
 import { openRuntime } from '../../src/runtime.ts';
 import { createLogger } from '../../src/logger.ts';
 import { startNeo4j, waitFor, type TestNeo4j } from '../support/neo4j.ts';
+import { prng } from '../support/prng.ts';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 const serverUrl = process.env.DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgresql://postgres:postgres@127.0.0.1:5432/postgres';
@@ -29,16 +30,6 @@ const databaseUrl = (() => {
 const log = (line: string) => process.stdout.write(`${line}\n`);
 const seconds = (since: number) => `${((performance.now() - since) / 1000).toFixed(1)} s`;
 
-/** mulberry32, so every run measures the same graph */
-function prng(seed: number) {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /**
  * 10,000 entities and 50,000 distinct relationships (average degree 10): most ends uniform, one in five drawn from a

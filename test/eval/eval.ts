@@ -20,6 +20,7 @@ import type { PrismaClient } from '../../src/generated/prisma/client.ts';
 import { newId } from '../../src/ids.ts';
 import { openRuntime, type Runtime } from '../../src/runtime.ts';
 import { startFakeLlm, type FakeLlm } from '../support/fakeLlm.ts';
+import { prng } from '../support/prng.ts';
 
 type Expected = { kind: string; entity: string };
 type ModelHit = { severity: string; kind: string; title: string; rationale: string; refs: string[] };
@@ -252,16 +253,6 @@ export async function runEvaluation(options: { databaseUrl?: string; large?: boo
   }
 }
 
-/** mulberry32, so the large project's relationships and passages are the same on every run. */
-function prng(seed: number) {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const largeRelationships = 20_000;
 

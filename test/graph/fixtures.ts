@@ -1,6 +1,7 @@
 // Graph bundles for the graph tests, and a reference answer computed straight from a bundle: breadth-first distance
 // over relationships in both directions, degree (a self-loop counts once), the bounds of graphLimits, code-point order.
 import { graphLimits, type GraphSubset } from '../../src/core/graph/graphStore.ts';
+import { prng } from '../support/prng.ts';
 
 export type Bundle = {
   project: { name: string };
@@ -8,16 +9,6 @@ export type Bundle = {
   relationships: { from: string; to: string; kind: string; weight: number }[];
 };
 
-/** mulberry32, so every run builds the same graph */
-function prng(seed: number) {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const types = ['character', 'location', 'object', 'event', 'rule', 'promise'];
 // Mixed case and underscores: their order differs between code points and a linguistic collation.

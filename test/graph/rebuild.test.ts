@@ -56,7 +56,10 @@ beforeAll(async () => {
   gw = await startTestGateway();
   const { key } = await gw.createKey('pro');
   first = await importGraph(gw, key, smallGraph('Rebuild: first'));
-  second = await importGraph(gw, key, randomGraph('Rebuild: second', { entities: 200, relationships: 600 }));
+  const secondBundle = randomGraph('Rebuild: second', { entities: 200, relationships: 600 });
+  await importGraph(gw, key, { ...secondBundle, entities: secondBundle.entities.map((e) => ({ ...e, name: `${e.name} (draft)` })) });
+  // Imported again with the final names: without Neo4j the project still has a single mark in the outbox.
+  second = await importGraph(gw, key, secondBundle);
   // Leftovers in Neo4j: a stale label of the first project and the nodes of a project PostgreSQL does not have.
   await neo.driver.executeQuery('CREATE (:Entity {id: $id, projectId: $projectId, label: "stale", type: "character"})', {
     id: first.idOf.get('hub'),

@@ -1,82 +1,52 @@
-// The graph answered from Neo4j, with the same answers as PostgresGraphStore: every statement is parameterised and
-// matches nodes by (id, projectId), so a node of another project can never be reached. One read transaction per
-// call; the walk runs level by level, each level bringing its nodes' labels and degrees, so the order (nearest, best
-// connected, id) is decided as in PostgreSQL.
-import neo4j, { type ManagedTransaction, type Record as Neo4jRecord } from 'neo4j-driver';
+// The graph answered from Neo4j, with the same answers as PostgresGraphStore. Each answer is one parameterised
+// statement matching nodes by (id, projectId), so a node of another project can never be reached: nearest distances
+// come from a breadth-first SHORTEST search, and the edges among the chosen nodes come back in the same round trip
+// (the driver sends a large parameter list in several TCP writes and pays Nagle's delay, so ids are not sent back).
+import neo4j, { type Record as Neo4jRecord } from 'neo4j-driver';
 import type { Neo4jClient } from '../../db/neo4j.ts';
-import { byCodePoint, compareEdges, graphLimits, type GraphEdge, type GraphNode, type GraphQuery, type GraphStore, type GraphSubset } from './graphStore.ts';
+import { compareEdges, graphLimits, type GraphEdge, type GraphQuery, type GraphStore, type GraphSubset } from './graphStore.ts';
 
-// Degrees count a node's relationships in both directions (a self-loop once), as the PostgreSQL store does. The far
-// ends need no project filter: relationships are only ever created between two nodes of one project.
-const rootNode = `
-  MATCH (n:Entity {id: $root, projectId: $projectId})
-  RETURN n.id AS id, n.label AS label, n.type AS type, COUNT { (n)-[:REL]-() } AS degree`;
-const neighbours = `
-  UNWIND $ids AS id
-  MATCH (:Entity {id: id, projectId: $projectId})-[:REL]-(n:Entity {projectId: $projectId})
-  WITH DISTINCT n
-  RETURN n.id AS id, n.label AS label, n.type AS type, COUNT { (n)-[:REL]-() } AS degree`;
+// Degrees count a node's relationships in both directions (a self-loop once), as the PostgreSQL store does; ties go
+// to the smaller id by code point. Relationships only ever join two nodes of one project.
+const chosenWithEdges = `
+  WITH collect(n) AS chosen
+  UNWIND chosen AS a
+  RETURN a.id AS id, a.label AS label, a.type AS type,
+    [(a)-[r:REL]->(b) WHERE b IN chosen | {to: b.id, kind: r.kind, weight: r.weight}] AS out`;
 const mostConnected = `
   MATCH (n:Entity {projectId: $projectId})
   WITH n, COUNT { (n)-[:REL]-() } AS degree
   ORDER BY degree DESC, n.id
   LIMIT $limit
-  RETURN n.id AS id, n.label AS label, n.type AS type`;
-// Not UNWIND here: with the list on both ends the planner would seek every b for every a.
-const edgesAmong = `
-  MATCH (a:Entity)-[r:REL]->(b:Entity)
-  WHERE a.id IN $ids AND a.projectId = $projectId AND b.id IN $ids AND b.projectId = $projectId
-  RETURN a.id AS from, b.id AS to, r.kind AS kind, r.weight AS weight`;
-
-type Found = GraphNode & { degree: number; distance: number };
-const toNode = (r: Neo4jRecord): GraphNode => ({ id: r.get('id'), label: r.get('label'), type: r.get('type') });
+  ${chosenWithEdges}`;
+// A path quantifier takes no parameter, so there is one statement per allowed depth (no input reaches the text).
+const neighbourhood = (depth: number) => `
+  MATCH (root:Entity {id: $root, projectId: $projectId})
+  MATCH path = SHORTEST 1 (root)-[:REL]-{0,${depth}}(n:Entity {projectId: $projectId})
+  WITH n, length(path) AS distance, COUNT { (n)-[:REL]-() } AS degree
+  ORDER BY distance, degree DESC, n.id
+  LIMIT $limit
+  ${chosenWithEdges}`;
+const neighbourhoodAt = new Map([1, 2, 3].map((depth) => [depth, neighbourhood(depth)]));
 
 export class Neo4jGraphStore implements GraphStore {
   readonly name = 'neo4j' as const;
 
   constructor(private readonly client: Neo4jClient) {}
 
-  subset({ projectId, root, depth }: GraphQuery): Promise<GraphSubset | undefined> {
-    return this.client.read(async (tx) => {
-      let nodes: GraphNode[];
-      if (root) {
-        const found = await this.neighbourhood(tx, projectId, root, depth);
-        if (!found) return undefined;
-        nodes = found;
-      } else {
-        nodes = (await tx.run(mostConnected, { projectId, limit: neo4j.int(graphLimits.topNodes) })).records.map(toNode);
-      }
-      return { nodes, edges: await this.edges(tx, projectId, nodes) };
-    });
+  async subset({ projectId, root, depth }: GraphQuery): Promise<GraphSubset | undefined> {
+    const statement = root ? neighbourhoodAt.get(depth) : mostConnected;
+    if (!statement) throw new RangeError(`depth must be 1, 2 or 3, not ${depth}`);
+    const limit = neo4j.int(root ? graphLimits.neighbourhoodNodes : graphLimits.topNodes);
+    const { records } = await this.client.read((tx) => tx.run(statement, { projectId, root: root ?? null, limit }));
+    // The root always comes back itself (distance 0), so no rows means it is not an entity of the project.
+    if (root && records.length === 0) return undefined;
+    return { nodes: records.map((r) => ({ id: r.get('id'), label: r.get('label'), type: r.get('type') })), edges: edgesOf(records) };
   }
+}
 
-  /** Breadth-first to `depth`, then nearest first, best connected first, id: the bound keeps the same nodes as PostgreSQL. */
-  private async neighbourhood(tx: ManagedTransaction, projectId: string, root: string, depth: number): Promise<GraphNode[] | undefined> {
-    const [start] = (await tx.run(rootNode, { root, projectId })).records;
-    if (!start) return undefined;
-    const found = new Map<string, Found>([[root, { ...toNode(start), degree: start.get('degree'), distance: 0 }]]);
-    let frontier = [root];
-    for (let distance = 1; distance <= depth && frontier.length > 0; distance++) {
-      const next: string[] = [];
-      for (const r of (await tx.run(neighbours, { ids: frontier, projectId })).records) {
-        const id = r.get('id') as string;
-        if (found.has(id)) continue;
-        found.set(id, { ...toNode(r), degree: r.get('degree'), distance });
-        next.push(id);
-      }
-      frontier = next;
-    }
-    return [...found.values()]
-      .sort((a, b) => a.distance - b.distance || b.degree - a.degree || byCodePoint(a.id, b.id))
-      .slice(0, graphLimits.neighbourhoodNodes)
-      .map(({ id, label, type }) => ({ id, label, type }));
-  }
-
-  private async edges(tx: ManagedTransaction, projectId: string, nodes: GraphNode[]): Promise<GraphEdge[]> {
-    if (nodes.length === 0) return [];
-    const result = await tx.run(edgesAmong, { ids: nodes.map((n) => n.id), projectId });
-    return result.records
-      .map((r): GraphEdge => ({ from: r.get('from'), to: r.get('to'), kind: r.get('kind'), weight: r.get('weight') }))
-      .sort(compareEdges);
-  }
+function edgesOf(records: Neo4jRecord[]): GraphEdge[] {
+  return records
+    .flatMap((r) => (r.get('out') as { to: string; kind: string; weight: number }[]).map((e) => ({ from: r.get('id') as string, ...e })))
+    .sort(compareEdges);
 }

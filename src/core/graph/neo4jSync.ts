@@ -102,20 +102,25 @@ export class GraphSyncWorker {
    * PostgreSQL does not have) with a copy from PostgreSQL, then applies whatever the outbox still holds for them.
    */
   async rebuild(projectId?: string): Promise<RebuildResult[]> {
-    const projectIds = projectId
-      ? [(await this.prisma.project.findUnique({ where: { id: projectId }, select: { id: true } }))?.id]
-      : (await this.prisma.project.findMany({ select: { id: true }, orderBy: { id: 'asc' } })).map((p) => p.id);
-    if (projectIds[0] === undefined && projectId) throw new LoreError('not_found', `Project ${projectId} not found.`);
+    let projectIds: string[];
+    if (projectId) {
+      if (!(await this.prisma.project.findUnique({ where: { id: projectId }, select: { id: true } }))) {
+        throw new LoreError('not_found', `Project ${projectId} not found.`);
+      }
+      projectIds = [projectId];
+    } else {
+      projectIds = (await this.prisma.project.findMany({ select: { id: true }, orderBy: { id: 'asc' } })).map((p) => p.id);
+    }
     await this.neo4j.ensureSchema();
-    for (const id of projectIds as string[]) await this.outbox.requestRebuild(id);
+    for (const id of projectIds) await this.outbox.requestRebuild(id);
     await this.withOwnLock(async () => {
       if (!projectId) await this.deleteInBatches(deleteOtherProjects, { projectIds });
-      for (const id of projectIds as string[]) {
+      for (const id of projectIds) {
         while ((await this.drainProject(id)) > 0);
       }
     });
     const results: RebuildResult[] = [];
-    for (const id of projectIds as string[]) {
+    for (const id of projectIds) {
       const counts = await this.neo4j.read((tx) => tx.run(countProject, { projectId: id }));
       results.push({ projectId: id, nodes: counts.records[0].get('nodes'), edges: counts.records[0].get('edges') ?? 0 });
     }
