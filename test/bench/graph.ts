@@ -5,8 +5,6 @@
 // The project is imported through the importer and copied to Neo4j through the outbox; the bench reports that too.
 // Env: DATABASE_URL or TEST_DATABASE_URL (the server to create lore_bench_graph on), BENCH_REQUESTS (per cell,
 // default 300), BENCH_KEEP_DB=1 to keep the database. Neo4j: test/neo4j/start.sh on a free port, stopped afterwards.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
 import pg from 'pg';
 import { loadConfig } from '../../src/config.ts';
@@ -14,8 +12,8 @@ import { openRuntime } from '../../src/runtime.ts';
 import { createLogger } from '../../src/logger.ts';
 import { startNeo4j, waitFor, type TestNeo4j } from '../support/neo4j.ts';
 import { prng } from '../support/prng.ts';
+import { spawnGateway, type GatewayProcess } from '../support/processes.ts';
 
-const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 const serverUrl = process.env.DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgresql://postgres:postgres@127.0.0.1:5432/postgres';
 const benchDatabase = 'lore_bench_graph';
 const requestsPerCell = Number(process.env.BENCH_REQUESTS ?? 300);
@@ -53,45 +51,12 @@ function bundle() {
   return { project: { name: 'Bench: graph' }, entities, relationships };
 }
 
-type Server = { url: string; stop(): Promise<void> };
-const running: Server[] = [];
+const running: GatewayProcess[] = [];
 let neo: TestNeo4j | undefined;
 
-async function startServer(env: Record<string, string>): Promise<Server> {
-  const child: ChildProcess = spawn(process.execPath, ['bin/lore.mjs', 'serve'], {
-    cwd: repoRoot,
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LORE_LOG_LEVEL: 'warn', NODE_ENV: 'production', DATABASE_URL: databaseUrl, ...env },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const server: Server = {
-    url: '',
-    async stop() {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      const killer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-      child.kill('SIGTERM');
-      await exited;
-      clearTimeout(killer);
-    },
-  };
+async function startServer(env: Record<string, string>): Promise<GatewayProcess> {
+  const server = await spawnGateway(databaseUrl, { LORE_LOG_LEVEL: 'warn', NODE_ENV: 'production', ...env });
   running.push(server);
-  let stderr = '';
-  server.url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`lore serve did not start within 90 s:\n${stderr}`)), 90_000);
-    child.stderr!.setEncoding('utf8');
-    child.stderr!.on('data', (chunk: string) => {
-      stderr += chunk;
-      const match = /Lore gateway listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(stderr);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[1]);
-      }
-    });
-    child.once('exit', (code, signal) => {
-      clearTimeout(timer);
-      reject(new Error(`lore serve exited (${code ?? signal}) before listening:\n${stderr}`));
-    });
-  });
   return server;
 }
 

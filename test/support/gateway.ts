@@ -6,6 +6,7 @@ import { loadConfig } from '../../src/config.ts';
 import type { KeyOptions } from '../../src/core/keys.ts';
 import { startGateway, type Gateway } from '../../src/gateway.ts';
 import { adminUrl, databaseUrl } from './env.ts';
+import { httpRequest } from './processes.ts';
 
 export async function createTestDatabase(): Promise<string> {
   const name = `${inject('templateDatabase')}_${randomBytes(6).toString('hex')}`;
@@ -37,24 +38,7 @@ export async function startTestGateway(env: Record<string, string> = {}): Promis
   const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', LORE_LOG_LEVEL: 'silent', ...env, DATABASE_URL: dbUrl });
   const gateway = await startGateway(config);
   const api = `${gateway.url}/api/v1`;
-  const request: TestGateway['request'] = async (path, init = {}) => {
-    const headers = new Headers(init.headers);
-    if (init.key) headers.set('Authorization', `Bearer ${init.key}`);
-    let body = init.body;
-    if (init.json !== undefined) {
-      headers.set('Content-Type', 'application/json');
-      body = JSON.stringify(init.json);
-    }
-    const res = await fetch(path.startsWith('http') ? path : `${api}${path}`, { ...init, headers, body });
-    const text = await res.text();
-    let parsed: unknown;
-    try {
-      parsed = text ? JSON.parse(text) : undefined;
-    } catch {
-      parsed = undefined;
-    }
-    return { status: res.status, headers: res.headers, body: parsed, text };
-  };
+  const request: TestGateway['request'] = (path, init = {}) => httpRequest(path.startsWith('http') ? path : `${api}${path}`, init);
   return {
     url: gateway.url,
     api,
