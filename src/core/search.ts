@@ -4,8 +4,9 @@ import type { PrismaClient } from '../generated/prisma/client.ts';
 import { LoreError } from './errors.ts';
 
 // Lower than pg_trgm's default (0.6) so that a misspelt short name still matches: "Mra" for "Mara" shares 2 of 7
-// trigrams (0.29).
-const nameSimilarity = 0.25;
+// trigrams (0.29). A query of several words has trigrams enough to be stricter; at 0.25 its common words ("the",
+// "of") would match most names of a large project and make every search slow.
+const similarityFor = (q: string) => (/\s/.test(q.trim()) ? 0.5 : 0.25);
 
 export type SearchPage = { ids: string[]; hasMore: boolean; nextStartingAfter: string | null };
 
@@ -13,6 +14,7 @@ export class SearchService {
   constructor(private readonly prisma: PrismaClient) {}
 
   async search(projectId: string, q: string, limit: number, startingAfter?: string): Promise<SearchPage> {
+    const nameSimilarity = similarityFor(q);
     // The score travels as text: a JS number parameter is sent with 16 significant digits, so it would not compare
     // equal to the stored float8 and the cursor row would come back again.
     let after: { score: string; id: string } | undefined;
