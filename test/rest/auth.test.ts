@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tierPolicies } from '../../src/core/tiers.ts';
-import { Problem } from '../../rest/schemas.ts';
 import { startTestGateway, type TestGateway } from '../support/gateway.ts';
+import { expectProblem as expectProblemAt } from '../support/problem.ts';
+import type { ApiResponse } from '../support/gateway.ts';
 
 let gw: TestGateway;
 beforeAll(async () => {
@@ -9,14 +10,8 @@ beforeAll(async () => {
 });
 afterAll(() => gw?.close());
 
-function expectProblem(res: { status: number; headers: Headers; body: any }, status: number, code: string, instance: string) {
-  expect(res.status).toBe(status);
-  expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-  expect(Problem.parse(res.body)).toMatchObject({ status, code, instance });
-  expect(res.body.type).toMatch(new RegExp(`^${gw.url}/errors/[a-z-]+$`));
-  expect(res.headers.get('x-request-id')).toMatch(/^req_/);
-  expect(res.headers.get('lore-api-version')).toBe('1.0');
-}
+const expectProblem = (res: ApiResponse, status: number, code: string, instance: string) =>
+  expectProblemAt(res, status, code, { instance, site: gw.url });
 
 describe('authentication', () => {
   it('when no key is sent, then 401 AUTH_MISSING_KEY on every endpoint', async () => {

@@ -1,8 +1,10 @@
 // Recall, mentions and approve on /api/v1, against a real gateway and database.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApproveResult, MentionsEnvelope, Problem, RecallEntity, RecallResponse } from '../../rest/schemas.ts';
+import { ApproveResult, MentionsEnvelope, RecallEntity, RecallResponse } from '../../rest/schemas.ts';
 import { saltmarshBundle } from '../support/fixtures.ts';
 import { importBundle, startTestGateway, type TestGateway } from '../support/gateway.ts';
+import { expectProblem as expectProblemAt } from '../support/problem.ts';
+import type { ApiResponse } from '../support/gateway.ts';
 
 let gw: TestGateway;
 let key: string;
@@ -47,15 +49,8 @@ function canonBundle() {
   return b;
 }
 
-function expectProblem(res: { status: number; headers: Headers; body: any }, status: number, code: string, instance?: string) {
-  expect(res.status).toBe(status);
-  expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-  const problem = Problem.parse(res.body);
-  expect(problem).toMatchObject({ status, code });
-  if (instance) expect(problem.instance).toBe(instance);
-  expect(res.body.type).toMatch(new RegExp(`^${gw.url}/errors/[a-z-]+$`));
-  return problem;
-}
+const expectProblem = (res: ApiResponse, status: number, code: string, instance?: string) =>
+  expectProblemAt(res, status, code, { instance, site: gw.url });
 
 async function walkMentions(entityId: string, limit?: number) {
   const pages: any[] = [];

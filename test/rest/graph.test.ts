@@ -1,7 +1,8 @@
 // GET /projects/{id}/graph: subsets with and without a root, depth, and the errors, against a real gateway and database.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GraphSubset, Problem } from '../../rest/schemas.ts';
+import { GraphSubset } from '../../rest/schemas.ts';
 import { importBundle, startTestGateway, type TestGateway } from '../support/gateway.ts';
+import { expectProblem } from '../support/problem.ts';
 
 let gw: TestGateway;
 let key: string;
@@ -28,13 +29,6 @@ const bundle = {
   ],
 };
 
-function expectProblem(res: { status: number; headers: Headers; body: any }, status: number, code: string) {
-  expect(res.status).toBe(status);
-  expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-  const problem = Problem.parse(res.body);
-  expect(problem).toMatchObject({ status, code });
-  return problem;
-}
 
 async function graph(query = '', project = projectId) {
   const res = await gw.request(`/projects/${project}/graph${query}`, { key });

@@ -1,9 +1,10 @@
 // Idempotency-Key: a repeat of the same request within 24 hours replays the first response without doing the work
 // again; the same key with another body is refused; concurrent repeats create one thing; a failure frees the key.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Problem, UsageSummary } from '../../rest/schemas.ts';
+import { UsageSummary } from '../../rest/schemas.ts';
 import { saltmarshBundle } from '../support/fixtures.ts';
 import { importBundle, startTestGateway, type ApiResponse, type TestGateway } from '../support/gateway.ts';
+import { expectProblem as expectProblemAt } from '../support/problem.ts';
 
 let gw: TestGateway;
 beforeAll(async () => {
@@ -24,12 +25,8 @@ async function used(key: string): Promise<number> {
   return UsageSummary.parse((await gw.request('/usage', { key })).body).used;
 }
 
-function expectProblem(res: ApiResponse, status: number, code: string) {
-  expect(res.status, res.text).toBe(status);
-  expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-  expect(Problem.parse(res.body)).toMatchObject({ status, code, instance: '/api/v1/projects' });
-  expect(res.body.type).toMatch(new RegExp(`^${gw.url}/errors/[a-z-]+$`));
-}
+const expectProblem = (res: ApiResponse, status: number, code: string) =>
+  expectProblemAt(res, status, code, { instance: '/api/v1/projects', site: gw.url });
 
 describe('POST /projects with an Idempotency-Key', () => {
   it('when the same key and body are sent again, then the first response is replayed and nothing new is created', async () => {

@@ -1,8 +1,9 @@
 // POST /projects and GET /projects: bad input is refused with the right 4xx problem, creates nothing and costs
 // nothing; a good request creates a project that the list shows with the contract's fields.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CreatedProject, Problem, ProjectList, UsageSummary } from '../../rest/schemas.ts';
+import { CreatedProject, ProjectList, UsageSummary } from '../../rest/schemas.ts';
 import { startTestGateway, type ApiResponse, type TestGateway } from '../support/gateway.ts';
+import { expectProblem as expectProblemAt } from '../support/problem.ts';
 
 let gw: TestGateway;
 beforeAll(async () => {
@@ -20,12 +21,8 @@ async function used(key: string, via = gw): Promise<number> {
   return UsageSummary.parse((await via.request('/usage', { key })).body).used;
 }
 
-function expectProblem(res: ApiResponse, status: number, code: string, via = gw) {
-  expect(res.status, res.text).toBe(status);
-  expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-  expect(Problem.parse(res.body)).toMatchObject({ status, code, instance: '/api/v1/projects' });
-  expect(res.body.type).toMatch(new RegExp(`^${via.url}/errors/[a-z-]+$`));
-}
+const expectProblem = (res: ApiResponse, status: number, code: string, via = gw) =>
+  expectProblemAt(res, status, code, { instance: '/api/v1/projects', site: via.url });
 
 const post = (key: string, body: BodyInit, contentType: string | null = 'application/json', via = gw) =>
   via.request('/projects', { method: 'POST', key, body, headers: contentType ? { 'Content-Type': contentType } : {} });

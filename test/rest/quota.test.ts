@@ -1,10 +1,11 @@
 // Quotas: what each endpoint costs, what a failure costs (nothing), 402 once the quota is spent, and that concurrent
 // calls on one or several gateway processes never spend past it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Problem, UsageSummary } from '../../rest/schemas.ts';
+import { UsageSummary } from '../../rest/schemas.ts';
 import { saltmarshBundle } from '../support/fixtures.ts';
 import { importBundle, startTestGateway, type ApiResponse, type TestGateway } from '../support/gateway.ts';
 import { spawnGateways, type GatewayProcess } from '../support/processes.ts';
+import { expectProblem } from '../support/problem.ts';
 
 let gw: TestGateway;
 let owner: { id: string; key: string; account: string };
@@ -30,11 +31,6 @@ async function usage(key: string, via: { request: TestGateway['request'] } = gw)
   return UsageSummary.strict().parse(res.body);
 }
 
-function expectProblem(res: ApiResponse, status: number, code: string) {
-  expect(res.status, res.text).toBe(status);
-  expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-  expect(Problem.parse(res.body)).toMatchObject({ status, code });
-}
 
 describe('usage summary', () => {
   it('when each tier reads /usage, then period, quota and rate are the contract table', async () => {

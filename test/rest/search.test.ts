@@ -1,7 +1,8 @@
 // GET /projects/{id}/search: ranking, the Entities envelope and paging, against a real gateway and database.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EntitiesEnvelope, Problem, RecallEntity } from '../../rest/schemas.ts';
+import { EntitiesEnvelope, RecallEntity } from '../../rest/schemas.ts';
 import { importBundle, startTestGateway, type TestGateway } from '../support/gateway.ts';
+import { expectProblem } from '../support/problem.ts';
 
 let gw: TestGateway;
 let key: string;
@@ -26,13 +27,6 @@ const bundle = {
   ],
 };
 
-function expectProblem(res: { status: number; headers: Headers; body: any }, status: number, code: string) {
-  expect(res.status).toBe(status);
-  expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-  const problem = Problem.parse(res.body);
-  expect(problem).toMatchObject({ status, code });
-  return problem;
-}
 
 async function search(q: string, extra: Record<string, string> = {}, project = projectId) {
   const res = await gw.request(`/projects/${project}/search?${new URLSearchParams({ q, ...extra })}`, { key });
