@@ -2,8 +2,11 @@
 import { z } from 'zod';
 import { parseOrFail } from '../src/core/validation.ts';
 
-/** GraphQL passes absent optional arguments as null; the rules treat them as absent. */
-export function parseArgs<S extends z.ZodRawShape>(shape: S, args: Record<string, unknown>): z.infer<z.ZodObject<S>> {
+/**
+ * GraphQL passes absent optional arguments as null; the rules treat them as absent. Each field builds its schema once,
+ * at start-up (zod compiles an object schema on first use).
+ */
+export function parseArgs<S extends z.ZodObject>(schema: S, args: Record<string, unknown>): z.infer<S> {
   const present = Object.fromEntries(Object.entries(args).filter(([, value]) => value !== null && value !== undefined));
-  return parseOrFail(z.object(shape), present);
+  return parseOrFail(schema, present);
 }

@@ -1,7 +1,9 @@
 // The one Pothos builder. Plugin order is deliberate: scope-auth first so no resolver (or quota spend) runs for a
-// caller without the scope; prisma to plan relation loading from the selection set (no N+1); metering last so the
-// quota is reserved only around the resolver itself.
+// caller without the scope; prisma to plan relation loading from the selection set (no N+1); dataloader to batch the
+// fields Prisma does not plan (an entity's facts) into one query per request; metering last so the quota is reserved
+// only around the resolver itself.
 import SchemaBuilder from '@pothos/core';
+import DataloaderPlugin from '@pothos/plugin-dataloader';
 import PrismaPlugin from '@pothos/plugin-prisma';
 import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
 import { GraphQLError } from 'graphql';
@@ -16,12 +18,12 @@ export const builder = new SchemaBuilder<{
   PrismaTypes: PrismaTypes;
   AuthScopes: { scope: string; authenticated: boolean };
   Scalars: {
-    DateTime: { Input: Date; Output: Date };
+    DateTime: { Input: Date; Output: Date | string };
     JSON: { Input: unknown; Output: unknown };
   };
   DefaultFieldNullability: false;
 }>({
-  plugins: [ScopeAuthPlugin, PrismaPlugin, meteringPlugin],
+  plugins: [ScopeAuthPlugin, PrismaPlugin, DataloaderPlugin, meteringPlugin],
   defaultFieldNullability: false,
   scopeAuth: {
     authScopes: async (ctx) => {

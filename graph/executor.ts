@@ -1,9 +1,11 @@
-// Runs the named operations REST and MCP are built on. Documents are parsed and validated once, at start-up; a
-// request only executes. Expected failures come back with their code; anything else is logged with the request id
+// Runs the named operations REST and MCP are built on. Documents are parsed, validated and compiled (graphql-jit) once,
+// at start-up; a request only runs the compiled function, which costs a fraction of graphql-js's interpreting
+// executor on a page of entities (about 600 fields). Expected failures come back with their code; anything else is logged with the request id
 // and masked.
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { execute, GraphQLError, Kind, parse, print, validate, visit, type DocumentNode, type FragmentDefinitionNode, type OperationDefinitionNode } from 'graphql';
+import { GraphQLError, Kind, parse, print, validate, visit, type DocumentNode, type FragmentDefinitionNode, type OperationDefinitionNode } from 'graphql';
+import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import { isErrorCode, problemCatalog, type ErrorCode } from '../src/core/errors.ts';
 import type { Services } from '../src/core/services.ts';
 import { createContext, type Caller } from './context.ts';
@@ -46,6 +48,14 @@ function loadDocuments(): Map<OperationName, DocumentNode> {
 
 const documents = loadDocuments();
 
+const compiled = new Map<OperationName, CompiledQuery>(
+  [...documents].map(([name, document]) => {
+    const query = compileQuery(schema, document, name);
+    if (!isCompiledQuery(query)) throw new Error(`operation ${name} does not compile: ${query.errors?.[0]?.message}`);
+    return [name, query];
+  }),
+);
+
 /** An operation's document (with the fragments it uses) as text, for a surface that sends it to a gateway. */
 export function operationSource(name: OperationName): string {
   return print(documents.get(name)!);
@@ -66,7 +76,7 @@ export class Executor {
 
   async run(name: OperationName, variables: Record<string, unknown>, caller: Caller): Promise<OperationOutcome> {
     const contextValue = createContext(this.services, caller);
-    const result = await execute({ schema, document: documents.get(name)!, variableValues: variables, contextValue });
+    const result = await compiled.get(name)!.query(undefined, contextValue, variables);
     const error = result.errors?.[0];
     if (error) return { ok: false, error: this.describe(error, caller.requestId) };
     return { ok: true, data: result.data as Record<string, unknown> };

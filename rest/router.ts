@@ -116,15 +116,22 @@ function readCredential(req: Request, res: Response, config: Config): string | u
   return legacy;
 }
 
-/** Optional fields are left out rather than sent as null; episode is "string or null" in the contract and user state is kept as given. */
-function withoutNulls(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(withoutNulls);
-  if (value && typeof value === 'object' && !(value instanceof Date)) {
-    return Object.fromEntries(
-      Object.entries(value)
-        .filter(([k, v]) => v !== null || k === 'episode')
-        .map(([k, v]) => [k, k === 'currentState' ? v : withoutNulls(v)]),
-    );
+/**
+ * Optional fields are left out rather than sent as null; episode is "string or null" in the contract and user state is
+ * kept as given. A list the answer holds twice (search's data and entities) is rewritten once.
+ */
+function withoutNulls(value: unknown, seen = new Map<unknown[], unknown[]>()): unknown {
+  if (value === null || typeof value !== 'object' || value instanceof Date) return value;
+  if (Array.isArray(value)) {
+    let list = seen.get(value);
+    if (!list) seen.set(value, (list = value.map((item) => withoutNulls(item, seen))));
+    return list;
   }
-  return value;
+  const out: Record<string, unknown> = {};
+  for (const k in value) {
+    const v = (value as Record<string, unknown>)[k];
+    if (v === null && k !== 'episode') continue;
+    out[k] = k === 'currentState' ? v : withoutNulls(v, seen);
+  }
+  return out;
 }

@@ -5,6 +5,7 @@ import YAML from 'yaml';
 import { Executor } from '../graph/executor.ts';
 import { printedSchema } from '../graph/schema.ts';
 import { runMcpServer } from '../mcp/server.ts';
+import { isWorker, reportListening, superviseWorkers } from './cluster.ts';
 import { loadConfig, type Config } from './config.ts';
 import { LoreError } from './core/errors.ts';
 import { tiers } from './core/tiers.ts';
@@ -48,12 +49,15 @@ program
   .description('run the gateway (REST /api/v1, GraphQL /graphql) on PORT (default 8787)')
   .action(async () => {
     const config: Config = loadConfig();
+    const announce = (url: string, store: string) => process.stderr.write(`Lore gateway listening on ${url} (store: ${store})\n`);
+    if (config.workers > 1 && !isWorker()) return superviseWorkers(config, announce);
     // Loaded here: the HTTP stack (express, yoga) would slow every other command's start by seconds.
     const { startGateway } = await import('./gateway.ts');
     const gateway = await startGateway(config);
     const store = gateway.runtime.db.mode === 'pglite' ? `embedded PGlite in ${config.dataDir}` : 'PostgreSQL (DATABASE_URL)';
     gateway.runtime.logger.info({ url: gateway.url, store }, 'gateway started');
-    process.stderr.write(`Lore gateway listening on ${gateway.url} (store: ${store})\n`);
+    if (isWorker()) reportListening(gateway.url, store);
+    else announce(gateway.url, store);
     const stop = async () => {
       await gateway.close();
       process.exit(0);

@@ -24,6 +24,8 @@ const envSchema = z.object({
   LORE_GRAPHIQL: flag.optional(),
   LORE_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   LORE_MAX_BODY_BYTES: z.coerce.number().int().positive().default(2 * 1024 * 1024),
+  LORE_READ_CACHE_ENTRIES: z.coerce.number().int().min(0).default(5_000),
+  LORE_WORKERS: z.coerce.number().int().min(1).max(64).default(1),
   NODE_ENV: z.string().optional(),
   NEO4J_URL: z.string().optional(),
   NEO4J_USER: z.string().optional(),
@@ -57,6 +59,10 @@ export type Config = {
   graphiql: boolean;
   logLevel: z.infer<typeof envSchema>['LORE_LOG_LEVEL'];
   maxBodyBytes: number;
+  /** recall and search pages kept per process, each valid while its project's canon is unchanged; 0 turns it off */
+  readCacheEntries: number;
+  /** gateway processes `lore serve` runs (PostgreSQL only: PGlite serves one process) */
+  workers: number;
   neo4j?: { url: string; user: string; password: string };
   mcp: {
     apiUrl: string;
@@ -91,6 +97,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (Boolean(e.LORE_LLM_PROVIDER) !== Boolean(e.LORE_LLM_KEY) || (e.LORE_LLM_MODEL && !e.LORE_LLM_PROVIDER)) {
     throw new ConfigError('invalid configuration: LORE_LLM_PROVIDER and LORE_LLM_KEY must be set together (LORE_LLM_MODEL only with them)');
   }
+  if (e.LORE_WORKERS > 1 && !e.DATABASE_URL) {
+    throw new ConfigError('invalid configuration: LORE_WORKERS above 1 needs DATABASE_URL (the embedded PGlite serves one process)');
+  }
   return {
     port: e.PORT,
     host: e.HOST,
@@ -102,6 +111,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     graphiql: e.LORE_GRAPHIQL ?? e.NODE_ENV !== 'production',
     logLevel: e.LORE_LOG_LEVEL,
     maxBodyBytes: e.LORE_MAX_BODY_BYTES,
+    readCacheEntries: e.LORE_READ_CACHE_ENTRIES,
+    workers: e.LORE_WORKERS,
     neo4j: e.NEO4J_URL ? { url: e.NEO4J_URL, user: e.NEO4J_USER!, password: e.NEO4J_PASSWORD! } : undefined,
     mcp: {
       apiUrl: e.LORE_API_URL.replace(/\/$/, ''),

@@ -1,5 +1,8 @@
+import { z } from 'zod';
 import { factText, idempotencyKey, resourceId, sourceContent } from '../../src/core/validation.ts';
 import { parseArgs } from '../args.ts';
+const approveFactArgs = z.object({ projectId: resourceId, entityId: resourceId, fact: factText.optional(), content: sourceContent.optional(), idempotencyKey: idempotencyKey.optional() });
+
 import { builder } from '../builder.ts';
 import { ApproveResult } from '../types/ApproveResult.ts';
 
@@ -18,10 +21,7 @@ builder.mutationField('approveFact', (t) =>
       idempotencyKey: t.arg.string(),
     },
     resolve: async (_root, rawArgs, ctx, info) => {
-      const args = parseArgs(
-        { projectId: resourceId, entityId: resourceId, fact: factText.optional(), content: sourceContent.optional(), idempotencyKey: idempotencyKey.optional() },
-        rawArgs,
-      );
+      const args = parseArgs(approveFactArgs, rawArgs);
       const principal = await ctx.principal();
       await ctx.services.projects.requireOwned(principal.accountId, args.projectId);
       await ctx.services.projects.requireEntity(args.projectId, args.entityId);

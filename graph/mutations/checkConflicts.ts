@@ -1,6 +1,9 @@
+import { z } from 'zod';
 import { chooseLlm } from '../../src/core/llm/provider.ts';
 import { chapterRef, passageText, resourceId } from '../../src/core/validation.ts';
 import { parseArgs } from '../args.ts';
+const checkConflictsArgs = z.object({ projectId: resourceId, text: passageText, chapter: chapterRef.optional() });
+
 import { builder } from '../builder.ts';
 import { ConflictHit } from '../types/ConflictHit.ts';
 
@@ -19,7 +22,7 @@ builder.mutationField('checkConflicts', (t) =>
     resolve: async (_root, rawArgs, ctx) => {
       const principal = await ctx.principal();
       const llm = chooseLlm(ctx.llm, ctx.services.config.llm, principal.scopes);
-      const args = parseArgs({ projectId: resourceId, text: passageText, chapter: chapterRef.optional() }, rawArgs);
+      const args = parseArgs(checkConflictsArgs, rawArgs);
       await ctx.services.projects.requireOwned(principal.accountId, args.projectId);
       const result = await ctx.services.conflicts.check({ projectId: args.projectId, text: args.text, chapter: args.chapter, llm });
       ctx.services.logger.info({ requestId: ctx.requestId, promptTokens: result.promptTokens, hits: result.conflicts.length }, 'conflict check');

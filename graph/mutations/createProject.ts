@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { idempotencyKey, initialScope, projectDescription, projectName } from '../../src/core/validation.ts';
 import { parseArgs } from '../args.ts';
+const createProjectArgs = z.object({ input: z.object({ name: projectName, description: projectDescription.nullish(), initialScope: initialScope.nullish() }), idempotencyKey: idempotencyKey.optional() });
+
 import { builder } from '../builder.ts';
 import { Project } from '../types/Project.ts';
 
@@ -23,13 +25,7 @@ builder.mutationField('createProject', (t) =>
       idempotencyKey: t.arg.string(),
     },
     resolve: async (query, _root, rawArgs, ctx, info) => {
-      const args = parseArgs(
-        {
-          input: z.object({ name: projectName, description: projectDescription.nullish(), initialScope: initialScope.nullish() }),
-          idempotencyKey: idempotencyKey.optional(),
-        },
-        rawArgs,
-      );
+      const args = parseArgs(createProjectArgs, rawArgs);
       const principal = await ctx.principal();
       const input = { name: args.input.name, description: args.input.description ?? undefined, initialScope: args.input.initialScope ?? undefined };
       const { result, replayed } = await ctx.services.idempotency.run(

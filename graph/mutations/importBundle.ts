@@ -1,5 +1,7 @@
 import { resourceId } from '../../src/core/validation.ts';
 import { parseArgs } from '../args.ts';
+const importBundleArgs = z.object({ bundle: z.unknown(), projectId: resourceId.optional() });
+
 import { builder } from '../builder.ts';
 import { ImportResult } from '../types/ImportResult.ts';
 import { z } from 'zod';
@@ -16,7 +18,7 @@ builder.mutationField('importBundle', (t) =>
       projectId: t.arg.id(),
     },
     resolve: async (_root, rawArgs, ctx) => {
-      const args = parseArgs({ bundle: z.unknown(), projectId: resourceId.optional() }, rawArgs);
+      const args = parseArgs(importBundleArgs, rawArgs);
       const principal = await ctx.principal();
       return ctx.services.importer.import({ accountId: principal.accountId, principalKeyId: principal.keyId, bundle: args.bundle, projectId: args.projectId });
     },

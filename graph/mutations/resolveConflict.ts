@@ -2,6 +2,8 @@ import { z } from 'zod';
 import { LoreError } from '../../src/core/errors.ts';
 import { resourceId } from '../../src/core/validation.ts';
 import { parseArgs } from '../args.ts';
+const resolveConflictArgs = z.object({ projectId: resourceId, conflictId: resourceId, status: z.enum(['resolved', 'dismissed']) });
+
 import { builder } from '../builder.ts';
 import { Conflict } from '../types/Conflict.ts';
 
@@ -17,7 +19,7 @@ builder.mutationField('resolveConflict', (t) =>
       status: t.arg.string({ required: true, description: 'resolved or dismissed' }),
     },
     resolve: async (query, _root, rawArgs, ctx) => {
-      const args = parseArgs({ projectId: resourceId, conflictId: resourceId, status: z.enum(['resolved', 'dismissed']) }, rawArgs);
+      const args = parseArgs(resolveConflictArgs, rawArgs);
       const principal = await ctx.principal();
       await ctx.services.projects.requireOwned(principal.accountId, args.projectId);
       const { count } = await ctx.services.prisma.conflict.updateMany({ where: { id: args.conflictId, projectId: args.projectId }, data: { status: args.status } });

@@ -1,21 +1,27 @@
+import { z } from 'zod';
+import { LoreError } from '../../src/core/errors.ts';
+import { projectNotFound } from '../../src/core/projects.ts';
 import { resourceId } from '../../src/core/validation.ts';
 import { parseArgs } from '../args.ts';
 import { builder } from '../builder.ts';
 import { Entity } from '../types/Entity.ts';
 
+const entityArgs = z.object({ projectId: resourceId, entityId: resourceId });
+
 builder.queryField('entity', (t) =>
-  t.prismaField({
+  t.field({
     type: Entity,
     description: 'One entity of a project, with its facts.',
     authScopes: { scope: 'recall' },
     cost: 1,
     args: { projectId: t.arg.id({ required: true }), entityId: t.arg.id({ required: true }) },
-    resolve: async (query, _root, rawArgs, ctx) => {
-      const args = parseArgs({ projectId: resourceId, entityId: resourceId }, rawArgs);
+    resolve: async (_root, rawArgs, ctx) => {
+      const args = parseArgs(entityArgs, rawArgs);
       const principal = await ctx.principal();
-      await ctx.services.projects.requireOwned(principal.accountId, args.projectId);
-      await ctx.services.projects.requireEntity(args.projectId, args.entityId);
-      return ctx.services.prisma.entity.findUniqueOrThrow({ ...query, where: { id: args.entityId } });
+      const found = await ctx.services.entities.byIds(principal.accountId, args.projectId, [args.entityId]);
+      if (!found) throw projectNotFound(args.projectId);
+      if (found.length === 0) throw new LoreError('not_found', `Entity ${args.entityId} not found in project ${args.projectId}.`);
+      return found[0];
     },
   }),
 );

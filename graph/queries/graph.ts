@@ -1,7 +1,10 @@
+import { z } from 'zod';
 import { LoreError } from '../../src/core/errors.ts';
 import { graphLimits } from '../../src/core/graph/graphStore.ts';
 import { graphDepth, resourceId } from '../../src/core/validation.ts';
 import { parseArgs } from '../args.ts';
+const graphArgs = z.object({ projectId: resourceId, root: resourceId.optional(), depth: graphDepth.default(1) });
+
 import { builder } from '../builder.ts';
 import { GraphSubsetRef } from '../types/GraphSubset.ts';
 
@@ -17,7 +20,7 @@ builder.queryField('graph', (t) =>
       depth: t.arg.int({ description: 'hops from root, 1..3, default 1' }),
     },
     resolve: async (_root, rawArgs, ctx) => {
-      const args = parseArgs({ projectId: resourceId, root: resourceId.optional(), depth: graphDepth.default(1) }, rawArgs);
+      const args = parseArgs(graphArgs, rawArgs);
       const principal = await ctx.principal();
       await ctx.services.projects.requireOwned(principal.accountId, args.projectId);
       const subset = await ctx.services.graph.subset(args);

@@ -1,5 +1,8 @@
+import { z } from 'zod';
 import { cursor, defaultPageLimit, pageLimit, resourceId } from '../../src/core/validation.ts';
 import { parseArgs } from '../args.ts';
+const mentionsArgs = z.object({ projectId: resourceId, entityId: resourceId, limit: pageLimit.default(defaultPageLimit), startingAfter: cursor.optional() });
+
 import { builder } from '../builder.ts';
 import { MentionPage } from '../types/Page.ts';
 
@@ -16,10 +19,7 @@ builder.queryField('mentions', (t) =>
       startingAfter: t.arg.string({ description: 'the last id of the previous page' }),
     },
     resolve: async (_root, rawArgs, ctx) => {
-      const args = parseArgs(
-        { projectId: resourceId, entityId: resourceId, limit: pageLimit.default(defaultPageLimit), startingAfter: cursor.optional() },
-        rawArgs,
-      );
+      const args = parseArgs(mentionsArgs, rawArgs);
       const principal = await ctx.principal();
       await ctx.services.projects.requireOwned(principal.accountId, args.projectId);
       await ctx.services.projects.requireEntity(args.projectId, args.entityId);

@@ -1,11 +1,14 @@
-import { recallWhere } from '../../src/core/canon.ts';
+import { z } from 'zod';
+import { projectNotFound } from '../../src/core/projects.ts';
 import { defaultPageLimit, pageLimit, recallQuery, resourceId } from '../../src/core/validation.ts';
 import { parseArgs } from '../args.ts';
 import { builder } from '../builder.ts';
 import { Entity } from '../types/Entity.ts';
 
+const recallArgs = z.object({ projectId: resourceId, q: recallQuery.optional(), limit: pageLimit.default(defaultPageLimit) });
+
 builder.queryField('recall', (t) =>
-  t.prismaField({
+  t.field({
     type: [Entity],
     description: 'Entities of a project, optionally filtered by name or alias (case-insensitive substring), by name.',
     authScopes: { scope: 'recall' },
@@ -15,19 +18,12 @@ builder.queryField('recall', (t) =>
       q: t.arg.string({ description: 'filter on name or alias' }),
       limit: t.arg.int({ description: `1..100, default ${defaultPageLimit}` }),
     },
-    resolve: async (query, _root, rawArgs, ctx) => {
-      const args = parseArgs(
-        { projectId: resourceId, q: recallQuery.optional(), limit: pageLimit.default(defaultPageLimit) },
-        rawArgs,
-      );
+    resolve: async (_root, rawArgs, ctx) => {
+      const args = parseArgs(recallArgs, rawArgs);
       const principal = await ctx.principal();
-      await ctx.services.projects.requireOwned(principal.accountId, args.projectId);
-      return ctx.services.prisma.entity.findMany({
-        ...query,
-        where: recallWhere(args.projectId, args.q || undefined),
-        orderBy: [{ name: 'asc' }, { id: 'asc' }],
-        take: args.limit,
-      });
+      const entities = await ctx.services.entities.recall(principal.accountId, args.projectId, args.q || undefined, args.limit);
+      if (!entities) throw projectNotFound(args.projectId);
+      return entities;
     },
   }),
 );

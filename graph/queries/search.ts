@@ -1,5 +1,8 @@
+import { z } from 'zod';
 import { cursor, defaultPageLimit, pageLimit, resourceId, searchQuery } from '../../src/core/validation.ts';
 import { parseArgs } from '../args.ts';
+const searchArgs = z.object({ projectId: resourceId, q: searchQuery, limit: pageLimit.default(defaultPageLimit), startingAfter: cursor.optional() });
+
 import { builder } from '../builder.ts';
 import { EntityPage } from '../types/Page.ts';
 
@@ -16,13 +19,9 @@ builder.queryField('search', (t) =>
       startingAfter: t.arg.string({ description: 'the last id of the previous page' }),
     },
     resolve: async (_root, rawArgs, ctx) => {
-      const args = parseArgs(
-        { projectId: resourceId, q: searchQuery, limit: pageLimit.default(defaultPageLimit), startingAfter: cursor.optional() },
-        rawArgs,
-      );
+      const args = parseArgs(searchArgs, rawArgs);
       const principal = await ctx.principal();
-      await ctx.services.projects.requireOwned(principal.accountId, args.projectId);
-      return ctx.services.search.search(args.projectId, args.q, args.limit, args.startingAfter);
+      return ctx.services.search.search(principal.accountId, args.projectId, args.q, args.limit, args.startingAfter);
     },
   }),
 );

@@ -1,6 +1,9 @@
+import { z } from 'zod';
 import { chooseLlm } from '../../src/core/llm/provider.ts';
 import { chapterOrdinal, cursor, defaultPageLimit, pageLimit, resourceId } from '../../src/core/validation.ts';
 import { parseArgs } from '../args.ts';
+const timelineArgs = z.object({ projectId: resourceId, limit: pageLimit.default(defaultPageLimit), startingAfter: cursor.optional(), from: chapterOrdinal.optional(), to: chapterOrdinal.optional() });
+
 import { builder } from '../builder.ts';
 import { TimelinePage } from '../types/Timeline.ts';
 
@@ -21,10 +24,7 @@ builder.queryField('timeline', (t) =>
     resolve: async (_root, rawArgs, ctx) => {
       const principal = await ctx.principal();
       const llm = chooseLlm(ctx.llm, ctx.services.config.llm, principal.scopes);
-      const args = parseArgs(
-        { projectId: resourceId, limit: pageLimit.default(defaultPageLimit), startingAfter: cursor.optional(), from: chapterOrdinal.optional(), to: chapterOrdinal.optional() },
-        rawArgs,
-      );
+      const args = parseArgs(timelineArgs, rawArgs);
       await ctx.services.projects.requireOwned(principal.accountId, args.projectId);
       return ctx.services.timeline.page(args.projectId, args, llm);
     },

@@ -11,15 +11,3 @@ export const Mention = builder.objectRef<MentionItem>('Mention').implement({
     timestamp: t.expose('timestamp', { type: 'DateTime', description: 'when the mention was recorded' }),
   }),
 });
-
-export const mentionSelect = {
-  id: true,
-  line: true,
-  snippet: true,
-  createdAt: true,
-  chapter: { select: { externalId: true } },
-} as const;
-
-export function toMentionItem(m: { id: string; line: number; snippet: string; createdAt: Date; chapter: { externalId: string } }): MentionItem {
-  return { id: m.id, chapter: m.chapter.externalId, line: m.line, snippet: m.snippet, timestamp: m.createdAt };
-}

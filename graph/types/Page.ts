@@ -16,15 +16,7 @@ export const MentionPage = builder.objectRef<Page<MentionItem>>('MentionPage').i
 
 export const EntityPage = builder.objectRef<SearchPage>('EntityPage').implement({
   fields: (t) => ({
-    data: t.prismaField({
-      type: [Entity],
-      description: 'matches, best first',
-      resolve: async (query, page, _args, ctx) => {
-        const rows = await ctx.services.prisma.entity.findMany({ ...query, where: { id: { in: page.ids } } });
-        const byId = new Map(rows.map((row) => [row.id, row]));
-        return page.ids.flatMap((id) => byId.get(id) ?? []);
-      },
-    }),
+    data: t.field({ type: [Entity], description: 'matches, best first', resolve: (page) => page.data }),
     hasMore: t.exposeBoolean('hasMore'),
     nextStartingAfter: t.exposeString('nextStartingAfter', { nullable: true }),
   }),

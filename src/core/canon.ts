@@ -20,11 +20,8 @@ export async function refreshSearchText(tx: TxClient, entityIds: string[]): Prom
     WHERE e.id = ANY(${entityIds}::text[])`;
 }
 
-export function recallWhere(projectId: string, q: string | undefined): Prisma.EntityWhereInput {
-  return q ? { projectId, nameText: { contains: q, mode: 'insensitive' } } : { projectId };
-}
-
-export type MentionItem = { id: string; chapter: string; line: number; snippet: string; timestamp: Date };
+/** `timestamp`: when the mention was recorded, ISO 8601 in UTC. */
+export type MentionItem = { id: string; chapter: string; line: number; snippet: string; timestamp: string };
 export type Page<T> = { data: T[]; hasMore: boolean; nextStartingAfter: string | null };
 
 export const mentionSortKey = (ordinal: number, line: number, column: number, id: string) =>
@@ -35,6 +32,14 @@ export type ApproveResult = { entityId: string; status: 'approved'; candidateId:
 
 export class CanonService {
   constructor(private readonly prisma: PrismaClient) {}
+
+  /** Facts of each entity, in the order of the ids, each list by id. */
+  async factsOf(entityIds: readonly string[]) {
+    const facts = await this.prisma.fact.findMany({ where: { entityId: { in: [...entityIds] } }, orderBy: { id: 'asc' } });
+    const byEntity = new Map(entityIds.map((id) => [id, [] as typeof facts]));
+    for (const fact of facts) byEntity.get(fact.entityId)?.push(fact);
+    return entityIds.map((id) => byEntity.get(id)!);
+  }
 
   async mentions(projectId: string, entityId: string, limit: number, startingAfter?: string): Promise<Page<MentionItem>> {
     let after: string | undefined;
@@ -51,7 +56,7 @@ export class CanonService {
     });
     const page = rows.slice(0, limit);
     return {
-      data: page.map((m) => ({ id: m.id, chapter: m.chapter.externalId, line: m.line, snippet: m.snippet, timestamp: m.createdAt })),
+      data: page.map((m) => ({ id: m.id, chapter: m.chapter.externalId, line: m.line, snippet: m.snippet, timestamp: m.createdAt.toISOString() })),
       hasMore: rows.length > limit,
       nextStartingAfter: rows.length > limit ? page[page.length - 1].id : null,
     };

@@ -4,7 +4,25 @@ import type { PrismaClient } from '../generated/prisma/client.ts';
 import type { Tier } from '../generated/prisma/enums.ts';
 import { newId } from '../ids.ts';
 import { LoreError } from './errors.ts';
+import { rows, statement, type SqlClient } from '../db/sql.ts';
 import { tierPolicies, type Period } from './tiers.ts';
+
+// Expiry is decided by the database clock, the one every gateway process shares.
+const keyBySecret = statement('key_by_secret', `
+  SELECT id, "accountId", tier::text AS tier, scopes, "customQuota", "customRate", "revokedAt" IS NOT NULL AS revoked,
+         "expiresAt" IS NOT NULL AND "expiresAt" <= (now() AT TIME ZONE 'UTC') AS expired
+  FROM "ApiKey" WHERE "secretHash" = $1`);
+
+type KeyRow = {
+  id: string;
+  accountId: string;
+  tier: Tier;
+  scopes: string[];
+  customQuota: number | null;
+  customRate: number | null;
+  revoked: boolean;
+  expired: boolean;
+};
 
 export const keyPrefix = 'sk_lore_';
 export const keyPattern = /^sk_lore_[0-9A-Za-z]{32,128}$/;
@@ -42,7 +60,10 @@ export type KeyOptions = {
 };
 
 export class KeyService {
-  constructor(private readonly prisma: PrismaClient) {}
+  constructor(
+    private readonly prisma: PrismaClient,
+    private readonly sql: SqlClient,
+  ) {}
 
   async create(options: KeyOptions): Promise<CreatedKey> {
     if (options.tier !== 'enterprise' && (options.customScopes?.length || options.customQuota || options.customRate)) {
@@ -123,9 +144,9 @@ export class KeyService {
   async authenticate(secret: string | undefined): Promise<Principal> {
     if (!secret) throw new LoreError('AUTH_MISSING_KEY', 'No API key: send Authorization: Bearer <key>.');
     if (!keyPattern.test(secret)) throw new LoreError('AUTH_INVALID_KEY', 'The API key is malformed.');
-    const key = await this.prisma.apiKey.findUnique({ where: { secretHash: hashSecret(secret) } });
-    if (!key || key.revokedAt) throw new LoreError('AUTH_INVALID_KEY', 'The API key is invalid or inactive.');
-    if (key.expiresAt && key.expiresAt <= new Date()) throw new LoreError('AUTH_EXPIRED_KEY', 'The API key has expired.');
+    const [key] = await rows<KeyRow>(this.sql, keyBySecret, [hashSecret(secret)]);
+    if (!key || key.revoked) throw new LoreError('AUTH_INVALID_KEY', 'The API key is invalid or inactive.');
+    if (key.expired) throw new LoreError('AUTH_EXPIRED_KEY', 'The API key has expired.');
     const policy = tierPolicies[key.tier];
     return {
       keyId: key.id,

@@ -1,10 +1,23 @@
 // Rate limits (per key and minute) and quotas (per key and UTC day or month), both kept in the database so that
 // every gateway process sharing it enforces one limit.
-import { RateLimiterPrisma, RateLimiterRes } from 'rate-limiter-flexible';
-import type { PrismaClient } from '../generated/prisma/client.ts';
+import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import { LoreError } from './errors.ts';
 import type { Principal } from './keys.ts';
+import { rows, statement, utcTimestamp, type SqlClient } from '../db/sql.ts';
 import { periodStart } from './tiers.ts';
+
+// One conditional upsert: concurrent requests on any number of processes can never spend past the quota.
+const reserveQuota = statement('reserve_quota', `
+  INSERT INTO "UsageCounter" ("keyId", "periodStart", "used")
+  SELECT $1, $2::timestamp(3), $3::int WHERE $3::int <= $4::int
+  ON CONFLICT ("keyId", "periodStart") DO UPDATE SET "used" = "UsageCounter"."used" + EXCLUDED."used"
+  WHERE "UsageCounter"."used" + EXCLUDED."used" <= $4::int
+  RETURNING "used"`);
+
+const refundQuota = statement('refund_quota', `
+  UPDATE "UsageCounter" SET "used" = GREATEST("used" - $3::int, 0) WHERE "keyId" = $1 AND "periodStart" = $2::timestamp(3)`);
+
+const quotaUsed = statement('quota_used', `SELECT "used" FROM "UsageCounter" WHERE "keyId" = $1 AND "periodStart" = $2::timestamp(3)`);
 
 export type UsageSummary = {
   apiKeyId: string;
@@ -17,16 +30,19 @@ export type UsageSummary = {
 };
 
 export class Metering {
-  private readonly limiters = new Map<number, RateLimiterPrisma>();
+  private readonly limiters = new Map<number, RateLimiterPostgres>();
 
-  constructor(private readonly prisma: PrismaClient) {}
+  /** `sql`: the database's metering connections (see src/db/database.ts). */
+  constructor(private readonly sql: SqlClient) {}
 
-  private limiter(points: number): RateLimiterPrisma {
+  private limiter(points: number): RateLimiterPostgres {
     let limiter = this.limiters.get(points);
     if (!limiter) {
-      limiter = new RateLimiterPrisma({
-        storeClient: this.prisma,
-        tableName: 'rateLimiterFlexible',
+      limiter = new RateLimiterPostgres({
+        storeClient: this.sql,
+        storeType: 'pool',
+        tableName: 'RateLimit',
+        tableCreated: true, // by the migrations
         keyPrefix: 'rpm',
         points,
         duration: 60,
@@ -47,20 +63,12 @@ export class Metering {
     }
   }
 
-  /**
-   * Reserves `cost` calls of the current period in one conditional upsert, so concurrent requests on any number of
-   * processes can never spend past the quota. Returns a refund for when the request then fails.
-   */
+  /** Reserves `cost` calls of the current period; returns a refund for when the request then fails. */
   async reserve(principal: Principal, cost: number, now = new Date()): Promise<() => Promise<void>> {
     if (cost === 0) return async () => undefined;
     const start = periodStart(principal.period, now);
-    const rows = await this.prisma.$queryRaw<{ used: number }[]>`
-      INSERT INTO "UsageCounter" ("keyId", "periodStart", "used")
-      SELECT ${principal.keyId}, ${start}, ${cost}::int WHERE ${cost}::int <= ${principal.quota}::int
-      ON CONFLICT ("keyId", "periodStart") DO UPDATE SET "used" = "UsageCounter"."used" + EXCLUDED."used"
-      WHERE "UsageCounter"."used" + EXCLUDED."used" <= ${principal.quota}::int
-      RETURNING "used"`;
-    if (rows.length === 0) {
+    const reserved = await rows<{ used: number }>(this.sql, reserveQuota, [principal.keyId, utcTimestamp(start), cost, principal.quota]);
+    if (reserved.length === 0) {
       throw new LoreError(
         'quota_exceeded',
         `The ${principal.period === 'day' ? 'daily' : 'monthly'} quota of ${principal.quota} calls is used up; it resets at ${nextPeriod(principal.period, now).toISOString()}.`,
@@ -68,16 +76,12 @@ export class Metering {
       );
     }
     return async () => {
-      await this.prisma.$executeRaw`
-        UPDATE "UsageCounter" SET "used" = GREATEST("used" - ${cost}::int, 0)
-        WHERE "keyId" = ${principal.keyId} AND "periodStart" = ${start}`;
+      await rows(this.sql, refundQuota, [principal.keyId, utcTimestamp(start), cost]);
     };
   }
 
   async usage(principal: Principal, now = new Date()): Promise<UsageSummary> {
-    const row = await this.prisma.usageCounter.findUnique({
-      where: { keyId_periodStart: { keyId: principal.keyId, periodStart: periodStart(principal.period, now) } },
-    });
+    const [row] = await rows<{ used: number }>(this.sql, quotaUsed, [principal.keyId, utcTimestamp(periodStart(principal.period, now))]);
     const used = row?.used ?? 0;
     return {
       apiKeyId: principal.keyId,

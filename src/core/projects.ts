@@ -1,19 +1,28 @@
 import type { PrismaClient } from '../generated/prisma/client.ts';
 import { newId } from '../ids.ts';
 import { LoreError } from './errors.ts';
+import { rows, statement, type SqlClient } from '../db/sql.ts';
+
+const ownedProject = statement('owned_project', `SELECT 1 FROM "Project" WHERE id = $1 AND "accountId" = $2`);
+const projectEntity = statement('project_entity', `SELECT 1 FROM "Entity" WHERE id = $1 AND "projectId" = $2`);
+
+export const projectNotFound = (projectId: string) => new LoreError('not_found', `Project ${projectId} not found.`);
 
 export class ProjectService {
-  constructor(private readonly prisma: PrismaClient) {}
+  constructor(
+    private readonly prisma: PrismaClient,
+    private readonly sql: SqlClient,
+  ) {}
 
   /** Another account's project is reported exactly like a missing one. */
   async requireOwned(accountId: string, projectId: string): Promise<void> {
-    const found = await this.prisma.project.findFirst({ where: { id: projectId, accountId }, select: { id: true } });
-    if (!found) throw new LoreError('not_found', `Project ${projectId} not found.`);
+    const found = await rows(this.sql, ownedProject, [projectId, accountId]);
+    if (found.length === 0) throw projectNotFound(projectId);
   }
 
   async requireEntity(projectId: string, entityId: string): Promise<void> {
-    const found = await this.prisma.entity.findFirst({ where: { id: entityId, projectId }, select: { id: true } });
-    if (!found) throw new LoreError('not_found', `Entity ${entityId} not found in project ${projectId}.`);
+    const found = await rows(this.sql, projectEntity, [entityId, projectId]);
+    if (found.length === 0) throw new LoreError('not_found', `Entity ${entityId} not found in project ${projectId}.`);
   }
 
   async create(accountId: string, input: { name: string; description?: string; initialScope?: string }): Promise<{ id: string }> {

@@ -5,6 +5,7 @@ import { openNeo4j } from '../db/neo4j.ts';
 import type { Logger } from '../logger.ts';
 import { CanonService } from './canon.ts';
 import { ConflictChecker } from './conflicts/checker.ts';
+import { EntityReader } from './entities.ts';
 import { FallbackGraphStore } from './graph/fallbackGraphStore.ts';
 import type { GraphStore } from './graph/graphStore.ts';
 import { Neo4jGraphStore } from './graph/neo4jGraphStore.ts';
@@ -16,6 +17,7 @@ import { Importer } from './importer.ts';
 import { KeyService } from './keys.ts';
 import { Metering } from './metering.ts';
 import { ProjectService } from './projects.ts';
+import { ReadCache } from './readCache.ts';
 import { SearchService } from './search.ts';
 import { TimelineService } from './timeline.ts';
 
@@ -23,6 +25,8 @@ export type Services = ReturnType<typeof createServices>;
 
 export function createServices(db: Database, config: Config, logger: Logger) {
   const prisma = db.prisma;
+  const projects = new ProjectService(prisma, db.sql);
+  const entities = new EntityReader(db.sql, new ReadCache(config.readCacheEntries));
   // Neo4j serves the graph when configured (PostgreSQL stays the source of truth, copied through the outbox).
   const neo4j = config.neo4j ? openNeo4j(config.neo4j) : undefined;
   const graphOutbox = new GraphOutbox(prisma, Boolean(neo4j));
@@ -33,12 +37,13 @@ export function createServices(db: Database, config: Config, logger: Logger) {
     logger,
     dbMode: db.mode,
     prisma,
-    keys: new KeyService(prisma),
-    metering: new Metering(prisma),
+    keys: new KeyService(prisma, db.sql),
+    metering: new Metering(db.meteringSql),
     idempotency: new Idempotency(prisma),
-    projects: new ProjectService(prisma),
+    projects,
+    entities,
     canon: new CanonService(prisma),
-    search: new SearchService(prisma),
+    search: new SearchService(prisma, entities, projects),
     importer: new Importer(prisma, graphOutbox),
     conflicts: new ConflictChecker(prisma, config.llm),
     timeline: new TimelineService(prisma, config.llm),

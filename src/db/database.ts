@@ -4,11 +4,20 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import { PrismaClient } from '../generated/prisma/client.ts';
 import type { Config } from '../config.ts';
+import { unprepared, type SqlClient } from './sql.ts';
 import { applyMigrations } from './migrate.ts';
 import { openEmbeddedPostgres } from './pglite.ts';
 
 export type Database = {
   prisma: PrismaClient;
+  /** the pool under Prisma, for the few statements on every request's path (see src/core/sql.ts) */
+  sql: SqlClient;
+  /**
+   * Quota and rate-limit counters: rows every request of a key updates. On PostgreSQL their own connections commit
+   * asynchronously (synchronous_commit=off), so a request does not wait for a WAL flush while it holds the key's row;
+   * a crash can forget the last fraction of a second of counting, never canon. PGlite: the one shared connection.
+   */
+  meteringSql: SqlClient;
   mode: 'postgres' | 'pglite';
   connectionString: string;
   close(): Promise<void>;
@@ -29,14 +38,19 @@ export async function openDatabase(config: Pick<Config, 'databaseUrl' | 'dataDir
     throw error;
   }
   // PGlite runs one statement at a time; a single connection per process avoids pool reconnect churn.
-  const adapter = new PrismaPg({ connectionString, max: embedded ? 1 : (options.poolSize ?? 10) });
-  const prisma = new PrismaClient({ adapter });
+  const pool = new pg.Pool({ connectionString, max: embedded ? 1 : (options.poolSize ?? 10) });
+  const meteringPool = embedded ? pool : new pg.Pool({ connectionString, max: 4, options: '-c synchronous_commit=off' });
+  for (const p of new Set([pool, meteringPool])) p.on('error', () => undefined); // an idle client lost; the pool reconnects
+  const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
   return {
     prisma,
+    sql: embedded ? unprepared(pool) : pool,
+    meteringSql: embedded ? unprepared(pool) : meteringPool,
     mode: embedded ? 'pglite' : 'postgres',
     connectionString,
     async close() {
       await prisma.$disconnect();
+      await Promise.all([...new Set([pool, meteringPool])].map((p) => p.end().catch(() => undefined)));
       await embedded?.close();
     },
   };

@@ -1,17 +1,18 @@
-// The baseline for the bench: recall and search as a hand-written express handler calling Prisma directly, one
-// findMany with a nested select, answering the same JSON as /api/v1. Under /auth it first does what the gateway does
-// outside GraphQL's own machinery (the same KeyService.authenticate, Metering.hit and reserve, the ownership check),
-// so REST/bare isolates the cost of the GraphQL indirection; under /raw it skips those (informational).
+// The baseline for the bench: recall and search as hand-written express handlers answering the same JSON as /api/v1.
+// Under /auth they call the gateway's own core directly (KeyService.authenticate, Metering.hit and reserve, the
+// EntityReader and SearchService statements), so REST/bare isolates the cost of the GraphQL indirection; under /raw
+// they skip authentication and metering and read through Prisma (one findMany with a nested select), for comparison.
 // Run: DATABASE_URL=… PORT=0 node --import tsx test/bench/bareServer.ts
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import express, { type Request, type Response } from 'express';
 import { loadConfig } from '../../src/config.ts';
-import { recallWhere } from '../../src/core/canon.ts';
+import { EntityReader, type EntityRecord } from '../../src/core/entities.ts';
 import { LoreError, problemCatalog } from '../../src/core/errors.ts';
 import { KeyService, type Principal } from '../../src/core/keys.ts';
 import { Metering } from '../../src/core/metering.ts';
-import { ProjectService } from '../../src/core/projects.ts';
+import { ProjectService, projectNotFound } from '../../src/core/projects.ts';
+import { ReadCache } from '../../src/core/readCache.ts';
 import { SearchService } from '../../src/core/search.ts';
 import { defaultPageLimit } from '../../src/core/validation.ts';
 import { openDatabase } from '../../src/db/database.ts';
@@ -19,10 +20,10 @@ import { openDatabase } from '../../src/db/database.ts';
 const config = loadConfig();
 const db = await openDatabase(config);
 const { prisma } = db;
-const keys = new KeyService(prisma);
-const metering = new Metering(prisma);
-const projects = new ProjectService(prisma);
-const searchService = new SearchService(prisma);
+const keys = new KeyService(prisma, db.sql);
+const metering = new Metering(db.meteringSql);
+const entities = new EntityReader(db.sql, new ReadCache(config.readCacheEntries));
+const searchService = new SearchService(prisma, entities, new ProjectService(prisma, db.sql));
 
 // The RecallEntityFields fragment of graph/operations, as one Prisma select.
 const entitySelect = {
@@ -41,13 +42,16 @@ const entitySelect = {
   conflictLinks: { where: { conflict: { status: 'pending' } }, select: { conflictId: true }, orderBy: { conflictId: 'asc' } },
 } as const;
 
+const recallWhere = (projectId: string, q: string | undefined) =>
+  q ? { projectId, nameText: { contains: q, mode: 'insensitive' as const } } : { projectId };
+
 type EntityRow = Awaited<ReturnType<typeof selectEntities>>[number];
 
 function selectEntities(args: { where: object; orderBy?: object; take?: number }) {
   return prisma.entity.findMany({ ...args, select: entitySelect });
 }
 
-function toRecallEntity(e: EntityRow) {
+function fromPrisma(e: EntityRow) {
   return {
     id: e.id,
     type: e.type,
@@ -61,18 +65,50 @@ function toRecallEntity(e: EntityRow) {
   };
 }
 
-async function recall(projectId: string, q: string | undefined) {
-  const rows = await selectEntities({ where: recallWhere(projectId, q || undefined), orderBy: [{ name: 'asc' }, { id: 'asc' }], take: defaultPageLimit });
-  return { entities: rows.map(toRecallEntity) };
+function fromCore(e: EntityRecord) {
+  return {
+    id: e.id,
+    type: e.type,
+    canonicalName: e.name,
+    aliases: e.aliases,
+    lastMentions: e.lastMentions.map((m) => ({ chapter: m.chapter, line: m.line, snippet: m.snippet, timestamp: m.timestamp })),
+    currentState: e.state,
+    pendingConflictIds: e.pendingConflictIds,
+    ...(e.confidence === null ? {} : { confidence: e.confidence }),
+    approvalStatus: e.status,
+  };
 }
 
-async function search(projectId: string, q: string) {
-  const page = await searchService.search(projectId, q, defaultPageLimit);
-  const rows = await selectEntities({ where: { id: { in: page.ids } } });
-  const byId = new Map(rows.map((row) => [row.id, row]));
-  const data = page.ids.flatMap((id) => byId.get(id) ?? []).map(toRecallEntity);
-  return { data, has_more: page.hasMore, ...(page.nextStartingAfter ? { next_starting_after: page.nextStartingAfter } : {}), entities: data };
-}
+const searchPage = <T>(data: T[], hasMore: boolean, next: string | null) =>
+  ({ data, has_more: hasMore, ...(next ? { next_starting_after: next } : {}), entities: data });
+
+const core = {
+  async recall(accountId: string, projectId: string, q: string) {
+    const found = await entities.recall(accountId, projectId, q || undefined, defaultPageLimit);
+    if (!found) throw projectNotFound(projectId);
+    return { entities: found.map(fromCore) };
+  },
+  async search(accountId: string, projectId: string, q: string) {
+    const page = await searchService.search(accountId, projectId, q, defaultPageLimit);
+    return searchPage(page.data.map(fromCore), page.hasMore, page.nextStartingAfter);
+  },
+};
+
+const viaPrisma = {
+  async recall(projectId: string, q: string) {
+    const rows = await selectEntities({ where: recallWhere(projectId, q || undefined), orderBy: [{ name: 'asc' }, { id: 'asc' }], take: defaultPageLimit });
+    return { entities: rows.map(fromPrisma) };
+  },
+  async search(projectId: string, q: string) {
+    const threshold = /\s/.test(q) ? 0.5 : 0.25;
+    const ranked = await prisma.$queryRaw<{ id: string }[]>`SELECT id FROM lore_search(${projectId}, ${q}, ${threshold}::float8, NULL, NULL, ${defaultPageLimit + 1}::int)`;
+    const ids = ranked.slice(0, defaultPageLimit).map((r) => r.id);
+    const rows = await selectEntities({ where: { id: { in: ids } } });
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    const data = ids.flatMap((id) => byId.get(id) ?? []).map(fromPrisma);
+    return searchPage(data, ranked.length > defaultPageLimit, ranked.length > defaultPageLimit ? ids[ids.length - 1] : null);
+  },
+};
 
 async function metered<T>(req: Request, cost: number, work: (principal: Principal) => Promise<T>): Promise<T> {
   const header = req.get('Authorization');
@@ -107,18 +143,10 @@ const handle = (work: (req: Request) => Promise<unknown>) => (req: Request, res:
 // Trimmed like the contract's q rules (src/core/validation.ts) trim it.
 const query = (req: Request) => (typeof req.query.q === 'string' ? req.query.q.trim() : '');
 
-app.get('/auth/projects/:id/recall', handle((req) =>
-  metered(req, 1, async (principal) => {
-    await projects.requireOwned(principal.accountId, String(req.params.id));
-    return recall(String(req.params.id), query(req));
-  })));
-app.get('/auth/projects/:id/search', handle((req) =>
-  metered(req, 2, async (principal) => {
-    await projects.requireOwned(principal.accountId, String(req.params.id));
-    return search(String(req.params.id), query(req));
-  })));
-app.get('/raw/projects/:id/recall', handle((req) => recall(String(req.params.id), query(req))));
-app.get('/raw/projects/:id/search', handle((req) => search(String(req.params.id), query(req))));
+app.get('/auth/projects/:id/recall', handle((req) => metered(req, 1, (principal) => core.recall(principal.accountId, String(req.params.id), query(req)))));
+app.get('/auth/projects/:id/search', handle((req) => metered(req, 2, (principal) => core.search(principal.accountId, String(req.params.id), query(req)))));
+app.get('/raw/projects/:id/recall', handle((req) => viaPrisma.recall(String(req.params.id), query(req))));
+app.get('/raw/projects/:id/search', handle((req) => viaPrisma.search(String(req.params.id), query(req))));
 
 const server = app.listen(config.port, config.host, () => {
   const { port } = server.address() as AddressInfo;

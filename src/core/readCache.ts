@@ -1,0 +1,26 @@
+// Recall and search pages, kept in this process under their project's canonVersion, which database triggers raise on
+// every change to what those pages show (prisma/migrations/…_hot_paths). A request reads the version (one indexed
+// row, which also proves the project is the caller's) and is served from memory while the canon is unchanged; any
+// write, from any process, moves the version, so no page outlives the canon it was read from.
+import { LRUCache } from 'lru-cache';
+
+export class ReadCache {
+  private readonly pages?: LRUCache<string, object>;
+
+  constructor(entries: number) {
+    this.pages = entries > 0 ? new LRUCache({ max: entries }) : undefined;
+  }
+
+  get enabled(): boolean {
+    return this.pages !== undefined;
+  }
+
+  /** The page stored under `key`, or `load`'s answer, stored when it is defined. */
+  async through<T extends object>(key: string, load: () => Promise<T | undefined>): Promise<T | undefined> {
+    const cached = this.pages?.get(key) as T | undefined;
+    if (cached) return cached;
+    const loaded = await load();
+    if (loaded) this.pages?.set(key, loaded);
+    return loaded;
+  }
+}
