@@ -43,6 +43,9 @@ const validationErrorCode: Plugin = {
 export function createApp(services: Services, config: Config) {
   const app = express();
   app.disable('x-powered-by');
+  // No ETag: answers depend on the key and change with the canon, and hashing each body (50 kB for a search page) is
+  // a tenth of a request's CPU for a header no client of this API revalidates with.
+  app.disable('etag');
   app.set('trust proxy', 'loopback');
   const executor = new Executor(services);
   const openapi = buildOpenApiDocument();

@@ -125,6 +125,7 @@ async function metered<T>(req: Request, cost: number, work: (principal: Principa
 
 const app = express();
 app.disable('x-powered-by');
+app.disable('etag'); // as the gateway
 app.use((_req, res, next) => {
   res.setHeader('X-Request-Id', `req_${randomUUID().replaceAll('-', '')}`);
   res.setHeader('Lore-Api-Version', '1.0');
