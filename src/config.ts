@@ -24,7 +24,7 @@ const envSchema = z.object({
   LORE_GRAPHIQL: flag.optional(),
   LORE_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   LORE_MAX_BODY_BYTES: z.coerce.number().int().positive().default(2 * 1024 * 1024),
-  LORE_READ_CACHE_ENTRIES: z.coerce.number().int().min(0).default(5_000),
+  LORE_READ_CACHE_MB: z.coerce.number().int().min(0).max(65_536).default(64),
   LORE_WORKERS: z.coerce.number().int().min(1).max(64).default(1),
   NODE_ENV: z.string().optional(),
   NEO4J_URL: z.string().optional(),
@@ -59,8 +59,8 @@ export type Config = {
   graphiql: boolean;
   logLevel: z.infer<typeof envSchema>['LORE_LOG_LEVEL'];
   maxBodyBytes: number;
-  /** recall and search pages kept per process, each valid while its project's canon is unchanged; 0 turns it off */
-  readCacheEntries: number;
+  /** memory for recall and search pages per process, each valid while its project's canon is unchanged; 0: off */
+  readCacheMb: number;
   /** gateway processes `lore serve` runs (PostgreSQL only: PGlite serves one process) */
   workers: number;
   neo4j?: { url: string; user: string; password: string };
@@ -111,7 +111,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     graphiql: e.LORE_GRAPHIQL ?? e.NODE_ENV !== 'production',
     logLevel: e.LORE_LOG_LEVEL,
     maxBodyBytes: e.LORE_MAX_BODY_BYTES,
-    readCacheEntries: e.LORE_READ_CACHE_ENTRIES,
+    readCacheMb: e.LORE_READ_CACHE_MB,
     workers: e.LORE_WORKERS,
     neo4j: e.NEO4J_URL ? { url: e.NEO4J_URL, user: e.NEO4J_USER!, password: e.NEO4J_PASSWORD! } : undefined,
     mcp: {

@@ -7,8 +7,12 @@ import { LRUCache } from 'lru-cache';
 export class ReadCache {
   private readonly pages?: LRUCache<string, object>;
 
-  constructor(entries: number) {
-    this.pages = entries > 0 ? new LRUCache({ max: entries }) : undefined;
+  /** `megabytes`: the budget, measured as the pages' JSON length (a page of 100 entities is about 100 kB); 0: off */
+  constructor(megabytes: number) {
+    this.pages =
+      megabytes > 0
+        ? new LRUCache({ maxSize: megabytes * 1024 * 1024, sizeCalculation: (page, key) => JSON.stringify(page).length + key.length })
+        : undefined;
   }
 
   get enabled(): boolean {

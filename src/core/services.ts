@@ -26,7 +26,7 @@ export type Services = ReturnType<typeof createServices>;
 export function createServices(db: Database, config: Config, logger: Logger) {
   const prisma = db.prisma;
   const projects = new ProjectService(prisma, db.sql);
-  const entities = new EntityReader(db.sql, new ReadCache(config.readCacheEntries));
+  const entities = new EntityReader(db.sql, new ReadCache(config.readCacheMb));
   // Neo4j serves the graph when configured (PostgreSQL stays the source of truth, copied through the outbox).
   const neo4j = config.neo4j ? openNeo4j(config.neo4j) : undefined;
   const graphOutbox = new GraphOutbox(prisma, Boolean(neo4j));

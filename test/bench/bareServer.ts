@@ -22,7 +22,7 @@ const db = await openDatabase(config);
 const { prisma } = db;
 const keys = new KeyService(prisma, db.sql);
 const metering = new Metering(db.meteringSql);
-const entities = new EntityReader(db.sql, new ReadCache(config.readCacheEntries));
+const entities = new EntityReader(db.sql, new ReadCache(config.readCacheMb));
 const searchService = new SearchService(prisma, entities, new ProjectService(prisma, db.sql));
 
 // The RecallEntityFields fragment of graph/operations, as one Prisma select.

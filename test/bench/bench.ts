@@ -235,7 +235,7 @@ async function main() {
     startServer(['bin/lore.mjs', 'serve'], gatewayListening),
     startServer(['--import', 'tsx', 'test/bench/bareServer.ts'], /Bare handler listening on (http:\/\/127\.0\.0\.1:\d+)/),
     startServer(['bin/lore.mjs', 'serve'], gatewayListening, { LORE_WORKERS: String(workers) }),
-    startServer(['bin/lore.mjs', 'serve'], gatewayListening, { LORE_READ_CACHE_ENTRIES: '0' }),
+    startServer(['bin/lore.mjs', 'serve'], gatewayListening, { LORE_READ_CACHE_MB: '0' }),
   ]);
   const qs = queries(names);
   // The first two (one process each, same core code, with and without GraphQL) give the ratio; the p99 target is read

@@ -103,7 +103,7 @@ describe('read cache', () => {
   });
 
   it('when the cache is turned off, then recall and search answer exactly as with it', async () => {
-    const uncached = await startTestGateway({ DATABASE_URL: writer.databaseUrl, LORE_READ_CACHE_ENTRIES: '0' });
+    const uncached = await startTestGateway({ DATABASE_URL: writer.databaseUrl, LORE_READ_CACHE_MB: '0' });
     try {
       for (const q of ['Voss', 'Tower', '']) {
         expect((await recall(uncached, q)).body).toEqual((await recall(reader, q)).body);
