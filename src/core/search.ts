@@ -40,10 +40,10 @@ export class SearchService {
       await this.projects.requireOwned(accountId, projectId);
       const [cursor] = await this.prisma.$queryRaw<{ score: string; id: string }[]>`
         WITH query AS (SELECT websearch_to_tsquery('simple', ${q}) AS tsq)
-        SELECT e.id, (ts_rank(to_tsvector('simple', e."searchText"), query.tsq) + 2 * word_similarity(${q}, e."nameText"))::float8::text AS score
+        SELECT e.id, (ts_rank(e."searchVector", query.tsq) + 2 * word_similarity(${q}, e."nameText"))::float8::text AS score
         FROM "Entity" e, query
         WHERE e."projectId" = ${projectId} AND e.id = ${startingAfter}
-          AND (to_tsvector('simple', e."searchText") @@ query.tsq OR word_similarity(${q}, e."nameText") >= ${threshold}::float8)`;
+          AND (e."searchVector" @@ query.tsq OR word_similarity(${q}, e."nameText") >= ${threshold}::float8)`;
       if (!cursor) throw new LoreError('invalid_cursor', `starting_after ${startingAfter} is not a result of this search.`);
       after = cursor;
     }
