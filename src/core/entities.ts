@@ -22,7 +22,6 @@ export type EntityRecord = {
   pendingConflictIds: string[];
 };
 
-
 /**
  * The entities `picked` selects (from "Entity", in the owned project o) with their latest mentions and pending
  * conflicts, gathered for all of them at once. The answer has no row when the project is not the account's, and one
