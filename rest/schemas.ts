@@ -8,7 +8,6 @@ import {
   resourceId, searchQuery, sourceContent,
 } from '../src/core/validation.ts';
 
-
 // Query strings arrive as text; integers are accepted only when written as integers.
 const intFromQuery = (rule: z.ZodNumber) =>
   z.preprocess((v) => (typeof v === 'string' && /^-?\d+$/.test(v.trim()) ? Number(v) : v), rule);

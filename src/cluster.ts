@@ -4,38 +4,33 @@
 import cluster, { type Worker } from 'node:cluster';
 import type { Config } from './config.ts';
 
-export type WorkerMessage = { type: 'listening'; url: string; store: string } | { type: 'failed' };
+type Listening = { type: 'listening'; url: string; store: string };
 
 /**
  * Starts the workers one after another (so a start-up error is reported once, by the first worker), restarts one that
- * dies later, and stops them all on SIGINT/SIGTERM. Resolves with the URL once every worker listens.
+ * dies later, and stops them all on SIGINT/SIGTERM; announces the URL once every worker listens.
  */
 export async function superviseWorkers(config: Config, announce: (url: string, store: string) => void): Promise<void> {
   let stopping = false;
-  const started = (worker: Worker) =>
-    new Promise<WorkerMessage & { type: 'listening' }>((resolve) => {
-      worker.on('message', (message: WorkerMessage) => {
-        if (message.type === 'listening') resolve(message);
+  const listening = new Set<Worker>();
+  /** Forks a worker; resolves once it listens. One that exits before then ends the primary: it printed why. */
+  const fork = () =>
+    new Promise<Listening>((resolve) => {
+      const worker = cluster.fork();
+      worker.on('message', (message: Listening) => {
+        if (message.type !== 'listening') return;
+        listening.add(worker);
+        resolve(message);
       });
-      worker.once('exit', () => {
-        // A worker that could not start has printed why; the others would fail the same way.
-        if (!stopping && !listening.has(worker)) process.exit(1);
+      worker.once('exit', (code, signal) => {
+        if (stopping) return;
+        if (!listening.delete(worker)) process.exit(1);
+        process.stderr.write(`lore: worker ${worker.process.pid} exited (${code ?? signal}); starting another\n`);
+        void fork();
       });
     });
-  const listening = new Set<Worker>();
-  let first: WorkerMessage & { type: 'listening' } = { type: 'listening', url: '', store: '' };
-  for (let i = 0; i < config.workers; i++) {
-    const worker = cluster.fork();
-    first = await started(worker);
-    listening.add(worker);
-  }
-  cluster.on('exit', (worker, code, signal) => {
-    if (stopping || !listening.has(worker)) return;
-    listening.delete(worker);
-    process.stderr.write(`lore: worker ${worker.process.pid} exited (${code ?? signal}); starting another\n`);
-    const replacement = cluster.fork();
-    void started(replacement).then(() => listening.add(replacement));
-  });
+  const first = await fork();
+  for (let i = 1; i < config.workers; i++) await fork();
   const stop = () => {
     stopping = true;
     const exits = [...listening].map((w) => new Promise((resolve) => (w.isDead() ? resolve(undefined) : w.once('exit', resolve))));
@@ -49,7 +44,7 @@ export async function superviseWorkers(config: Config, announce: (url: string, s
 
 /** In a worker: tells the primary the gateway listens. */
 export function reportListening(url: string, store: string): void {
-  process.send?.({ type: 'listening', url, store } satisfies WorkerMessage);
+  process.send?.({ type: 'listening', url, store } satisfies Listening);
 }
 
 export const isWorker = () => cluster.isWorker;

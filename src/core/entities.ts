@@ -97,26 +97,26 @@ const substringPattern = (q: string) => `%${q.replace(/[\\%_]/g, (c) => `\\${c}`
 export class EntityReader {
   constructor(
     private readonly sql: SqlClient,
-    readonly cache: ReadCache,
+    private readonly cache: ReadCache,
   ) {}
 
-  /** The project's canon version, or undefined when the project is not the account's. */
-  async version(accountId: string, projectId: string): Promise<string | undefined> {
+  /**
+   * `read`'s page, served from the read cache while the project's canon version is unchanged; undefined when the
+   * project is not the account's (the version lookup checks that, so a cached page never reaches another account).
+   */
+  async cachedPage<T extends object>(accountId: string, projectId: string, key: string, read: () => Promise<T | undefined>): Promise<T | undefined> {
+    if (!this.cache.enabled) return read();
     const [row] = await rows<{ version: string }>(this.sql, canonVersion, [projectId, accountId]);
-    return row?.version;
+    if (!row) return undefined;
+    return this.cache.through(`${projectId}\0${row.version}\0${key}`, read);
   }
 
   /** Entities whose name or an alias contains q (any case), by name. */
   async recall(accountId: string, projectId: string, q: string | undefined, limit: number): Promise<EntityRecord[] | undefined> {
-    const read = async () => {
+    return this.cachedPage(accountId, projectId, `recall\0${limit}\0${q ?? ''}`, async () => {
       const statement = q && q.length >= 3 ? recallTrigram : recallScan;
-      const result = await rows<EntityRecord>(this.sql, statement, [projectId, accountId, q ? substringPattern(q) : null, limit]);
-      return owning(result);
-    };
-    if (!this.cache.enabled) return read();
-    const version = await this.version(accountId, projectId);
-    if (version === undefined) return undefined;
-    return this.cache.through(`recall\0${projectId}\0${version}\0${limit}\0${q ?? ''}`, read);
+      return owning(await rows<EntityRecord>(this.sql, statement, [projectId, accountId, q ? substringPattern(q) : null, limit]));
+    });
   }
 
   /** The given entities of a project, in the order of the ids. */

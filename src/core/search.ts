@@ -23,12 +23,10 @@ export class SearchService {
   ) {}
 
   async search(accountId: string, projectId: string, q: string, limit: number, startingAfter?: string): Promise<SearchPage> {
-    const cache = this.entities.cache;
-    if (!cache.enabled) return (await this.read(accountId, projectId, q, limit, startingAfter)) ?? notFound(projectId);
-    const version = await this.entities.version(accountId, projectId);
-    if (version === undefined) notFound(projectId);
-    const key = `search\0${projectId}\0${version}\0${limit}\0${startingAfter ?? ''}\0${q}`;
-    return (await cache.through(key, () => this.read(accountId, projectId, q, limit, startingAfter))) ?? notFound(projectId);
+    const key = `search\0${limit}\0${startingAfter ?? ''}\0${q}`;
+    const page = await this.entities.cachedPage(accountId, projectId, key, () => this.read(accountId, projectId, q, limit, startingAfter));
+    if (!page) throw projectNotFound(projectId);
+    return page;
   }
 
   private async read(accountId: string, projectId: string, q: string, limit: number, startingAfter?: string): Promise<SearchPage | undefined> {
@@ -52,8 +50,4 @@ export class SearchService {
     const page = found.slice(0, limit);
     return { data: page, hasMore: found.length > limit, nextStartingAfter: found.length > limit ? page[page.length - 1].id : null };
   }
-}
-
-function notFound(projectId: string): never {
-  throw projectNotFound(projectId);
 }

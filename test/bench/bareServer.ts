@@ -51,21 +51,12 @@ function selectEntities(args: { where: object; orderBy?: object; take?: number }
   return prisma.entity.findMany({ ...args, select: entitySelect });
 }
 
-function fromPrisma(e: EntityRow) {
-  return {
-    id: e.id,
-    type: e.type,
-    canonicalName: e.name,
-    aliases: e.aliases,
-    lastMentions: e.mentions.map((m) => ({ chapter: m.chapter.externalId, line: m.line, snippet: m.snippet, timestamp: m.createdAt })),
-    currentState: e.state,
-    pendingConflictIds: e.conflictLinks.map((l) => l.conflictId),
-    ...(e.confidence === null ? {} : { confidence: e.confidence }),
-    approvalStatus: e.status,
-  };
-}
+type ContractSource = Pick<EntityRecord, 'id' | 'type' | 'name' | 'aliases' | 'state' | 'confidence' | 'status' | 'pendingConflictIds'> & {
+  lastMentions: { chapter: string; line: number; snippet: string; timestamp: string | Date }[];
+};
 
-function fromCore(e: EntityRecord) {
+/** An entity as the contract's recall answer shows it. */
+function toContract(e: ContractSource) {
   return {
     id: e.id,
     type: e.type,
@@ -79,6 +70,13 @@ function fromCore(e: EntityRecord) {
   };
 }
 
+const fromPrisma = (e: EntityRow) =>
+  toContract({
+    ...e,
+    lastMentions: e.mentions.map((m) => ({ chapter: m.chapter.externalId, line: m.line, snippet: m.snippet, timestamp: m.createdAt })),
+    pendingConflictIds: e.conflictLinks.map((l) => l.conflictId),
+  });
+
 const searchPage = <T>(data: T[], hasMore: boolean, next: string | null) =>
   ({ data, has_more: hasMore, ...(next ? { next_starting_after: next } : {}), entities: data });
 
@@ -86,11 +84,11 @@ const core = {
   async recall(accountId: string, projectId: string, q: string) {
     const found = await entities.recall(accountId, projectId, q || undefined, defaultPageLimit);
     if (!found) throw projectNotFound(projectId);
-    return { entities: found.map(fromCore) };
+    return { entities: found.map(toContract) };
   },
   async search(accountId: string, projectId: string, q: string) {
     const page = await searchService.search(accountId, projectId, q, defaultPageLimit);
-    return searchPage(page.data.map(fromCore), page.hasMore, page.nextStartingAfter);
+    return searchPage(page.data.map(toContract), page.hasMore, page.nextStartingAfter);
   },
 };
 

@@ -5,103 +5,27 @@
 // Prisma's query builder, for comparison.
 // Env: DATABASE_URL or TEST_DATABASE_URL (the server to create lore_bench on), BENCH_DURATION (s, default 10),
 // BENCH_WARMUP (s, default 3), BENCH_KEEP_DB=1 to keep lore_bench afterwards.
-import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
-import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
 import autocannon from 'autocannon';
-import pg from 'pg';
 import { KeyService } from '../../src/core/keys.ts';
 import { openDatabase } from '../../src/db/database.ts';
+import { childProcesses, spawnServer, type ServerProcess } from '../support/processes.ts';
+import { benchDatabase } from './benchDatabase.ts';
 import { factWords, seed, seedSize } from './seed.ts';
 
-const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
-const serverUrl = process.env.DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgresql://postgres:postgres@127.0.0.1:5432/postgres';
-const benchDatabase = 'lore_bench';
+const bench = benchDatabase('lore_bench');
+const { databaseUrl } = bench;
 const duration = Number(process.env.BENCH_DURATION ?? 10);
 const warmup = Number(process.env.BENCH_WARMUP ?? 3);
 const connections = 50;
 const target = { ratio: 0.75, p99Ms: 50 };
 const workers = availableParallelism();
 
-const databaseUrl = (() => {
-  const url = new URL(serverUrl);
-  url.pathname = `/${benchDatabase}`;
-  return url.toString();
-})();
-
-type Server = { url: string; pid: number; stop(): Promise<void> };
-const running: Server[] = [];
-
-/** Starts a server process on port 0 and resolves once it prints the URL it listens on (on stderr). */
-async function startServer(args: string[], listening: RegExp, env: Record<string, string> = {}): Promise<Server> {
-  const child = spawn(process.execPath, args, {
-    cwd: repoRoot,
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LORE_LOG_LEVEL: 'silent', NODE_ENV: 'production', ...env, DATABASE_URL: databaseUrl },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const server: Server = {
-    url: '',
-    pid: child.pid!,
-    async stop() {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      const killer = setTimeout(() => child.kill('SIGKILL'), 5_000);
-      child.kill('SIGTERM');
-      await exited;
-      clearTimeout(killer);
-    },
-  };
-  running.push(server);
-  let stderr = '';
-  server.url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${args.join(' ')} did not start within 60 s:\n${stderr}`)), 60_000);
-    child.stderr.setEncoding('utf8');
-    child.stderr.on('data', (chunk: string) => {
-      stderr += chunk;
-      const match = listening.exec(stderr);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[1]);
-      }
-    });
-    child.once('exit', (code, signal) => {
-      clearTimeout(timer);
-      reject(new Error(`${args.join(' ')} exited (${code ?? signal}) before listening:\n${stderr}`));
-    });
-  });
-  return server;
-}
-
-async function admin<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: serverUrl });
-  try {
-    await client.connect();
-  } catch (error) {
-    const where = new URL(serverUrl);
-    throw new Error(`the bench needs PostgreSQL at ${where.host} (set DATABASE_URL or TEST_DATABASE_URL): ${(error as Error).message}`);
-  }
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
-  }
-}
-
-let cleaning: Promise<void> | undefined;
-function cleanup(): Promise<void> {
-  cleaning ??= (async () => {
-    await Promise.allSettled(running.map((s) => s.stop()));
-    if (process.env.BENCH_KEEP_DB !== '1') {
-      await admin((c) => c.query(`DROP DATABASE IF EXISTS ${benchDatabase} WITH (FORCE)`)).catch(() => undefined);
-    }
-  })();
-  return cleaning;
-}
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => void cleanup().finally(() => process.exit(130)));
-}
+const startServer = (args: string[], listening: RegExp, env: Record<string, string> = {}) =>
+  spawnServer(args, listening, { NODE_ENV: 'production', ...env, DATABASE_URL: databaseUrl }).then(bench.track);
 
 const log = (line: string) => process.stdout.write(`${line}\n`);
 
@@ -111,22 +35,10 @@ const log = (line: string) => process.stdout.write(`${line}\n`);
 // Linux /proc only, and PostgreSQL on this machine; elsewhere those columns stay blank.
 const procStat = existsSync('/proc/self/stat');
 const clockTicks = procStat ? Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' })) : 100;
-const postgresLocal = ['127.0.0.1', 'localhost', '[::1]'].includes(new URL(serverUrl).hostname);
+const postgresLocal = ['127.0.0.1', 'localhost', '[::1]'].includes(new URL(bench.serverUrl).hostname);
 
 /** CPU of a process and its children (the workers of a clustered gateway). */
-function treeCpuMs(pid: number): number {
-  const children = readdirSync('/proc').filter((entry) => /^\d+$/.test(entry) && parentOf(Number(entry)) === pid);
-  return cpuMs(pid) + children.reduce((sum, child) => sum + cpuMs(Number(child)), 0);
-}
-
-function parentOf(pid: number): number | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-  } catch {
-    return undefined;
-  }
-}
+const treeCpuMs = (pid: number) => [pid, ...childProcesses(pid)].reduce((sum, p) => sum + cpuMs(p), 0);
 
 function cpuMs(pid: number): number {
   try {
@@ -139,10 +51,10 @@ function cpuMs(pid: number): number {
 }
 
 async function backendCpu(): Promise<Map<number, number>> {
-  const { rows } = await admin((c) =>
+  const { rows } = await bench.admin((c) =>
     c.query<{ pid: number }>(
       `SELECT pid FROM pg_stat_activity WHERE datname = $1 AND backend_type = 'client backend' AND pid <> pg_backend_pid()`,
-      [benchDatabase],
+      [bench.name],
     ),
   );
   return new Map(rows.map(({ pid }) => [pid, cpuMs(pid)]));
@@ -150,10 +62,7 @@ async function backendCpu(): Promise<Map<number, number>> {
 
 async function prepare() {
   const started = Date.now();
-  await admin(async (c) => {
-    await c.query(`DROP DATABASE IF EXISTS ${benchDatabase} WITH (FORCE)`);
-    await c.query(`CREATE DATABASE ${benchDatabase}`);
-  });
+  await bench.recreate();
   const db = await openDatabase({ databaseUrl, dataDir: '' });
   try {
     const key = await new KeyService(db.prisma, db.sql).create({
@@ -187,7 +96,7 @@ function queries(names: string[]) {
 }
 
 type Query = 'recall' | 'search';
-type Scenario = { name: string; server: Server; prefix: string; key?: string };
+type Scenario = { name: string; server: ServerProcess; prefix: string; key?: string };
 type Row = { query: Query; scenario: string; rps: number; p50: number; p99: number; failed: number; appCpu: number; dbCpu: number; loadCpu: number; ratio?: number };
 
 function load(s: Scenario, paths: string[], seconds: number) {
@@ -205,11 +114,11 @@ function load(s: Scenario, paths: string[], seconds: number) {
  * Latency is over all answers; a run without a single success shows "-".
  */
 async function measure(s: Scenario, paths: string[], seconds: number) {
-  const appBefore = treeCpuMs(s.server.pid);
+  const appBefore = treeCpuMs(s.server.child.pid!);
   const loadBefore = process.cpuUsage();
   const dbBefore = postgresLocal && procStat ? await backendCpu() : undefined;
   const result = await load(s, paths, seconds);
-  const appUsed = treeCpuMs(s.server.pid) - appBefore;
+  const appUsed = treeCpuMs(s.server.child.pid!) - appBefore;
   const loadUsed = process.cpuUsage(loadBefore);
   let dbUsed: number | undefined;
   if (dbBefore) {
@@ -307,5 +216,5 @@ try {
   process.stderr.write(`bench failed: ${(error as Error).stack ?? error}\n`);
   process.exitCode = 1;
 } finally {
-  await cleanup();
+  await bench.cleanup();
 }

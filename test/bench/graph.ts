@@ -6,28 +6,22 @@
 // Env: DATABASE_URL or TEST_DATABASE_URL (the server to create lore_bench_graph on), BENCH_REQUESTS (per cell,
 // default 300), BENCH_KEEP_DB=1 to keep the database. Neo4j: test/neo4j/start.sh on a free port, stopped afterwards.
 import { isDeepStrictEqual } from 'node:util';
-import pg from 'pg';
 import { loadConfig } from '../../src/config.ts';
 import { openRuntime } from '../../src/runtime.ts';
 import { createLogger } from '../../src/logger.ts';
-import { startNeo4j, waitFor, type TestNeo4j } from '../support/neo4j.ts';
+import { startNeo4j, waitFor } from '../support/neo4j.ts';
 import { prng } from '../support/prng.ts';
-import { spawnGateway, type GatewayProcess } from '../support/processes.ts';
+import { spawnGateway } from '../support/processes.ts';
+import { benchDatabase } from './benchDatabase.ts';
 
-const serverUrl = process.env.DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgresql://postgres:postgres@127.0.0.1:5432/postgres';
-const benchDatabase = 'lore_bench_graph';
+const bench = benchDatabase('lore_bench_graph');
+const { databaseUrl } = bench;
 const requestsPerCell = Number(process.env.BENCH_REQUESTS ?? 300);
 const warmupPerCell = 30;
 const size = { entities: 10_000, relationships: 50_000 };
 
-const databaseUrl = (() => {
-  const url = new URL(serverUrl);
-  url.pathname = `/${benchDatabase}`;
-  return url.toString();
-})();
 const log = (line: string) => process.stdout.write(`${line}\n`);
 const seconds = (since: number) => `${((performance.now() - since) / 1000).toFixed(1)} s`;
-
 
 /**
  * 10,000 entities and 50,000 distinct relationships (average degree 10): most ends uniform, one in five drawn from a
@@ -51,42 +45,12 @@ function bundle() {
   return { project: { name: 'Bench: graph' }, entities, relationships };
 }
 
-const running: GatewayProcess[] = [];
-let neo: TestNeo4j | undefined;
-
-async function startServer(env: Record<string, string>): Promise<GatewayProcess> {
-  const server = await spawnGateway(databaseUrl, { LORE_LOG_LEVEL: 'warn', NODE_ENV: 'production', ...env });
-  running.push(server);
-  return server;
-}
-
-async function admin(sql: string) {
-  const client = new pg.Client({ connectionString: serverUrl });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
-
-let cleaning: Promise<void> | undefined;
-function cleanup(): Promise<void> {
-  cleaning ??= (async () => {
-    await Promise.allSettled(running.map((s) => s.stop()));
-    await neo?.close().catch(() => undefined);
-    if (process.env.BENCH_KEEP_DB !== '1') await admin(`DROP DATABASE IF EXISTS ${benchDatabase} WITH (FORCE)`).catch(() => undefined);
-  })();
-  return cleaning;
-}
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => void cleanup().finally(() => process.exit(130)));
-}
+const startServer = (env: Record<string, string>) =>
+  spawnGateway(databaseUrl, { LORE_LOG_LEVEL: 'warn', NODE_ENV: 'production', ...env }).then(bench.track);
 
 /** Imports the project with Neo4j configured and lets the outbox worker copy it, timing both. */
 async function prepare(neo4jEnv: Record<string, string>) {
-  await admin(`DROP DATABASE IF EXISTS ${benchDatabase} WITH (FORCE)`);
-  await admin(`CREATE DATABASE ${benchDatabase}`);
+  await bench.recreate();
   const config = loadConfig({ ...process.env, ...neo4jEnv, DATABASE_URL: databaseUrl, LORE_LOG_LEVEL: 'warn' });
   const runtime = await openRuntime(config, createLogger('warn'));
   try {
@@ -124,7 +88,8 @@ const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.lengt
 async function main() {
   log(`bench:graph: ${size.entities} entities, ${size.relationships} relationships; ${requestsPerCell} timed sequential requests per cell after ${warmupPerCell} warm-up`);
   let started = performance.now();
-  neo = await startNeo4j();
+  const neo = await startNeo4j();
+  bench.onCleanup(() => neo.close());
   log(`Neo4j 5.26 started on ${neo.url} in ${seconds(started)}`);
   const { key, projectId, roots } = await prepare(neo.env);
   const [withNeo4j, withPostgres] = await Promise.all([startServer(neo.env), startServer({ NEO4J_URL: '', NEO4J_USER: '', NEO4J_PASSWORD: '' })]);
@@ -189,5 +154,5 @@ try {
   process.stderr.write(`bench:graph failed: ${(error as Error).stack ?? error}\n`);
   process.exitCode = 1;
 } finally {
-  await cleanup();
+  await bench.cleanup();
 }

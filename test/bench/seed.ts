@@ -11,7 +11,6 @@ export const seedSize = { entities: 5_000, mentions: 100_000, chapters: 80, conf
 
 export type Seeded = { projectId: string; names: string[] };
 
-
 const onsets = ['b', 'br', 'c', 'd', 'dr', 'f', 'g', 'h', 'k', 'kh', 'l', 'm', 'n', 'p', 'r', 's', 'sh', 't', 'th', 'v', 'w', 'z'];
 const vowels = ['a', 'e', 'i', 'o', 'u', 'ae', 'ei', 'ia', 'y'];
 const codas = ['', '', 'n', 'r', 's', 'l', 'th', 'x', 'ss', 'nd', 'rk'];

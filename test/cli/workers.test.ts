@@ -1,27 +1,12 @@
 // `lore serve` with LORE_WORKERS: several gateway processes on one port, sharing rate limits through the database,
 // replacing a worker that dies, and all stopping with the primary.
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KeyService } from '../../src/core/keys.ts';
 import { openDatabase } from '../../src/db/database.ts';
 import { expectCleanFailure, lore } from '../support/cli.ts';
 import { createTestDatabase } from '../support/gateway.ts';
-import { spawnGateway, type GatewayProcess } from '../support/processes.ts';
-
-/** The processes whose parent is `pid` (Linux /proc). */
-function childrenOf(pid: number): number[] {
-  return readdirSync('/proc')
-    .filter((entry) => /^\d+$/.test(entry))
-    .filter((entry) => {
-      try {
-        const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-        return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid;
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
-}
+import { childProcesses, spawnGateway, type GatewayProcess } from '../support/processes.ts';
 
 async function until<T>(probe: () => T | undefined, timeoutMs = 60_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -54,7 +39,7 @@ afterAll(async () => {
 
 describe('LORE_WORKERS', { timeout: 180_000 }, () => {
   it('when two workers serve one port, then they share one rate limit', async () => {
-    expect(childrenOf(gateway.child.pid!)).toHaveLength(2);
+    expect(childProcesses(gateway.child.pid!)).toHaveLength(2);
     // pro: 60 requests a minute; listing projects costs no quota, so only the rate limit applies.
     const statuses = await Promise.all(Array.from({ length: 90 }, () => gateway.request('/projects', { key }).then((r) => r.status)));
     expect(statuses.filter((s) => s === 200)).toHaveLength(60);
@@ -62,10 +47,10 @@ describe('LORE_WORKERS', { timeout: 180_000 }, () => {
   });
 
   it('when a worker dies, then another takes its place and the port keeps answering', async () => {
-    const [victim] = childrenOf(gateway.child.pid!);
+    const [victim] = childProcesses(gateway.child.pid!);
     process.kill(victim, 'SIGKILL');
     await until(() => {
-      const workers = childrenOf(gateway.child.pid!);
+      const workers = childProcesses(gateway.child.pid!);
       return workers.length === 2 && !workers.includes(victim) ? workers : undefined;
     });
     const health = await gateway.request(`${gateway.url}/health`);
@@ -73,7 +58,7 @@ describe('LORE_WORKERS', { timeout: 180_000 }, () => {
   });
 
   it('when the primary is stopped, then every worker exits with it', async () => {
-    const workers = childrenOf(gateway.child.pid!);
+    const workers = childProcesses(gateway.child.pid!);
     await gateway.stop();
     await until(() => (workers.every((pid) => !readdirSync('/proc').includes(String(pid))) ? true : undefined), 15_000);
   });

@@ -253,7 +253,6 @@ export async function runEvaluation(options: { databaseUrl?: string; large?: boo
   }
 }
 
-
 const largeRelationships = 20_000;
 
 /**

@@ -9,7 +9,6 @@ export type Bundle = {
   relationships: { from: string; to: string; kind: string; weight: number }[];
 };
 
-
 const types = ['character', 'location', 'object', 'event', 'rule', 'promise'];
 // Mixed case and underscores: their order differs between code points and a linguistic collation.
 const kinds = ['ally_of', 'Ally_of', 'allyOf', 'b', 'B_2', 'sibling_of', 'owes', 'a_b'];

@@ -29,7 +29,6 @@ const bundle = {
   ],
 };
 
-
 async function graph(query = '', project = projectId) {
   const res = await gw.request(`/projects/${project}/graph${query}`, { key });
   return res;

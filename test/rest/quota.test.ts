@@ -3,8 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UsageSummary } from '../../rest/schemas.ts';
 import { saltmarshBundle } from '../support/fixtures.ts';
-import { importBundle, startTestGateway, type ApiResponse, type TestGateway } from '../support/gateway.ts';
-import { spawnGateways, type GatewayProcess } from '../support/processes.ts';
+import { importBundle, sharedGateways, startTestGateway, type ApiResponse, type TestGateway } from '../support/gateway.ts';
 import { expectProblem } from '../support/problem.ts';
 
 let gw: TestGateway;
@@ -30,7 +29,6 @@ async function usage(key: string, via: { request: TestGateway['request'] } = gw)
   expect(res.status).toBe(200);
   return UsageSummary.strict().parse(res.body);
 }
-
 
 describe('usage summary', () => {
   it('when each tier reads /usage, then period, quota and rate are the contract table', async () => {
@@ -210,13 +208,7 @@ describe('concurrency', () => {
   });
 
   describe('across gateway processes sharing one database', () => {
-    let processes: GatewayProcess[] = [];
-    beforeAll(async () => {
-      processes = await spawnGateways(2, gw.databaseUrl);
-    });
-    afterAll(async () => {
-      await Promise.all(processes.map((p) => p.stop()));
-    });
+    const processes = sharedGateways(2, () => gw.databaseUrl);
 
     it('when 200 calls for a quota of 50 are split over three gateways, then successes never exceed 50 and used equals them', async () => {
       const { key } = await ownerKey('enterprise', { customQuota: 50, customRate: 10_000 });

@@ -2,8 +2,7 @@
 // gateway processes sharing one database.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Problem } from '../../rest/schemas.ts';
-import { startTestGateway, type ApiResponse, type TestGateway } from '../support/gateway.ts';
-import { spawnGateways, type GatewayProcess } from '../support/processes.ts';
+import { sharedGateways, startTestGateway, type ApiResponse, type TestGateway } from '../support/gateway.ts';
 
 let gw: TestGateway;
 let account: string;
@@ -83,13 +82,7 @@ describe('per-minute limit', () => {
 });
 
 describe('across gateway processes sharing one database', () => {
-  let processes: GatewayProcess[] = [];
-  beforeAll(async () => {
-    processes = await spawnGateways(2, gw.databaseUrl);
-  });
-  afterAll(async () => {
-    await Promise.all(processes.map((p) => p.stop()));
-  });
+  const processes = sharedGateways(2, () => gw.databaseUrl);
 
   it('when a key alternates between processes, then the limit counts its requests on all of them', async () => {
     const { key } = await gw.createKey('enterprise', { accountId: account, customRate: 10 });

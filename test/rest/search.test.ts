@@ -27,7 +27,6 @@ const bundle = {
   ],
 };
 
-
 async function search(q: string, extra: Record<string, string> = {}, project = projectId) {
   const res = await gw.request(`/projects/${project}/search?${new URLSearchParams({ q, ...extra })}`, { key });
   return res;

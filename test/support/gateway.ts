@@ -1,12 +1,12 @@
 // A real gateway on a loopback port over its own PostgreSQL database, and helpers to call it over HTTP.
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { inject } from 'vitest';
+import { afterAll, beforeAll, inject } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import type { KeyOptions } from '../../src/core/keys.ts';
 import { startGateway, type Gateway } from '../../src/gateway.ts';
 import { adminUrl, databaseUrl } from './env.ts';
-import { httpRequest } from './processes.ts';
+import { httpRequest, spawnGateways, type GatewayProcess } from './processes.ts';
 
 export async function createTestDatabase(): Promise<string> {
   const name = `${inject('templateDatabase')}_${randomBytes(6).toString('hex')}`;
@@ -63,4 +63,16 @@ export async function importBundle(gw: TestGateway, key: string, bundle: unknown
   );
   if (result.errors) throw new Error(`import failed: ${JSON.stringify(result.errors)}`);
   return result.data.importBundle as { projectId: string; changed: boolean; counts: { entitiesCreated: number; mentionsRecorded: number } };
+}
+
+/** `count` more gateways on `databaseUrl()`, started before the enclosing tests and stopped after them. */
+export function sharedGateways(count: number, databaseUrl: () => string): GatewayProcess[] {
+  const processes: GatewayProcess[] = [];
+  beforeAll(async () => {
+    processes.push(...(await spawnGateways(count, databaseUrl())));
+  });
+  afterAll(async () => {
+    await Promise.all(processes.map((p) => p.stop()));
+  });
+  return processes;
 }

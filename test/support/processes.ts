@@ -1,34 +1,34 @@
 // Real gateway processes (`node bin/lore.mjs serve`), for what only holds across processes sharing one database.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { ApiResponse, TestGateway } from './gateway.ts';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 const startTimeoutMs = 90_000;
 
-export type GatewayProcess = {
-  url: string;
-  api: string;
-  child: ChildProcess;
-  request: TestGateway['request'];
-  stop(): Promise<void>;
-};
+export type ServerProcess = { url: string; child: ChildProcess; stop(): Promise<void> };
 
-/** Starts `lore serve` on a free loopback port over `databaseUrl`; resolves once it says where it listens. */
-export async function spawnGateway(databaseUrl: string, env: Record<string, string> = {}): Promise<GatewayProcess> {
-  const child = spawn(process.execPath, ['bin/lore.mjs', 'serve'], {
+export type GatewayProcess = ServerProcess & { api: string; request: TestGateway['request'] };
+
+/**
+ * Starts `node <args>` in the repository on a free loopback port and resolves once its stderr shows `listening`,
+ * whose first group is the URL.
+ */
+export async function spawnServer(args: string[], listening: RegExp, env: Record<string, string> = {}): Promise<ServerProcess> {
+  const child = spawn(process.execPath, args, {
     cwd: repoRoot,
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LORE_LOG_LEVEL: 'silent', ...env, DATABASE_URL: databaseUrl },
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LORE_LOG_LEVEL: 'silent', ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   let stderr = '';
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`lore serve did not start within ${startTimeoutMs} ms:\n${stderr}`)), startTimeoutMs);
+    const timer = setTimeout(() => reject(new Error(`${args.join(' ')} did not start within ${startTimeoutMs} ms:\n${stderr}`)), startTimeoutMs);
     child.stderr!.setEncoding('utf8');
     child.stderr!.on('data', (chunk: string) => {
       stderr += chunk;
-      const match = /Lore gateway listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(stderr);
+      const match = listening.exec(stderr);
       if (match) {
         clearTimeout(timer);
         resolve(match[1]);
@@ -36,15 +36,12 @@ export async function spawnGateway(databaseUrl: string, env: Record<string, stri
     });
     child.once('exit', (code, signal) => {
       clearTimeout(timer);
-      reject(new Error(`lore serve exited (${code ?? signal}) before listening:\n${stderr}`));
+      reject(new Error(`${args.join(' ')} exited (${code ?? signal}) before listening:\n${stderr}`));
     });
   });
-  const api = `${url}/api/v1`;
   return {
     url,
-    api,
     child,
-    request: (path, init) => httpRequest(path.startsWith('http') ? path : `${api}${path}`, init),
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;
       const killer = setTimeout(() => child.kill('SIGKILL'), 10_000);
@@ -53,6 +50,13 @@ export async function spawnGateway(databaseUrl: string, env: Record<string, stri
       clearTimeout(killer);
     },
   };
+}
+
+/** Starts `lore serve` on a free loopback port over `databaseUrl`; resolves once it says where it listens. */
+export async function spawnGateway(databaseUrl: string, env: Record<string, string> = {}): Promise<GatewayProcess> {
+  const server = await spawnServer(['bin/lore.mjs', 'serve'], /Lore gateway listening on (http:\/\/127\.0\.0\.1:\d+)/, { ...env, DATABASE_URL: databaseUrl });
+  const api = `${server.url}/api/v1`;
+  return { ...server, api, request: (path, init) => httpRequest(path.startsWith('http') ? path : `${api}${path}`, init) };
 }
 
 /** Starts `count` gateways at once; if any fails to start, stops the others before failing. */
@@ -64,6 +68,19 @@ export async function spawnGateways(count: number, databaseUrl: string, env: Rec
     throw failure.reason;
   }
   return started.map((s) => (s as PromiseFulfilledResult<GatewayProcess>).value);
+}
+
+/** The processes whose parent is `pid` (Linux /proc): a clustered gateway's workers. */
+export function childProcesses(pid: number): number[] {
+  return readdirSync('/proc').flatMap((entry) => {
+    if (!/^\d+$/.test(entry)) return [];
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid ? [Number(entry)] : [];
+    } catch {
+      return []; // gone meanwhile
+    }
+  });
 }
 
 /** One HTTP call, answered like TestGateway.request: status, headers, parsed JSON body and raw text. */
