@@ -19,6 +19,13 @@ export type GraphContext = {
   authFailure?: LoreError;
   /** the caller's own LLM provider (BYOK headers); never stored or logged */
   llm?: LlmCredentials;
+  /**
+   * The canon versions (`projectId@version`, see EntityReader.cachedPage) root fields read their answers at, one per
+   * reporting field; undefined: read without one.
+   */
+  readAt: (string | undefined)[];
+  /** see Caller.holdsAnswer */
+  holdsAnswer?: (version: string) => boolean;
 };
 
 function once<T>(fn: () => Promise<T>): () => Promise<T> {
@@ -32,6 +39,11 @@ export type Caller = {
   /** already resolved by the surface (REST authenticates before validating input) */
   principal?: Principal;
   llm?: LlmCredentials;
+  /**
+   * For a surface that keeps answers per canon version: true when it holds the answer read at `version`. The root
+   * field then still checks and counts everything but leaves its answer empty, and the surface sends what it holds.
+   */
+  holdsAnswer?: (version: string) => boolean;
 };
 
 export function createContext(services: Services, request: Caller): GraphContext {
@@ -43,6 +55,8 @@ export function createContext(services: Services, request: Caller): GraphContext
     costWaived: new Set(),
     quotaRefused: new Map(),
     llm: request.llm,
+    readAt: [],
+    holdsAnswer: request.holdsAnswer,
   };
   return context;
 }

@@ -20,7 +20,11 @@ export const operationNames = [
 export type OperationName = (typeof operationNames)[number];
 
 export type OperationError = { code: ErrorCode; status: number; message: string; extensions: Record<string, unknown> };
-export type OperationOutcome = { ok: true; data: Record<string, unknown> } | { ok: false; error: OperationError };
+/**
+ * `version`: the canon version the whole answer was read at (recall and search, with the read cache on): the same
+ * operation with the same variables answers the same at the same version.
+ */
+export type OperationOutcome = { ok: true; data: Record<string, unknown>; version?: string } | { ok: false; error: OperationError };
 export type { Caller };
 
 const operationsDir = fileURLToPath(new URL('./operations/', import.meta.url));
@@ -48,11 +52,14 @@ function loadDocuments(): Map<OperationName, DocumentNode> {
 
 const documents = loadDocuments();
 
-const compiled = new Map<OperationName, CompiledQuery>(
+type Compiled = { query: CompiledQuery; rootFields: number };
+
+const compiled = new Map<OperationName, Compiled>(
   [...documents].map(([name, document]) => {
     const query = compileQuery(schema, document, name);
     if (!isCompiledQuery(query)) throw new Error(`operation ${name} does not compile: ${query.errors?.[0]?.message}`);
-    return [name, query];
+    const operation = document.definitions[0] as OperationDefinitionNode;
+    return [name, { query, rootFields: operation.selectionSet.selections.length }];
   }),
 );
 
@@ -76,10 +83,14 @@ export class Executor {
 
   async run(name: OperationName, variables: Record<string, unknown>, caller: Caller): Promise<OperationOutcome> {
     const contextValue = createContext(this.services, caller);
-    const result = await compiled.get(name)!.query(undefined, contextValue, variables);
+    const { query, rootFields } = compiled.get(name)!;
+    const result = await query.query(undefined, contextValue, variables);
     const error = result.errors?.[0];
     if (error) return { ok: false, error: this.describe(error, caller.requestId) };
-    return { ok: true, data: result.data as Record<string, unknown> };
+    // Every root field read at one and the same version: the answer is that version's.
+    const versions = new Set(contextValue.readAt);
+    const version = contextValue.readAt.length === rootFields && versions.size === 1 ? contextValue.readAt[0] : undefined;
+    return { ok: true, data: result.data as Record<string, unknown>, version };
   }
 
   private describe(error: GraphQLError, requestId: string): OperationError {

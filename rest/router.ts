@@ -5,6 +5,7 @@ import type { z } from 'zod';
 import type { Executor } from '../graph/executor.ts';
 import type { Config } from '../src/config.ts';
 import { describeIssues, idempotencyKey as idempotencyKeyRule } from '../src/core/validation.ts';
+import { AnswerCache } from './answerCache.ts';
 import { sendProblem } from './problem.ts';
 import type { RouteDef } from './route.ts';
 import { routes } from './routes/index.ts';
@@ -13,19 +14,23 @@ const legacySunset = '2026-05-01T00:00:00Z';
 
 export function apiRouter(executor: Executor, config: Config): Router {
   const router = express.Router();
+  const answers = new AnswerCache(config.readCacheMb);
   const problem = (req: Request, res: Response, p: Parameters<typeof sendProblem>[2]) => sendProblem(req, res, p, config.siteUrl);
 
   router.use((req, res, next) => {
     if (!config.apiEnabled) return problem(req, res, { code: 'feature_disabled', detail: 'The REST API is switched off in this deployment (TRACK_2_API_ENABLED=false).' });
     next();
   });
-  router.use(express.json({ limit: config.maxBodyBytes, type: ['application/json', 'application/*+json'] }));
+  // Only where a body is read: a GET's request goes straight to its handler.
+  const json = express.json({ limit: config.maxBodyBytes, type: ['application/json', 'application/*+json'] });
 
   const byPath = new Map<string, RouteDef[]>();
   for (const route of routes) {
     const expressPath = route.path.replace(/\{(\w+)\}/g, ':$1');
     byPath.set(expressPath, [...(byPath.get(expressPath) ?? []), route]);
-    router[route.method](expressPath, (req, res, next) => handle(route, req, res).catch(next));
+    const run = (req: Request, res: Response, next: NextFunction) => handle(route, req, res).catch(next);
+    if (route.body) router[route.method](expressPath, json, run);
+    else router[route.method](expressPath, run);
   }
   for (const [path, defs] of byPath) {
     router.all(path, (req, res) => {
@@ -86,14 +91,20 @@ export function apiRouter(executor: Executor, config: Config): Router {
     }
 
     const input = { params, query, body, idempotencyKey: rawIdempotencyKey } as Parameters<RouteDef['variables']>[0];
-    const outcome = await executor.run(route.operation, route.variables(input), {
+    const variables = route.variables(input);
+    const answerKey = (version: string) => `${route.operation}\0${version}\0${JSON.stringify(variables)}`;
+    let held: Buffer | undefined;
+    const outcome = await executor.run(route.operation, variables, {
       credential,
       principal: auth.principal,
       requestId: String(res.getHeader('X-Request-Id')),
       llm: route.byok ? { provider: req.get('X-LLM-Provider'), key: req.get('X-LLM-Key'), model: req.get('X-LLM-Model') } : undefined,
+      // Taken here, so the body the operation then leaves out cannot be evicted before it is sent.
+      holdsAnswer: route.cacheable ? (version) => (held = answers.get(answerKey(version))) !== undefined : undefined,
     });
     if (!outcome.ok) return problem(req, res, { code: outcome.error.code, detail: outcome.error.message, extensions: outcome.error.extensions });
-    res.status(route.success.status).json(withoutNulls(route.respond(outcome.data)));
+    const answer = held ?? answers.body(route.cacheable && outcome.version ? answerKey(outcome.version) : undefined, () => withoutNulls(route.respond(outcome.data)));
+    res.status(route.success.status).type('json').send(answer);
   }
 
   return router;

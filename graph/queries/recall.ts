@@ -21,9 +21,10 @@ builder.queryField('recall', (t) =>
     resolve: async (_root, rawArgs, ctx) => {
       const args = parseArgs(recallArgs, rawArgs);
       const principal = await ctx.principal();
-      const entities = await ctx.services.entities.recall(principal.accountId, args.projectId, args.q || undefined, args.limit);
-      if (!entities) throw projectNotFound(args.projectId);
-      return entities;
+      const found = await ctx.services.entities.recall(principal.accountId, args.projectId, args.q || undefined, args.limit);
+      if (!found) throw projectNotFound(args.projectId);
+      ctx.readAt.push(found.version);
+      return found.version !== undefined && ctx.holdsAnswer?.(found.version) ? [] : found.page;
     },
   }),
 );

@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { cursor, defaultPageLimit, pageLimit, resourceId, searchQuery } from '../../src/core/validation.ts';
 import { parseArgs } from '../args.ts';
-const searchArgs = z.object({ projectId: resourceId, q: searchQuery, limit: pageLimit.default(defaultPageLimit), startingAfter: cursor.optional() });
-
 import { builder } from '../builder.ts';
 import { EntityPage } from '../types/Page.ts';
+
+const searchArgs = z.object({ projectId: resourceId, q: searchQuery, limit: pageLimit.default(defaultPageLimit), startingAfter: cursor.optional() });
 
 builder.queryField('search', (t) =>
   t.field({
@@ -21,7 +21,9 @@ builder.queryField('search', (t) =>
     resolve: async (_root, rawArgs, ctx) => {
       const args = parseArgs(searchArgs, rawArgs);
       const principal = await ctx.principal();
-      return ctx.services.search.search(principal.accountId, args.projectId, args.q, args.limit, args.startingAfter);
+      const found = await ctx.services.search.search(principal.accountId, args.projectId, args.q, args.limit, args.startingAfter);
+      ctx.readAt.push(found.version);
+      return found.version !== undefined && ctx.holdsAnswer?.(found.version) ? { ...found.page, data: [] } : found.page;
     },
   }),
 );

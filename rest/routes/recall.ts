@@ -14,6 +14,7 @@ export const recall: RouteDef = {
   success: { status: 200, schema: RecallResponse, description: 'matching entities' },
   errors: [400, 402, 404],
   operation: 'Recall',
+  cacheable: true,
   variables: ({ params, query }) => ({ projectId: params.id, q: query.q, limit: query.limit }),
   respond: (data) => data,
 };

@@ -14,6 +14,7 @@ export const search: RouteDef = {
   success: { status: 200, schema: EntitiesEnvelope, description: 'a page of matching entities' },
   errors: [400, 402, 404],
   operation: 'Search',
+  cacheable: true,
   variables: ({ params, query }) => ({ projectId: params.id, q: query.q, limit: query.limit, startingAfter: query.starting_after }),
   respond: (data) => {
     const page = data.page as { data: unknown[] };

@@ -4,6 +4,7 @@ import type { ApprovalStatus, EntityType } from '../generated/prisma/enums.ts';
 import type { MentionItem } from './canon.ts';
 import type { ReadCache } from './readCache.ts';
 import { rows, statement, type SqlClient } from '../db/sql.ts';
+import { batched } from './batch.ts';
 
 export const lastMentionCount = 5;
 
@@ -58,7 +59,12 @@ function entityStatement(name: string, picked: string, order: string, extraColum
 
 const inProject = `"projectId" = (SELECT id FROM o)`;
 
-const canonVersion = statement('canon_version', `SELECT "canonVersion"::text AS version FROM "Project" WHERE id = $1 AND "accountId" = $2`);
+const canonVersions = statement('canon_versions', `SELECT id, "accountId", "canonVersion"::text AS version FROM "Project" WHERE id = ANY($1::text[])`);
+
+type ProjectVersion = { id: string; accountId: string; version: string };
+
+/** A page and the canon version it was read at (undefined when the read cache is off and no version was read). */
+export type Versioned<T> = { page: T; version: string | undefined };
 
 // In name order along the (projectId, name, id) index, stopping at the limit: right for no filter and for one or two
 // letters, which most names contain.
@@ -95,6 +101,11 @@ function owning<R extends EntityRecord>(result: R[]): R[] | undefined {
 const substringPattern = (q: string) => `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 export class EntityReader {
+  private readonly versions = batched<string, ProjectVersion | null>(async (projectIds) => {
+    const found = new Map((await rows<ProjectVersion>(this.sql, canonVersions, [[...new Set(projectIds)]])).map((row) => [row.id, row]));
+    return projectIds.map((id) => found.get(id) ?? null);
+  });
+
   constructor(
     private readonly sql: SqlClient,
     private readonly cache: ReadCache,
@@ -104,15 +115,24 @@ export class EntityReader {
    * `read`'s page, served from the read cache while the project's canon version is unchanged; undefined when the
    * project is not the account's (the version lookup checks that, so a cached page never reaches another account).
    */
-  async cachedPage<T extends object>(accountId: string, projectId: string, key: string, read: () => Promise<T | undefined>): Promise<T | undefined> {
-    if (!this.cache.enabled) return read();
-    const [row] = await rows<{ version: string }>(this.sql, canonVersion, [projectId, accountId]);
-    if (!row) return undefined;
-    return this.cache.through(`${projectId}\0${row.version}\0${key}`, read);
+  async cachedPage<T extends object>(
+    accountId: string,
+    projectId: string,
+    key: string,
+    read: () => Promise<T | undefined>,
+  ): Promise<Versioned<T> | undefined> {
+    if (!this.cache.enabled) {
+      const page = await read();
+      return page && { page, version: undefined };
+    }
+    const project = await this.versions.load(projectId);
+    if (project?.accountId !== accountId) return undefined;
+    const page = await this.cache.through(`${projectId}\0${project.version}\0${key}`, read);
+    return page && { page, version: `${projectId}@${project.version}` };
   }
 
   /** Entities whose name or an alias contains q (any case), by name. */
-  async recall(accountId: string, projectId: string, q: string | undefined, limit: number): Promise<EntityRecord[] | undefined> {
+  async recall(accountId: string, projectId: string, q: string | undefined, limit: number): Promise<Versioned<EntityRecord[]> | undefined> {
     return this.cachedPage(accountId, projectId, `recall\0${limit}\0${q ?? ''}`, async () => {
       const statement = q && q.length >= 3 ? recallTrigram : recallScan;
       return owning(await rows<EntityRecord>(this.sql, statement, [projectId, accountId, q ? substringPattern(q) : null, limit]));

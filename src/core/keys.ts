@@ -1,19 +1,21 @@
 // API keys: sk_lore_ + 40 base62 characters. Only a sha256 of the secret is stored; the secret is shown once.
-import { createHash, randomInt } from 'node:crypto';
+import { hash, randomInt } from 'node:crypto';
 import type { PrismaClient } from '../generated/prisma/client.ts';
 import type { Tier } from '../generated/prisma/enums.ts';
 import { newId } from '../ids.ts';
 import { LoreError } from './errors.ts';
 import { rows, statement, type SqlClient } from '../db/sql.ts';
+import { batched } from './batch.ts';
 import { tierPolicies, type Period } from './tiers.ts';
 
 // Expiry is decided by the database clock, the one every gateway process shares.
-const keyBySecret = statement('key_by_secret', `
-  SELECT id, "accountId", tier::text AS tier, scopes, "customQuota", "customRate", "revokedAt" IS NOT NULL AS revoked,
+const keysBySecret = statement('keys_by_secret', `
+  SELECT "secretHash", id, "accountId", tier::text AS tier, scopes, "customQuota", "customRate", "revokedAt" IS NOT NULL AS revoked,
          "expiresAt" IS NOT NULL AND "expiresAt" <= (now() AT TIME ZONE 'UTC') AS expired
-  FROM "ApiKey" WHERE "secretHash" = $1`);
+  FROM "ApiKey" WHERE "secretHash" = ANY($1::text[])`);
 
 type KeyRow = {
+  secretHash: string;
   id: string;
   accountId: string;
   tier: Tier;
@@ -34,7 +36,7 @@ export function generateSecret(): string {
   return keyPrefix + body;
 }
 
-export const hashSecret = (secret: string) => createHash('sha256').update(secret).digest('hex');
+export const hashSecret = (secret: string) => hash('sha256', secret, 'hex');
 
 export type Principal = {
   keyId: string;
@@ -60,6 +62,11 @@ export type KeyOptions = {
 };
 
 export class KeyService {
+  private readonly bySecretHash = batched<string, KeyRow | null>(async (hashes) => {
+    const found = new Map((await rows<KeyRow>(this.sql, keysBySecret, [[...new Set(hashes)]])).map((row) => [row.secretHash, row]));
+    return hashes.map((hash) => found.get(hash) ?? null);
+  });
+
   constructor(
     private readonly prisma: PrismaClient,
     private readonly sql: SqlClient,
@@ -144,7 +151,7 @@ export class KeyService {
   async authenticate(secret: string | undefined): Promise<Principal> {
     if (!secret) throw new LoreError('AUTH_MISSING_KEY', 'No API key: send Authorization: Bearer <key>.');
     if (!keyPattern.test(secret)) throw new LoreError('AUTH_INVALID_KEY', 'The API key is malformed.');
-    const [key] = await rows<KeyRow>(this.sql, keyBySecret, [hashSecret(secret)]);
+    const key = await this.bySecretHash.load(hashSecret(secret));
     if (!key || key.revoked) throw new LoreError('AUTH_INVALID_KEY', 'The API key is invalid or inactive.');
     if (key.expired) throw new LoreError('AUTH_EXPIRED_KEY', 'The API key has expired.');
     const policy = tierPolicies[key.tier];

@@ -5,14 +5,11 @@ import { LoreError } from './errors.ts';
 import type { Principal } from './keys.ts';
 import { rows, statement, utcTimestamp, type SqlClient } from '../db/sql.ts';
 import { periodStart } from './tiers.ts';
+import { batched, settleGroups } from './batch.ts';
 
-// One conditional upsert: concurrent requests on any number of processes can never spend past the quota.
-const reserveQuota = statement('reserve_quota', `
-  INSERT INTO "UsageCounter" ("keyId", "periodStart", "used")
-  SELECT $1, $2::timestamp(3), $3::int WHERE $3::int <= $4::int
-  ON CONFLICT ("keyId", "periodStart") DO UPDATE SET "used" = "UsageCounter"."used" + EXCLUDED."used"
-  WHERE "UsageCounter"."used" + EXCLUDED."used" <= $4::int
-  RETURNING "used"`);
+// Greedy over a batch of requests of one key, in arrival order, under the counter's row lock: concurrent requests on
+// any number of processes can never spend past the quota (prisma/migrations/…_batched_metering).
+const reserveQuota = statement('reserve_quota', `SELECT lore_reserve_quota($1, $2::timestamp(3), $3::int[], $4::int) AS granted`);
 
 const refundQuota = statement('refund_quota', `
   UPDATE "UsageCounter" SET "used" = GREATEST("used" - $3::int, 0) WHERE "keyId" = $1 AND "periodStart" = $2::timestamp(3)`);
@@ -29,8 +26,49 @@ export type UsageSummary = {
   resetsAt: string;
 };
 
+type Reservation = { principal: Principal; start: Date; cost: number; now: Date };
+
 export class Metering {
   private readonly limiters = new Map<number, RateLimiterPostgres>();
+
+  // A key's requests of one batch are counted with one consume of as many points; the counter's value afterwards
+  // says which of them fit in the minute's limit.
+  private readonly hits = batched<Principal, true>((principals) =>
+    settleGroups(principals, (p) => `${p.keyId}\0${p.ratePerMinute}`, async (group) => {
+      const { keyId, ratePerMinute } = group[0];
+      let counted: RateLimiterRes;
+      try {
+        counted = await this.limiter(ratePerMinute).consume(keyId, group.length);
+      } catch (rejection) {
+        if (!(rejection instanceof RateLimiterRes)) throw rejection;
+        counted = rejection;
+      }
+      const first = counted.consumedPoints - group.length + 1;
+      const retryAfter = Math.max(1, Math.ceil(counted.msBeforeNext / 1000));
+      return group.map((_, position) =>
+        first + position <= ratePerMinute
+          ? true
+          : new LoreError('rate_limited', `Rate limit of ${ratePerMinute} requests per minute exceeded; retry in ${retryAfter} s.`, { retryAfter }),
+      );
+    }),
+  );
+
+  private readonly reservations = batched<Reservation, true>((reservations) =>
+    settleGroups(reservations, (r) => `${r.principal.keyId}\0${r.start.getTime()}\0${r.principal.quota}`, async (group) => {
+      const { principal, start } = group[0];
+      const costs = group.map((r) => r.cost);
+      const [{ granted }] = await rows<{ granted: boolean[] }>(this.sql, reserveQuota, [principal.keyId, utcTimestamp(start), costs, principal.quota]);
+      return group.map(({ now }, position) => {
+        if (granted[position]) return true;
+        const resetsAt = nextPeriod(principal.period, now).toISOString();
+        return new LoreError(
+          'quota_exceeded',
+          `The ${principal.period === 'day' ? 'daily' : 'monthly'} quota of ${principal.quota} calls is used up; it resets at ${resetsAt}.`,
+          { resetsAt },
+        );
+      });
+    }),
+  );
 
   /** `sql`: the database's metering connections (see src/db/database.ts). */
   constructor(private readonly sql: SqlClient) {}
@@ -54,27 +92,14 @@ export class Metering {
 
   /** Counts one request against the key's per-minute limit. */
   async hit(principal: Principal): Promise<void> {
-    try {
-      await this.limiter(principal.ratePerMinute).consume(principal.keyId, 1);
-    } catch (rejection) {
-      if (!(rejection instanceof RateLimiterRes)) throw rejection;
-      const retryAfter = Math.max(1, Math.ceil(rejection.msBeforeNext / 1000));
-      throw new LoreError('rate_limited', `Rate limit of ${principal.ratePerMinute} requests per minute exceeded; retry in ${retryAfter} s.`, { retryAfter });
-    }
+    await this.hits.load(principal);
   }
 
   /** Reserves `cost` calls of the current period; returns a refund for when the request then fails. */
   async reserve(principal: Principal, cost: number, now = new Date()): Promise<() => Promise<void>> {
     if (cost === 0) return async () => undefined;
     const start = periodStart(principal.period, now);
-    const reserved = await rows<{ used: number }>(this.sql, reserveQuota, [principal.keyId, utcTimestamp(start), cost, principal.quota]);
-    if (reserved.length === 0) {
-      throw new LoreError(
-        'quota_exceeded',
-        `The ${principal.period === 'day' ? 'daily' : 'monthly'} quota of ${principal.quota} calls is used up; it resets at ${nextPeriod(principal.period, now).toISOString()}.`,
-        { resetsAt: nextPeriod(principal.period, now).toISOString() },
-      );
-    }
+    await this.reservations.load({ principal, start, cost, now });
     return async () => {
       await rows(this.sql, refundQuota, [principal.keyId, utcTimestamp(start), cost]);
     };

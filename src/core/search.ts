@@ -3,7 +3,7 @@
 // so the order is stable across pages.
 import type { PrismaClient } from '../generated/prisma/client.ts';
 import type { Page } from './canon.ts';
-import type { EntityReader, EntityRecord } from './entities.ts';
+import type { EntityReader, EntityRecord, Versioned } from './entities.ts';
 import { LoreError } from './errors.ts';
 import { projectNotFound, type ProjectService } from './projects.ts';
 
@@ -22,11 +22,11 @@ export class SearchService {
     private readonly projects: ProjectService,
   ) {}
 
-  async search(accountId: string, projectId: string, q: string, limit: number, startingAfter?: string): Promise<SearchPage> {
+  async search(accountId: string, projectId: string, q: string, limit: number, startingAfter?: string): Promise<Versioned<SearchPage>> {
     const key = `search\0${limit}\0${startingAfter ?? ''}\0${q}`;
-    const page = await this.entities.cachedPage(accountId, projectId, key, () => this.read(accountId, projectId, q, limit, startingAfter));
-    if (!page) throw projectNotFound(projectId);
-    return page;
+    const found = await this.entities.cachedPage(accountId, projectId, key, () => this.read(accountId, projectId, q, limit, startingAfter));
+    if (!found) throw projectNotFound(projectId);
+    return found;
   }
 
   private async read(accountId: string, projectId: string, q: string, limit: number, startingAfter?: string): Promise<SearchPage | undefined> {

@@ -16,6 +16,7 @@ import { ReadCache } from '../../src/core/readCache.ts';
 import { SearchService } from '../../src/core/search.ts';
 import { defaultPageLimit } from '../../src/core/validation.ts';
 import { openDatabase } from '../../src/db/database.ts';
+import { AnswerCache } from '../../rest/answerCache.ts';
 
 const config = loadConfig();
 const db = await openDatabase(config);
@@ -80,15 +81,20 @@ const fromPrisma = (e: EntityRow) =>
 const searchPage = <T>(data: T[], hasMore: boolean, next: string | null) =>
   ({ data, has_more: hasMore, ...(next ? { next_starting_after: next } : {}), entities: data });
 
+// Bodies kept per canon version, as /api/v1 keeps them (rest/answerCache.ts).
+const answers = new AnswerCache(config.readCacheMb);
+
 const core = {
   async recall(accountId: string, projectId: string, q: string) {
     const found = await entities.recall(accountId, projectId, q || undefined, defaultPageLimit);
     if (!found) throw projectNotFound(projectId);
-    return { entities: found.map(toContract) };
+    const key = found.version && `recall\0${found.version}\0${q}`;
+    return answers.body(key, () => ({ entities: found.page.map(toContract) }));
   },
   async search(accountId: string, projectId: string, q: string) {
-    const page = await searchService.search(accountId, projectId, q, defaultPageLimit);
-    return searchPage(page.data.map(toContract), page.hasMore, page.nextStartingAfter);
+    const { page, version } = await searchService.search(accountId, projectId, q, defaultPageLimit);
+    const key = version && `search\0${version}\0${q}`;
+    return answers.body(key, () => searchPage(page.data.map(toContract), page.hasMore, page.nextStartingAfter));
   },
 };
 
@@ -132,7 +138,7 @@ app.use((_req, res, next) => {
 
 const handle = (work: (req: Request) => Promise<unknown>) => (req: Request, res: Response) => {
   work(req).then(
-    (body) => res.json(body),
+    (body) => (Buffer.isBuffer(body) ? res.type('json').send(body) : res.json(body)),
     (error: unknown) => {
       if (error instanceof LoreError) res.status(problemCatalog[error.code].status).json({ code: error.code, detail: error.message });
       else res.status(500).json({ code: 'internal_error', detail: String(error) });

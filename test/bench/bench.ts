@@ -74,7 +74,7 @@ async function prepare() {
     const seeded = await seed(db.prisma, key.account);
     const mentions = await db.prisma.mention.count({ where: { projectId: seeded.projectId } });
     const entities = await db.prisma.entity.count({ where: { projectId: seeded.projectId } });
-    log(`seeded ${benchDatabase}: ${entities} entities, ${mentions} mentions, ${seedSize.chapters} chapters in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    log(`seeded ${bench.name}: ${entities} entities, ${mentions} mentions, ${seedSize.chapters} chapters in ${((Date.now() - started) / 1000).toFixed(1)} s`);
     // Settled before measuring, so autovacuum waking up after the bulk load does not land on the first scenario.
     await db.prisma.$executeRawUnsafe('VACUUM (ANALYZE)');
     return { key: key.key, ...seeded };

@@ -207,6 +207,20 @@ describe('concurrency', () => {
     expect(await usage(key)).toMatchObject({ used: 50, remaining: 0 });
   });
 
+  it('when calls of different costs race for the last units, then a call is refused only when it no longer fits', async () => {
+    const { key } = await ownerKey('enterprise', { customQuota: 7, customRate: 10_000 });
+    const calls = Array.from({ length: 12 }, (_, i) =>
+      i % 2 === 0 ? { cost: 2, path: `/projects/${projectId}/search?q=Mara` } : { cost: 1, path: `/projects/${projectId}/recall?q=Mara` },
+    );
+    const statuses = (await Promise.all(calls.map((c) => gw.request(c.path, { key })))).map((r) => r.status);
+    expect(statuses.every((s) => s === 200 || s === 402), String(statuses)).toBe(true);
+    const spent = calls.reduce((sum, c, i) => sum + (statuses[i] === 200 ? c.cost : 0), 0);
+    const { used } = await usage(key);
+    expect(used).toBe(spent);
+    expect(used).toBeLessThanOrEqual(7);
+    for (const [i, c] of calls.entries()) if (statuses[i] === 402) expect(c.cost).toBeGreaterThan(7 - used);
+  });
+
   describe('across gateway processes sharing one database', () => {
     const processes = sharedGateways(2, () => gw.databaseUrl);
 

@@ -1,6 +1,6 @@
-// Recall and search pages are kept in memory per gateway under the project's canon version: every change, by any
-// gateway or any other writer of the database, must show in the very next answer, and a cached page must never
-// reach another account.
+// Recall and search pages (and the REST bodies made of them) are kept in memory per gateway under the project's canon
+// version: every change, by any gateway or any other writer of the database, must show in the very next answer, and a
+// kept answer must never reach another account or skip a check.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importBundle, startTestGateway, type TestGateway } from '../support/gateway.ts';
@@ -19,6 +19,7 @@ const bundle = {
 let writer: TestGateway;
 let reader: TestGateway;
 let key: string;
+let account: string;
 let projectId: string;
 let db: pg.Client;
 
@@ -35,7 +36,7 @@ async function only(gw: TestGateway, q: string) {
 beforeAll(async () => {
   writer = await startTestGateway();
   reader = await startTestGateway({ DATABASE_URL: writer.databaseUrl });
-  ({ key } = await writer.createKey('pro'));
+  ({ key, account } = await writer.createKey('pro'));
   projectId = (await importBundle(writer, key, bundle)).projectId;
   db = new pg.Client({ connectionString: writer.databaseUrl });
   await db.connect();
@@ -100,6 +101,26 @@ describe('read cache', () => {
     const { key: stranger } = await reader.createKey('pro');
     await expectProblem(await recall(reader, 'Voss', stranger), 404, 'not_found');
     await expectProblem(await search(reader, 'Voss', stranger), 404, 'not_found');
+  });
+
+  it('when an answer is served from memory, then the key, its scopes and its quota still apply to it', async () => {
+    const kept = { recall: (await recall(reader, 'Voss')).text, search: (await search(reader, 'Voss')).text };
+    expect((await recall(reader, 'Voss')).text).toBe(kept.recall);
+
+    const limited = await writer.createKey('enterprise', { accountId: account, customQuota: 3 });
+    expect((await recall(reader, 'Voss', limited.key)).text).toBe(kept.recall);
+    expect((await search(reader, 'Voss', limited.key)).text).toBe(kept.search);
+    await expectProblem(await recall(reader, 'Voss', limited.key), 402, 'quota_exceeded');
+
+    const narrowed = await writer.createKey('pro', { accountId: account });
+    await db.query(`UPDATE "ApiKey" SET scopes = '{graph}' WHERE id = $1`, [narrowed.id]);
+    await expectProblem(await recall(reader, 'Voss', narrowed.key), 403, 'insufficient_scope');
+    await expectProblem(await search(reader, 'Voss', narrowed.key), 403, 'insufficient_scope');
+
+    const revoked = await writer.createKey('pro', { accountId: account });
+    expect((await recall(reader, 'Voss', revoked.key)).text).toBe(kept.recall);
+    await writer.gateway.runtime.services.keys.revoke(revoked.id);
+    await expectProblem(await recall(reader, 'Voss', revoked.key), 401, 'AUTH_INVALID_KEY');
   });
 
   it('when the cache is turned off, then recall and search answer exactly as with it', async () => {
