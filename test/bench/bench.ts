@@ -3,8 +3,10 @@
 // the same core directly (test/bench/bareServer.ts), so the cost of the GraphQL indirection shows as a ratio; then the
 // gateway with one worker per core, with its read cache off, and a bare handler reading through
 // Prisma's query builder, for comparison.
+// The facade and its baseline run in alternating rounds (other work on the machine drifts over minutes): each row of
+// theirs is the round of median throughput, and the ratio the median of the rounds' ratios.
 // Env: DATABASE_URL or TEST_DATABASE_URL (the server to create lore_bench on), BENCH_DURATION (s, default 10),
-// BENCH_WARMUP (s, default 3), BENCH_KEEP_DB=1 to keep lore_bench afterwards.
+// BENCH_WARMUP (s, default 3), BENCH_ROUNDS (default 3), BENCH_KEEP_DB=1 to keep lore_bench afterwards.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
@@ -20,6 +22,7 @@ const bench = benchDatabase('lore_bench');
 const { databaseUrl } = bench;
 const duration = Number(process.env.BENCH_DURATION ?? 10);
 const warmup = Number(process.env.BENCH_WARMUP ?? 3);
+const rounds = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
 const connections = 50;
 const target = { ratio: 0.75, p99Ms: 50 };
 const workers = availableParallelism();
@@ -97,7 +100,11 @@ function queries(names: string[]) {
 
 type Query = 'recall' | 'search';
 type Scenario = { name: string; server: ServerProcess; prefix: string; key?: string };
-type Row = { query: Query; scenario: string; rps: number; p50: number; p99: number; failed: number; appCpu: number; dbCpu: number; loadCpu: number; ratio?: number };
+type Measured = Awaited<ReturnType<typeof measure>>;
+type Row = Measured & { query: Query; scenario: string; ratio?: number };
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)];
+const medianRun = (runs: Measured[]) => runs.find((run) => run.rps === median(runs.map((r) => r.rps)))!;
 
 function load(s: Scenario, paths: string[], seconds: number) {
   return autocannon({
@@ -182,12 +189,24 @@ async function main() {
   const loadBefore = loadavg()[0];
   const rows: Row[] = [];
   for (const query of ['recall', 'search'] as const) {
-    for (const s of scenarios) {
+    const [facade, baseline, ...others] = scenarios;
+    const runs = new Map<Scenario, Measured[]>([[facade, []], [baseline, []]]);
+    const ratios: number[] = [];
+    for (let round = 1; round <= rounds; round++) {
+      for (const s of round % 2 === 1 ? [facade, baseline] : [baseline, facade]) {
+        if (round === 1 && warmup > 0) await load(s, paths(s.prefix, query), warmup);
+        runs.get(s)!.push(await measure(s, paths(s.prefix, query), duration));
+      }
+      const [f, b] = [runs.get(facade)!.at(-1)!, runs.get(baseline)!.at(-1)!];
+      ratios.push(f.rps / b.rps);
+      log(`${query} round ${round}: REST ${f.rps.toFixed(0)} req/s (p99 ${f.p99} ms), bare ${b.rps.toFixed(0)} req/s (p99 ${b.p99} ms), ratio ${ratios.at(-1)!.toFixed(2)}`);
+    }
+    rows.push({ query, scenario: facade.name, ...medianRun(runs.get(facade)!), ratio: median(ratios) });
+    rows.push({ query, scenario: baseline.name, ...medianRun(runs.get(baseline)!) });
+    for (const s of others) {
       if (warmup > 0) await load(s, paths(s.prefix, query), warmup);
       rows.push({ query, scenario: s.name, ...(await measure(s, paths(s.prefix, query), duration)) });
     }
-    const [rest, baseline] = rows.filter((r) => r.query === query);
-    rest.ratio = rest.rps / baseline.rps;
   }
 
   const cell = (v: number | undefined, w: number, digits = 1) => (v === undefined ? '' : Number.isFinite(v) ? v.toFixed(digits) : '-').padStart(w);
@@ -203,7 +222,7 @@ async function main() {
     const [rest, , clusteredRow] = rows.filter((row) => row.query === query);
     const ratioMet = rest.ratio! >= target.ratio;
     const p99Met = Math.min(rest.p99, clusteredRow.p99) < target.p99Ms;
-    log(`${query}: REST throughput ${(rest.ratio! * 100).toFixed(0)}% of bare (target >= ${target.ratio * 100}%): ${ratioMet ? 'met' : 'NOT met'}; ` +
+    log(`${query}: REST throughput ${(rest.ratio! * 100).toFixed(0)}% of bare (median of ${rounds} rounds; target >= ${target.ratio * 100}%): ${ratioMet ? 'met' : 'NOT met'}; ` +
       `REST p99 ${rest.p99.toFixed(1)} ms with one process, ${clusteredRow.p99.toFixed(1)} ms with ${workers} workers (target < ${target.p99Ms} ms): ${p99Met ? 'met' : 'NOT met'}`);
   }
   const loadAfter = loadavg()[0];
