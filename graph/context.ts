@@ -11,10 +11,11 @@ export type GraphContext = {
   principal(): Promise<Principal>;
   /** counts this operation against the per-minute rate limit, once however many root fields it has */
   countRequest(): Promise<void>;
-  /** root fields (by response key) whose quota is refunded because they replayed a stored response */
-  costWaived: Set<string | number>;
-  /** root fields (by response key) refused for quota that may still replay a stored idempotent response, which is free */
-  quotaRefused: Map<string | number, LoreError>;
+  /**
+   * Idempotent root fields (by response key): spends the field's quota cost. Its resolver calls it once it holds the
+   * request's Idempotency-Key (Idempotency.run), so a replay never spends.
+   */
+  reservations: Map<string | number, () => Promise<void>>;
   /** why authentication failed, set by the scope check so an unauthorized field reports it */
   authFailure?: LoreError;
   /** the caller's own LLM provider (BYOK headers); never stored or logged */
@@ -52,8 +53,7 @@ export function createContext(services: Services, request: Caller): GraphContext
     services,
     principal: once(async () => request.principal ?? services.keys.authenticate(request.credential)),
     countRequest: once(async () => services.metering.hit(await context.principal())),
-    costWaived: new Set(),
-    quotaRefused: new Map(),
+    reservations: new Map(),
     llm: request.llm,
     readAt: [],
     holdsAnswer: request.holdsAnswer,

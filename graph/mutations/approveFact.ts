@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { factText, idempotencyKey, resourceId, sourceContent } from '../../src/core/validation.ts';
 import { parseArgs } from '../args.ts';
-const approveFactArgs = z.object({ projectId: resourceId, entityId: resourceId, fact: factText.optional(), content: sourceContent.optional(), idempotencyKey: idempotencyKey.optional() });
-
 import { builder } from '../builder.ts';
 import { ApproveResult } from '../types/ApproveResult.ts';
+
+const approveFactArgs = z.object({ projectId: resourceId, entityId: resourceId, fact: factText.optional(), content: sourceContent.optional(), idempotencyKey: idempotencyKey.optional() });
 
 builder.mutationField('approveFact', (t) =>
   t.field({
@@ -13,6 +13,7 @@ builder.mutationField('approveFact', (t) =>
       'Approves an entity into the canon, with a fact about it when given. Records the candidate and the decision (which key, when, the fact and its source content).',
     authScopes: { scope: 'remember' },
     cost: 1,
+    idempotent: true,
     args: {
       projectId: t.arg.id({ required: true }),
       entityId: t.arg.id({ required: true }),
@@ -26,14 +27,12 @@ builder.mutationField('approveFact', (t) =>
       await ctx.services.projects.requireOwned(principal.accountId, args.projectId);
       await ctx.services.projects.requireEntity(args.projectId, args.entityId);
       const request = { projectId: args.projectId, entityId: args.entityId, fact: args.fact, content: args.content };
-      const { result, replayed } = await ctx.services.idempotency.run(
+      return ctx.services.idempotency.run(
         { accountId: principal.accountId, operation: 'approveFact', key: args.idempotencyKey },
         request,
+        ctx.reservations.get(info.path.key)!,
         () => ctx.services.canon.approve({ ...request, decidedBy: principal.keyId }),
-        ctx.quotaRefused.get(info.path.key),
       );
-      if (replayed) ctx.costWaived.add(info.path.key);
-      return result;
     },
   }),
 );

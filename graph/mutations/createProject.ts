@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { idempotencyKey, initialScope, projectDescription, projectName } from '../../src/core/validation.ts';
 import { parseArgs } from '../args.ts';
-const createProjectArgs = z.object({ input: z.object({ name: projectName, description: projectDescription.nullish(), initialScope: initialScope.nullish() }), idempotencyKey: idempotencyKey.optional() });
-
 import { builder } from '../builder.ts';
 import { Project } from '../types/Project.ts';
+
+const createProjectArgs = z.object({ input: z.object({ name: projectName, description: projectDescription.nullish(), initialScope: initialScope.nullish() }), idempotencyKey: idempotencyKey.optional() });
 
 const CreateProjectInput = builder.inputType('CreateProjectInput', {
   fields: (t) => ({
@@ -20,6 +20,7 @@ builder.mutationField('createProject', (t) =>
     description: 'Creates a project. With an idempotency key, a repeat of the same request within 24 hours returns the first project.',
     authScopes: { scope: 'projects:write' },
     cost: 1,
+    idempotent: true,
     args: {
       input: t.arg({ type: CreateProjectInput, required: true }),
       idempotencyKey: t.arg.string(),
@@ -28,14 +29,13 @@ builder.mutationField('createProject', (t) =>
       const args = parseArgs(createProjectArgs, rawArgs);
       const principal = await ctx.principal();
       const input = { name: args.input.name, description: args.input.description ?? undefined, initialScope: args.input.initialScope ?? undefined };
-      const { result, replayed } = await ctx.services.idempotency.run(
+      const created = await ctx.services.idempotency.run(
         { accountId: principal.accountId, operation: 'createProject', key: args.idempotencyKey },
         input,
+        ctx.reservations.get(info.path.key)!,
         () => ctx.services.projects.create(principal.accountId, input),
-        ctx.quotaRefused.get(info.path.key),
       );
-      if (replayed) ctx.costWaived.add(info.path.key);
-      return ctx.services.prisma.project.findUniqueOrThrow({ ...query, where: { id: result.id } });
+      return ctx.services.prisma.project.findUniqueOrThrow({ ...query, where: { id: created.id } });
     },
   }),
 );

@@ -1,5 +1,6 @@
 // A root field declares its quota cost (`cost: n`); this plugin rate-limits the operation once, reserves the cost
-// before the resolver runs and refunds it when the resolver fails, so every surface (REST, MCP, /graphql) pays alike.
+// before the resolver runs (an idempotent field: when its resolver holds the Idempotency-Key) and refunds it when the
+// resolver fails, so every surface (REST, MCP, /graphql) pays alike.
 import SchemaBuilder, {
   BasePlugin,
   type FieldKind,
@@ -10,7 +11,6 @@ import SchemaBuilder, {
   type TypeParam,
 } from '@pothos/core';
 import type { GraphQLFieldResolver } from 'graphql';
-import { LoreError } from '../../src/core/errors.ts';
 import type { GraphContext } from '../context.ts';
 
 declare global {
@@ -29,6 +29,8 @@ declare global {
     > {
       /** quota calls this root field consumes */
       cost?: number;
+      /** takes an Idempotency-Key and spends its cost through ctx.reservations once it holds the key */
+      idempotent?: boolean;
     }
   }
 }
@@ -45,25 +47,22 @@ export class PothosMeteringPlugin<Types extends SchemaTypes> extends BasePlugin<
       }
       return resolver;
     }
+    const idempotent = (fieldConfig.pothosOptions as { idempotent?: boolean }).idempotent === true;
     return async (parent, args, context, info) => {
       const ctx = context as GraphContext;
       const principal = await ctx.principal();
       await ctx.countRequest();
-      let refund: () => Promise<void>;
-      try {
+      let refund: (() => Promise<void>) | undefined;
+      const reserve = async () => {
         refund = await ctx.services.metering.reserve(principal, cost);
-      } catch (error) {
-        // A replay costs nothing, so a request with an Idempotency-Key may still get its stored response.
-        if (!(error instanceof LoreError && error.code === 'quota_exceeded' && (args as { idempotencyKey?: unknown }).idempotencyKey)) throw error;
-        ctx.quotaRefused.set(info.path.key, error);
-        return resolver(parent, args, context, info);
-      }
+      };
+      // Reserving after the key is held makes a replay free, even one racing its first request for the last unit.
+      if (idempotent) ctx.reservations.set(info.path.key, reserve);
+      else await reserve();
       try {
-        const result = await resolver(parent, args, context, info);
-        if (ctx.costWaived.has(info.path.key)) await refund();
-        return result;
+        return await resolver(parent, args, context, info);
       } catch (error) {
-        await refund();
+        await refund?.();
         throw error;
       }
     };

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UsageSummary } from '../../rest/schemas.ts';
 import { saltmarshBundle } from '../support/fixtures.ts';
-import { importBundle, startTestGateway, type ApiResponse, type TestGateway } from '../support/gateway.ts';
+import { importBundle, sharedGateways, startTestGateway, type ApiResponse, type TestGateway } from '../support/gateway.ts';
 import { expectProblem as expectProblemAt } from '../support/problem.ts';
 
 let gw: TestGateway;
@@ -197,5 +197,21 @@ describe('approve with an Idempotency-Key', () => {
     const other = await approve('Keth swam like a seal.');
     expect(other.status).toBe(422);
     expect(other.body.code).toBe('idempotency_key_reused');
+  });
+});
+
+describe('repeats racing for the last unit of quota', () => {
+  const processes = sharedGateways(1, () => gw.databaseUrl);
+
+  it('when requests with one key race over two gateways for the last unit, then all get the one project and one unit is spent', async () => {
+    const { key } = await gw.createKey('enterprise', { customQuota: 1 });
+    const gateways = [gw, ...processes];
+    const send = (i: number) =>
+      gateways[i % 2].request('/projects', { method: 'POST', key, json: { name: 'Last unit' }, headers: { 'Idempotency-Key': 'last-unit' } });
+    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => send(i)));
+    expect(results.map((r) => r.status), results.map((r) => r.text).join('\n')).toEqual(Array(20).fill(201));
+    expect(new Set(results.map((r) => r.body.id)).size).toBe(1);
+    expect(await projectNames(key)).toEqual(['Last unit']);
+    expect(await used(key)).toBe(1);
   });
 });
