@@ -1,7 +1,7 @@
 // Runs the named operations REST and MCP are built on. Documents are parsed, validated and compiled (graphql-jit) once,
 // at start-up; a request only runs the compiled function, which costs a fraction of graphql-js's interpreting
-// executor on a page of entities (about 600 fields). Expected failures come back with their code; anything else is logged with the request id
-// and masked.
+// executor on a page of entities (about 600 fields). Expected failures come back with their code; anything else is
+// logged with the request id and masked.
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { GraphQLError, Kind, parse, print, validate, visit, type DocumentNode, type FragmentDefinitionNode, type OperationDefinitionNode } from 'graphql';

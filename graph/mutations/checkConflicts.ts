@@ -2,10 +2,10 @@ import { z } from 'zod';
 import { chooseLlm } from '../../src/core/llm/provider.ts';
 import { chapterRef, passageText, resourceId } from '../../src/core/validation.ts';
 import { parseArgs } from '../args.ts';
-const checkConflictsArgs = z.object({ projectId: resourceId, text: passageText, chapter: chapterRef.optional() });
-
 import { builder } from '../builder.ts';
 import { ConflictHit } from '../types/ConflictHit.ts';
+
+const checkConflictsArgs = z.object({ projectId: resourceId, text: passageText, chapter: chapterRef.optional() });
 
 builder.mutationField('checkConflicts', (t) =>
   t.field({

@@ -1,10 +1,10 @@
+import { z } from 'zod';
 import { resourceId } from '../../src/core/validation.ts';
 import { parseArgs } from '../args.ts';
-const importBundleArgs = z.object({ bundle: z.unknown(), projectId: resourceId.optional() });
-
 import { builder } from '../builder.ts';
 import { ImportResult } from '../types/ImportResult.ts';
-import { z } from 'zod';
+
+const importBundleArgs = z.object({ bundle: z.unknown(), projectId: resourceId.optional() });
 
 builder.mutationField('importBundle', (t) =>
   t.field({

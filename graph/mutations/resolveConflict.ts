@@ -2,10 +2,10 @@ import { z } from 'zod';
 import { LoreError } from '../../src/core/errors.ts';
 import { resourceId } from '../../src/core/validation.ts';
 import { parseArgs } from '../args.ts';
-const resolveConflictArgs = z.object({ projectId: resourceId, conflictId: resourceId, status: z.enum(['resolved', 'dismissed']) });
-
 import { builder } from '../builder.ts';
 import { Conflict } from '../types/Conflict.ts';
+
+const resolveConflictArgs = z.object({ projectId: resourceId, conflictId: resourceId, status: z.enum(['resolved', 'dismissed']) });
 
 builder.mutationField('resolveConflict', (t) =>
   t.prismaField({

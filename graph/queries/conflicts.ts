@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { resourceId } from '../../src/core/validation.ts';
 import { parseArgs } from '../args.ts';
-const conflictsArgs = z.object({ projectId: resourceId, status: z.enum(['pending', 'resolved', 'dismissed']).default('pending') });
-
 import { builder } from '../builder.ts';
 import { Conflict } from '../types/Conflict.ts';
+
+const conflictsArgs = z.object({ projectId: resourceId, status: z.enum(['pending', 'resolved', 'dismissed']).default('pending') });
 
 builder.queryField('conflicts', (t) =>
   t.prismaField({

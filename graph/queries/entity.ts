@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { LoreError } from '../../src/core/errors.ts';
-import { projectNotFound } from '../../src/core/projects.ts';
+import { entityNotFound, projectNotFound } from '../../src/core/projects.ts';
 import { resourceId } from '../../src/core/validation.ts';
 import { parseArgs } from '../args.ts';
 import { builder } from '../builder.ts';
@@ -20,7 +19,7 @@ builder.queryField('entity', (t) =>
       const principal = await ctx.principal();
       const found = await ctx.services.entities.byIds(principal.accountId, args.projectId, [args.entityId]);
       if (!found) throw projectNotFound(args.projectId);
-      if (found.length === 0) throw new LoreError('not_found', `Entity ${args.entityId} not found in project ${args.projectId}.`);
+      if (found.length === 0) throw entityNotFound(args.projectId, args.entityId);
       return found[0];
     },
   }),

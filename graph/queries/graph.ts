@@ -1,12 +1,12 @@
 import { z } from 'zod';
-import { LoreError } from '../../src/core/errors.ts';
 import { graphLimits } from '../../src/core/graph/graphStore.ts';
 import { graphDepth, resourceId } from '../../src/core/validation.ts';
+import { entityNotFound } from '../../src/core/projects.ts';
 import { parseArgs } from '../args.ts';
-const graphArgs = z.object({ projectId: resourceId, root: resourceId.optional(), depth: graphDepth.default(1) });
-
 import { builder } from '../builder.ts';
 import { GraphSubsetRef } from '../types/GraphSubset.ts';
+
+const graphArgs = z.object({ projectId: resourceId, root: resourceId.optional(), depth: graphDepth.default(1) });
 
 builder.queryField('graph', (t) =>
   t.field({
@@ -24,7 +24,7 @@ builder.queryField('graph', (t) =>
       const principal = await ctx.principal();
       await ctx.services.projects.requireOwned(principal.accountId, args.projectId);
       const subset = await ctx.services.graph.subset(args);
-      if (!subset) throw new LoreError('not_found', `Entity ${args.root} not found in project ${args.projectId}.`);
+      if (!subset) throw entityNotFound(args.projectId, args.root!);
       return subset;
     },
   }),

@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { cursor, defaultPageLimit, pageLimit, resourceId } from '../../src/core/validation.ts';
 import { parseArgs } from '../args.ts';
-const mentionsArgs = z.object({ projectId: resourceId, entityId: resourceId, limit: pageLimit.default(defaultPageLimit), startingAfter: cursor.optional() });
-
 import { builder } from '../builder.ts';
 import { MentionPage } from '../types/Page.ts';
+
+const mentionsArgs = z.object({ projectId: resourceId, entityId: resourceId, limit: pageLimit.default(defaultPageLimit), startingAfter: cursor.optional() });
 
 builder.queryField('mentions', (t) =>
   t.field({

@@ -2,10 +2,10 @@ import { z } from 'zod';
 import { chooseLlm } from '../../src/core/llm/provider.ts';
 import { chapterOrdinal, cursor, defaultPageLimit, pageLimit, resourceId } from '../../src/core/validation.ts';
 import { parseArgs } from '../args.ts';
-const timelineArgs = z.object({ projectId: resourceId, limit: pageLimit.default(defaultPageLimit), startingAfter: cursor.optional(), from: chapterOrdinal.optional(), to: chapterOrdinal.optional() });
-
 import { builder } from '../builder.ts';
 import { TimelinePage } from '../types/Timeline.ts';
+
+const timelineArgs = z.object({ projectId: resourceId, limit: pageLimit.default(defaultPageLimit), startingAfter: cursor.optional(), from: chapterOrdinal.optional(), to: chapterOrdinal.optional() });
 
 builder.queryField('timeline', (t) =>
   t.field({

@@ -2,9 +2,21 @@
 // per turn of the event loop and sent as one statement: under load a round trip is paid per batch, not per request.
 // A batch leaves after every request in it arrived, so it sees every write committed before any of them.
 import DataLoader from 'dataloader';
+import { rows, type SqlClient, type Statement } from '../db/sql.ts';
 
 export function batched<K, V>(load: (keys: readonly K[]) => Promise<readonly (V | Error)[]>): DataLoader<K, V> {
   return new DataLoader(load, { cache: false, batchScheduleFn: (dispatch) => setImmediate(dispatch), maxBatchSize: 1000 });
+}
+
+/**
+ * One row per key, looked up in batches: `statement` takes the distinct keys as its one text[] parameter and answers
+ * each found row once; a key without a row gets null.
+ */
+export function batchedRows<R extends object>(sql: SqlClient, statement: Statement, keyOf: (row: R) => string): DataLoader<string, R | null> {
+  return batched(async (keys) => {
+    const found = new Map((await rows<R>(sql, statement, [[...new Set(keys)]])).map((row) => [keyOf(row), row]));
+    return keys.map((key) => found.get(key) ?? null);
+  });
 }
 
 /**

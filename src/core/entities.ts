@@ -4,7 +4,8 @@ import type { ApprovalStatus, EntityType } from '../generated/prisma/enums.ts';
 import type { MentionItem } from './canon.ts';
 import type { ReadCache } from './readCache.ts';
 import { rows, statement, type SqlClient } from '../db/sql.ts';
-import { batched } from './batch.ts';
+import type DataLoader from 'dataloader';
+import { batchedRows } from './batch.ts';
 
 export const lastMentionCount = 5;
 
@@ -101,15 +102,14 @@ function owning<R extends EntityRecord>(result: R[]): R[] | undefined {
 const substringPattern = (q: string) => `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 export class EntityReader {
-  private readonly versions = batched<string, ProjectVersion | null>(async (projectIds) => {
-    const found = new Map((await rows<ProjectVersion>(this.sql, canonVersions, [[...new Set(projectIds)]])).map((row) => [row.id, row]));
-    return projectIds.map((id) => found.get(id) ?? null);
-  });
+  private readonly versions: DataLoader<string, ProjectVersion | null>;
 
   constructor(
     private readonly sql: SqlClient,
     private readonly cache: ReadCache,
-  ) {}
+  ) {
+    this.versions = batchedRows<ProjectVersion>(sql, canonVersions, (row) => row.id);
+  }
 
   /**
    * `read`'s page, served from the read cache while the project's canon version is unchanged; undefined when the

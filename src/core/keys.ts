@@ -4,8 +4,9 @@ import type { PrismaClient } from '../generated/prisma/client.ts';
 import type { Tier } from '../generated/prisma/enums.ts';
 import { newId } from '../ids.ts';
 import { LoreError } from './errors.ts';
-import { rows, statement, type SqlClient } from '../db/sql.ts';
-import { batched } from './batch.ts';
+import type DataLoader from 'dataloader';
+import { statement, type SqlClient } from '../db/sql.ts';
+import { batchedRows } from './batch.ts';
 import { tierPolicies, type Period } from './tiers.ts';
 
 // Expiry is decided by the database clock, the one every gateway process shares.
@@ -62,15 +63,14 @@ export type KeyOptions = {
 };
 
 export class KeyService {
-  private readonly bySecretHash = batched<string, KeyRow | null>(async (hashes) => {
-    const found = new Map((await rows<KeyRow>(this.sql, keysBySecret, [[...new Set(hashes)]])).map((row) => [row.secretHash, row]));
-    return hashes.map((hash) => found.get(hash) ?? null);
-  });
+  private readonly bySecretHash: DataLoader<string, KeyRow | null>;
 
   constructor(
     private readonly prisma: PrismaClient,
-    private readonly sql: SqlClient,
-  ) {}
+    sql: SqlClient,
+  ) {
+    this.bySecretHash = batchedRows<KeyRow>(sql, keysBySecret, (row) => row.secretHash);
+  }
 
   async create(options: KeyOptions): Promise<CreatedKey> {
     if (options.tier !== 'enterprise' && (options.customScopes?.length || options.customQuota || options.customRate)) {

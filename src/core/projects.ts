@@ -7,6 +7,8 @@ const ownedProject = statement('owned_project', `SELECT 1 FROM "Project" WHERE i
 const projectEntity = statement('project_entity', `SELECT 1 FROM "Entity" WHERE id = $1 AND "projectId" = $2`);
 
 export const projectNotFound = (projectId: string) => new LoreError('not_found', `Project ${projectId} not found.`);
+export const entityNotFound = (projectId: string, entityId: string) =>
+  new LoreError('not_found', `Entity ${entityId} not found in project ${projectId}.`);
 
 export class ProjectService {
   constructor(
@@ -22,7 +24,7 @@ export class ProjectService {
 
   async requireEntity(projectId: string, entityId: string): Promise<void> {
     const found = await rows(this.sql, projectEntity, [entityId, projectId]);
-    if (found.length === 0) throw new LoreError('not_found', `Entity ${entityId} not found in project ${projectId}.`);
+    if (found.length === 0) throw entityNotFound(projectId, entityId);
   }
 
   async create(accountId: string, input: { name: string; description?: string; initialScope?: string }): Promise<{ id: string }> {

@@ -10,7 +10,7 @@ import { openEmbeddedPostgres } from './pglite.ts';
 
 export type Database = {
   prisma: PrismaClient;
-  /** the pool under Prisma, for the few statements on every request's path (see src/core/sql.ts) */
+  /** the pool under Prisma, for the few statements on every request's path (see src/db/sql.ts) */
   sql: SqlClient;
   /**
    * Quota and rate-limit counters: rows every request of a key updates. On PostgreSQL their own connections commit

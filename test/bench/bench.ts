@@ -14,7 +14,7 @@ import { isDeepStrictEqual } from 'node:util';
 import autocannon from 'autocannon';
 import { KeyService } from '../../src/core/keys.ts';
 import { openDatabase } from '../../src/db/database.ts';
-import { childProcesses, spawnServer, type ServerProcess } from '../support/processes.ts';
+import { childProcesses, gatewayListening, spawnServer, type ServerProcess } from '../support/processes.ts';
 import { benchDatabase } from './benchDatabase.ts';
 import { factWords, seed, seedSize } from './seed.ts';
 
@@ -148,7 +148,6 @@ async function measure(s: Scenario, paths: string[], seconds: number) {
 async function main() {
   log(`bench: ${connections} connections, ${duration} s per run after ${warmup} s warm-up`);
   const { key, projectId, names } = await prepare();
-  const gatewayListening = /Lore gateway listening on (http:\/\/127\.0\.0\.1:\d+)/;
   const [gateway, bare, clustered, uncached] = await Promise.all([
     startServer(['bin/lore.mjs', 'serve'], gatewayListening),
     startServer(['--import', 'tsx', 'test/bench/bareServer.ts'], /Bare handler listening on (http:\/\/127\.0\.0\.1:\d+)/),

@@ -7,16 +7,7 @@ import { openDatabase } from '../../src/db/database.ts';
 import { expectCleanFailure, lore } from '../support/cli.ts';
 import { createTestDatabase } from '../support/gateway.ts';
 import { childProcesses, spawnGateway, type GatewayProcess } from '../support/processes.ts';
-
-async function until<T>(probe: () => T | undefined, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('condition not reached in time');
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
+import { waitFor } from '../support/wait.ts';
 
 let databaseUrl: string;
 let gateway: GatewayProcess;
@@ -49,10 +40,10 @@ describe('LORE_WORKERS', { timeout: 180_000 }, () => {
   it('when a worker dies, then another takes its place and the port keeps answering', async () => {
     const [victim] = childProcesses(gateway.child.pid!);
     process.kill(victim, 'SIGKILL');
-    await until(() => {
+    await waitFor('a replacement worker', async () => {
       const workers = childProcesses(gateway.child.pid!);
       return workers.length === 2 && !workers.includes(victim) ? workers : undefined;
-    });
+    }, 60_000);
     const health = await gateway.request(`${gateway.url}/health`);
     expect(health.status).toBe(200);
   });
@@ -60,7 +51,7 @@ describe('LORE_WORKERS', { timeout: 180_000 }, () => {
   it('when the primary is stopped, then every worker exits with it', async () => {
     const workers = childProcesses(gateway.child.pid!);
     await gateway.stop();
-    await until(() => (workers.every((pid) => !readdirSync('/proc').includes(String(pid))) ? true : undefined), 15_000);
+    await waitFor('the workers to exit', async () => (workers.every((pid) => !readdirSync('/proc').includes(String(pid))) ? true : undefined), 15_000);
   });
 
   it('when LORE_WORKERS is above 1 without DATABASE_URL, then serve says the embedded store serves one process', async () => {

@@ -1,7 +1,7 @@
 // Shared steps of the graph tests: import a bundle through GraphQL and learn its ids, wait for the outbox to drain.
 import { expect } from 'vitest';
 import { importBundle, type TestGateway } from '../support/gateway.ts';
-import { waitFor } from '../support/neo4j.ts';
+import { waitFor } from '../support/wait.ts';
 import type { Bundle } from './fixtures.ts';
 import type { ImportedGraph } from './graphStoreContract.ts';
 

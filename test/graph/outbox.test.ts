@@ -5,7 +5,8 @@ import { afterAll, beforeAll, expect, test } from 'vitest';
 import { Neo4jGraphStore } from '../../src/core/graph/neo4jGraphStore.ts';
 import { PostgresGraphStore } from '../../src/core/graph/postgresGraphStore.ts';
 import { startTestGateway, type TestGateway } from '../support/gateway.ts';
-import { startNeo4j, waitFor, type TestNeo4j } from '../support/neo4j.ts';
+import { startNeo4j, type TestNeo4j } from '../support/neo4j.ts';
+import { waitFor } from '../support/wait.ts';
 import { randomGraph, type Bundle } from './fixtures.ts';
 import { drained, graphSync, importGraph } from './helpers.ts';
 

@@ -52,9 +52,12 @@ export async function spawnServer(args: string[], listening: RegExp, env: Record
   };
 }
 
+/** What `lore serve` prints once it listens on loopback; the first group is its URL. */
+export const gatewayListening = /Lore gateway listening on (http:\/\/127\.0\.0\.1:\d+)/;
+
 /** Starts `lore serve` on a free loopback port over `databaseUrl`; resolves once it says where it listens. */
 export async function spawnGateway(databaseUrl: string, env: Record<string, string> = {}): Promise<GatewayProcess> {
-  const server = await spawnServer(['bin/lore.mjs', 'serve'], /Lore gateway listening on (http:\/\/127\.0\.0\.1:\d+)/, { ...env, DATABASE_URL: databaseUrl });
+  const server = await spawnServer(['bin/lore.mjs', 'serve'], gatewayListening, { ...env, DATABASE_URL: databaseUrl });
   const api = `${server.url}/api/v1`;
   return { ...server, api, request: (path, init) => httpRequest(path.startsWith('http') ? path : `${api}${path}`, init) };
 }
