@@ -123,6 +123,21 @@ describe('read cache', () => {
     await expectProblem(await recall(reader, 'Voss', revoked.key), 401, 'AUTH_INVALID_KEY');
   });
 
+  it('when a kept answer is sent, then its headers are those of a fresh one, and HEAD gets them without the body', async () => {
+    const fresh = await recall(reader, 'eth Voss'); // asked for nowhere else in this file
+    const kept = await recall(reader, 'eth Voss');
+    const head = await reader.request(`/projects/${projectId}/recall?q=${encodeURIComponent('eth Voss')}`, { key, method: 'HEAD' });
+    for (const res of [fresh, kept, head]) {
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
+      expect(res.headers.get('content-length')).toBe(String(Buffer.byteLength(fresh.text)));
+      expect(res.headers.get('lore-api-version')).toBe('1.0');
+      expect(res.headers.get('x-request-id')).toMatch(/^req_[0-9a-f]{32}$/);
+    }
+    expect(kept.text).toBe(fresh.text);
+    expect(head.text).toBe('');
+  });
+
   it('when the cache is turned off, then recall and search answer exactly as with it', async () => {
     const uncached = await startTestGateway({ DATABASE_URL: writer.databaseUrl, LORE_READ_CACHE_MB: '0' });
     try {
