@@ -6,7 +6,7 @@
 // The facade and its baseline run in alternating rounds (other work on the machine drifts over minutes): each row of
 // theirs is the round of median throughput, and the ratio the median of the rounds' ratios.
 // Env: DATABASE_URL or TEST_DATABASE_URL (the server to create lore_bench on), BENCH_DURATION (s, default 10),
-// BENCH_WARMUP (s, default 3), BENCH_ROUNDS (default 3), BENCH_KEEP_DB=1 to keep lore_bench afterwards.
+// BENCH_WARMUP (s, default 3), BENCH_ROUNDS (default 5), BENCH_KEEP_DB=1 to keep lore_bench afterwards.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
@@ -22,7 +22,7 @@ const bench = benchDatabase('lore_bench');
 const { databaseUrl } = bench;
 const duration = Number(process.env.BENCH_DURATION ?? 10);
 const warmup = Number(process.env.BENCH_WARMUP ?? 3);
-const rounds = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
+const rounds = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 5));
 const connections = 50;
 const target = { ratio: 0.75, p99Ms: 50 };
 const workers = availableParallelism();
