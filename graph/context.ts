@@ -25,8 +25,11 @@ export type GraphContext = {
    * reporting field; undefined: read without one.
    */
   readAt: (string | undefined)[];
-  /** see Caller.holdsAnswer */
-  holdsAnswer?: (version: string) => boolean;
+  /**
+   * A root field reports the version it read its answer at; true when the surface already holds that answer
+   * (Caller.holdsAnswer), so the field leaves its page out.
+   */
+  answeredAt(version: string | undefined): boolean;
 };
 
 function once<T>(fn: () => Promise<T>): () => Promise<T> {
@@ -56,7 +59,10 @@ export function createContext(services: Services, request: Caller): GraphContext
     reservations: new Map(),
     llm: request.llm,
     readAt: [],
-    holdsAnswer: request.holdsAnswer,
+    answeredAt: (version) => {
+      context.readAt.push(version);
+      return version !== undefined && request.holdsAnswer?.(version) === true;
+    },
   };
   return context;
 }

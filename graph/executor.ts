@@ -88,8 +88,8 @@ export class Executor {
     const error = result.errors?.[0];
     if (error) return { ok: false, error: this.describe(error, caller.requestId) };
     // Every root field read at one and the same version: the answer is that version's.
-    const versions = new Set(contextValue.readAt);
-    const version = contextValue.readAt.length === rootFields && versions.size === 1 ? contextValue.readAt[0] : undefined;
+    const [first] = contextValue.readAt;
+    const version = contextValue.readAt.length === rootFields && contextValue.readAt.every((v) => v === first) ? first : undefined;
     return { ok: true, data: result.data as Record<string, unknown>, version };
   }
 

@@ -23,8 +23,7 @@ builder.queryField('recall', (t) =>
       const principal = await ctx.principal();
       const found = await ctx.services.entities.recall(principal.accountId, args.projectId, args.q || undefined, args.limit);
       if (!found) throw projectNotFound(args.projectId);
-      ctx.readAt.push(found.version);
-      return found.version !== undefined && ctx.holdsAnswer?.(found.version) ? [] : found.page;
+      return ctx.answeredAt(found.version) ? [] : found.page;
     },
   }),
 );

@@ -22,8 +22,7 @@ builder.queryField('search', (t) =>
       const args = parseArgs(searchArgs, rawArgs);
       const principal = await ctx.principal();
       const found = await ctx.services.search.search(principal.accountId, args.projectId, args.q, args.limit, args.startingAfter);
-      ctx.readAt.push(found.version);
-      return found.version !== undefined && ctx.holdsAnswer?.(found.version) ? { ...found.page, data: [] } : found.page;
+      return ctx.answeredAt(found.version) ? { ...found.page, data: [] } : found.page;
     },
   }),
 );

@@ -6,7 +6,7 @@ import { loadConfig } from '../../src/config.ts';
 import type { KeyOptions } from '../../src/core/keys.ts';
 import { startGateway, type Gateway } from '../../src/gateway.ts';
 import { adminUrl, databaseUrl } from './env.ts';
-import { httpRequest, spawnGateways, type GatewayProcess } from './processes.ts';
+import { apiRequest, spawnGateways, type GatewayProcess } from './processes.ts';
 
 export async function createTestDatabase(): Promise<string> {
   const name = `${inject('templateDatabase')}_${randomBytes(6).toString('hex')}`;
@@ -38,7 +38,7 @@ export async function startTestGateway(env: Record<string, string> = {}): Promis
   const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', LORE_LOG_LEVEL: 'silent', ...env, DATABASE_URL: dbUrl });
   const gateway = await startGateway(config);
   const api = `${gateway.url}/api/v1`;
-  const request: TestGateway['request'] = (path, init = {}) => httpRequest(path.startsWith('http') ? path : `${api}${path}`, init);
+  const request = apiRequest(api);
   return {
     url: gateway.url,
     api,

@@ -59,8 +59,14 @@ export const gatewayListening = /Lore gateway listening on (http:\/\/127\.0\.0\.
 export async function spawnGateway(databaseUrl: string, env: Record<string, string> = {}): Promise<GatewayProcess> {
   const server = await spawnServer(['bin/lore.mjs', 'serve'], gatewayListening, { ...env, DATABASE_URL: databaseUrl });
   const api = `${server.url}/api/v1`;
-  return { ...server, api, request: (path, init) => httpRequest(path.startsWith('http') ? path : `${api}${path}`, init) };
+  return { ...server, api, request: apiRequest(api) };
 }
+
+/** Requests against `api` (a path under it, or a whole URL), as TestGateway.request makes them. */
+export const apiRequest =
+  (api: string): TestGateway['request'] =>
+  (path, init = {}) =>
+    httpRequest(path.startsWith('http') ? path : `${api}${path}`, init);
 
 /** Starts `count` gateways at once; if any fails to start, stops the others before failing. */
 export async function spawnGateways(count: number, databaseUrl: string, env: Record<string, string> = {}): Promise<GatewayProcess[]> {
