@@ -1,6 +1,6 @@
 // A root field declares its quota cost (`cost: n`); this plugin rate-limits the operation once, reserves the cost
-// before the resolver runs (an idempotent field: when its resolver holds the Idempotency-Key) and refunds it when the
-// resolver fails, so every surface (REST, MCP, /graphql) pays alike.
+// (at the same time) before the resolver runs (an idempotent field: when its resolver holds the Idempotency-Key) and
+// refunds it when the resolver fails, so every surface (REST, MCP, /graphql) pays alike.
 import SchemaBuilder, {
   BasePlugin,
   type FieldKind,
@@ -51,14 +51,16 @@ export class PothosMeteringPlugin<Types extends SchemaTypes> extends BasePlugin<
     return async (parent, args, context, info) => {
       const ctx = context as GraphContext;
       const principal = await ctx.principal();
-      await ctx.countRequest();
       let refund: (() => Promise<void>) | undefined;
-      const reserve = async () => {
-        refund = await ctx.services.metering.reserve(principal, cost);
-      };
-      // Reserving after the key is held makes a replay free, even one racing its first request for the last unit.
-      if (idempotent) ctx.reservations.set(info.path.key, reserve);
-      else await reserve();
+      if (idempotent) {
+        // Reserving after the key is held makes a replay free, even one racing its first request for the last unit.
+        await ctx.countRequest();
+        ctx.reservations.set(info.path.key, async () => {
+          refund = await ctx.services.metering.reserve(principal, cost);
+        });
+      } else {
+        refund = await ctx.services.metering.admit(principal, cost, ctx.countRequest);
+      }
       try {
         return await resolver(parent, args, context, info);
       } catch (error) {

@@ -1,5 +1,5 @@
 // The baseline for the bench: recall and search as hand-written express handlers answering the same JSON as /api/v1.
-// Under /auth they call the gateway's own core directly (KeyService.authenticate, Metering.hit and reserve, the
+// Under /auth they call the gateway's own core directly (KeyService.authenticate, Metering.admit, the
 // EntityReader and SearchService statements) and keep bodies per canon version as /api/v1 does, so REST/bare isolates
 // the cost of the GraphQL indirection; under /raw
 // they skip authentication and metering and read through Prisma (one findMany with a nested select), for comparison.
@@ -118,8 +118,7 @@ const viaPrisma = {
 async function metered<T>(req: Request, cost: number, work: (principal: Principal) => Promise<T>): Promise<T> {
   const header = req.get('Authorization');
   const principal = await keys.authenticate(header ? /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1] : undefined);
-  await metering.hit(principal);
-  const refund = await metering.reserve(principal, cost);
+  const refund = await metering.admit(principal, cost);
   try {
     return await work(principal);
   } catch (error) {
