@@ -3,6 +3,7 @@ import type { LoreError } from '../src/core/errors.ts';
 import type { Principal } from '../src/core/keys.ts';
 import type { Services } from '../src/core/services.ts';
 import type { LlmCredentials } from '../src/core/llm/provider.ts';
+import type { VersionRead } from '../src/core/entities.ts';
 
 export type GraphContext = {
   requestId: string;
@@ -16,6 +17,11 @@ export type GraphContext = {
    * request's Idempotency-Key (Idempotency.run), so a replay never spends.
    */
   reservations: Map<string | number, () => Promise<void>>;
+  /**
+   * This request's read of a project's canon version: the first call starts it (the metering plugin does, while the
+   * request is admitted, for a field that `readsCanon`), later calls share it. Undefined when the read cache is off.
+   */
+  canonVersion(projectId: string): VersionRead | undefined;
   /** why authentication failed, set by the scope check so an unauthorized field reports it */
   authFailure?: LoreError;
   /** the caller's own LLM provider (BYOK headers); never stored or logged */
@@ -51,12 +57,22 @@ export type Caller = {
 };
 
 export function createContext(services: Services, request: Caller): GraphContext {
+  const versionReads = new Map<string, VersionRead | undefined>();
   const context: GraphContext = {
     requestId: request.requestId,
     services,
     principal: once(async () => request.principal ?? services.keys.authenticate(request.credential)),
     countRequest: once(async () => services.metering.hit(await context.principal())),
     reservations: new Map(),
+    canonVersion: (projectId) => {
+      if (!versionReads.has(projectId)) {
+        const read = services.entities.readVersion(projectId);
+        // Handled here too: a request refused admission never awaits its read.
+        read?.catch(() => undefined);
+        versionReads.set(projectId, read);
+      }
+      return versionReads.get(projectId);
+    },
     llm: request.llm,
     readAt: [],
     answeredAt: (version) => {

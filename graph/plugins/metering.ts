@@ -1,6 +1,7 @@
 // A root field declares its quota cost (`cost: n`); this plugin rate-limits the operation once, reserves the cost
 // (at the same time) before the resolver runs (an idempotent field: when its resolver holds the Idempotency-Key) and
-// refunds it when the resolver fails, so every surface (REST, MCP, /graphql) pays alike.
+// refunds it when the resolver fails, so every surface (REST, MCP, /graphql) pays alike. A field that `readsCanon` has
+// its project's canon version read in the same round trip.
 import SchemaBuilder, {
   BasePlugin,
   type FieldKind,
@@ -31,6 +32,11 @@ declare global {
       cost?: number;
       /** takes an Idempotency-Key and spends its cost through ctx.reservations once it holds the key */
       idempotent?: boolean;
+      /**
+       * answers at the canon version of its `projectId` argument (ctx.canonVersion): the version is read while the
+       * request is admitted, in the same round trip
+       */
+      readsCanon?: boolean;
     }
   }
 }
@@ -47,7 +53,7 @@ export class PothosMeteringPlugin<Types extends SchemaTypes> extends BasePlugin<
       }
       return resolver;
     }
-    const idempotent = (fieldConfig.pothosOptions as { idempotent?: boolean }).idempotent === true;
+    const { idempotent, readsCanon } = fieldConfig.pothosOptions as { idempotent?: boolean; readsCanon?: boolean };
     return async (parent, args, context, info) => {
       const ctx = context as GraphContext;
       const principal = await ctx.principal();
@@ -59,6 +65,8 @@ export class PothosMeteringPlugin<Types extends SchemaTypes> extends BasePlugin<
           refund = await ctx.services.metering.reserve(principal, cost);
         });
       } else {
+        const { projectId } = args as { projectId?: unknown };
+        if (readsCanon && typeof projectId === 'string') ctx.canonVersion(projectId);
         refund = await ctx.services.metering.admit(principal, cost, ctx.countRequest);
       }
       try {

@@ -13,6 +13,7 @@ builder.queryField('recall', (t) =>
     description: 'Entities of a project, optionally filtered by name or alias (case-insensitive substring), by name.',
     authScopes: { scope: 'recall' },
     cost: 1,
+    readsCanon: true,
     args: {
       projectId: t.arg.id({ required: true }),
       q: t.arg.string({ description: 'filter on name or alias' }),
@@ -21,7 +22,8 @@ builder.queryField('recall', (t) =>
     resolve: async (_root, rawArgs, ctx) => {
       const args = parseArgs(recallArgs, rawArgs);
       const principal = await ctx.principal();
-      const found = await ctx.services.entities.recall(principal.accountId, args.projectId, args.q || undefined, args.limit);
+      const version = ctx.canonVersion(args.projectId);
+      const found = await ctx.services.entities.recall(principal.accountId, args.projectId, args.q || undefined, args.limit, version);
       if (!found) throw projectNotFound(args.projectId);
       return ctx.answeredAt(found.version) ? [] : found.page;
     },

@@ -12,6 +12,7 @@ builder.queryField('search', (t) =>
     description: 'Ranked search over names, aliases (also approximate) and approved facts.',
     authScopes: { scope: 'search' },
     cost: 2,
+    readsCanon: true,
     args: {
       projectId: t.arg.id({ required: true }),
       q: t.arg.string({ required: true }),
@@ -21,7 +22,8 @@ builder.queryField('search', (t) =>
     resolve: async (_root, rawArgs, ctx) => {
       const args = parseArgs(searchArgs, rawArgs);
       const principal = await ctx.principal();
-      const found = await ctx.services.search.search(principal.accountId, args.projectId, args.q, args.limit, args.startingAfter);
+      const version = ctx.canonVersion(args.projectId);
+      const found = await ctx.services.search.search(principal.accountId, args.projectId, args.q, args.limit, args.startingAfter, version);
       return ctx.answeredAt(found.version) ? { ...found.page, data: [] } : found.page;
     },
   }),

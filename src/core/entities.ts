@@ -63,6 +63,8 @@ const inProject = `"projectId" = (SELECT id FROM o)`;
 const canonVersions = statement('canon_versions', `SELECT id, "accountId", "canonVersion"::text AS version FROM "Project" WHERE id = ANY($1::text[])`);
 
 type ProjectVersion = { id: string; accountId: string; version: string };
+/** A project's canon version as read for one request (EntityReader.readVersion). */
+export type VersionRead = Promise<ProjectVersion | null>;
 
 /** A page and the canon version it was read at (undefined when the read cache is off and no version was read). */
 export type Versioned<T> = { page: T; version: string | undefined };
@@ -112,31 +114,48 @@ export class EntityReader {
   }
 
   /**
+   * Starts reading a project's canon version for a request that answers through `cachedPage`, so that the read can
+   * share a round trip with the request's admission (rate limit and quota); undefined when the read cache is off.
+   */
+  readVersion(projectId: string): VersionRead | undefined {
+    return this.cache.enabled ? this.versions.load(projectId) : undefined;
+  }
+
+  /**
    * `read`'s page, served from the read cache while the project's canon version is unchanged; undefined when the
    * project is not the account's (the version lookup checks that, so a cached page never reaches another account).
+   * `version`: the request's read of it, when started earlier.
    */
   async cachedPage<T extends object>(
     accountId: string,
     projectId: string,
     key: string,
     read: () => Promise<T | undefined>,
+    version = this.readVersion(projectId),
   ): Promise<Versioned<T> | undefined> {
     if (!this.cache.enabled) {
       const page = await read();
       return page && { page, version: undefined };
     }
-    const project = await this.versions.load(projectId);
+    const project = await version;
     if (project?.accountId !== accountId) return undefined;
     const page = await this.cache.through(`${projectId}\0${project.version}\0${key}`, read);
     return page && { page, version: `${projectId}@${project.version}` };
   }
 
   /** Entities whose name or an alias contains q (any case), by name. */
-  async recall(accountId: string, projectId: string, q: string | undefined, limit: number): Promise<Versioned<EntityRecord[]> | undefined> {
-    return this.cachedPage(accountId, projectId, `recall\0${limit}\0${q ?? ''}`, async () => {
+  async recall(
+    accountId: string,
+    projectId: string,
+    q: string | undefined,
+    limit: number,
+    version?: VersionRead,
+  ): Promise<Versioned<EntityRecord[]> | undefined> {
+    const read = async () => {
       const statement = q && q.length >= 3 ? recallTrigram : recallScan;
       return owning(await rows<EntityRecord>(this.sql, statement, [projectId, accountId, q ? substringPattern(q) : null, limit]));
-    });
+    };
+    return this.cachedPage(accountId, projectId, `recall\0${limit}\0${q ?? ''}`, read, version);
   }
 
   /** The given entities of a project, in the order of the ids. */

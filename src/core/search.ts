@@ -3,7 +3,7 @@
 // so the order is stable across pages.
 import type { PrismaClient } from '../generated/prisma/client.ts';
 import type { Page } from './canon.ts';
-import type { EntityReader, EntityRecord, Versioned } from './entities.ts';
+import type { EntityReader, EntityRecord, Versioned, VersionRead } from './entities.ts';
 import { LoreError } from './errors.ts';
 import { projectNotFound, type ProjectService } from './projects.ts';
 
@@ -22,9 +22,18 @@ export class SearchService {
     private readonly projects: ProjectService,
   ) {}
 
-  async search(accountId: string, projectId: string, q: string, limit: number, startingAfter?: string): Promise<Versioned<SearchPage>> {
+  /** `version`: the request's read of the project's canon version (EntityReader.readVersion), when started earlier. */
+  async search(
+    accountId: string,
+    projectId: string,
+    q: string,
+    limit: number,
+    startingAfter?: string,
+    version?: VersionRead,
+  ): Promise<Versioned<SearchPage>> {
     const key = `search\0${limit}\0${startingAfter ?? ''}\0${q}`;
-    const found = await this.entities.cachedPage(accountId, projectId, key, () => this.read(accountId, projectId, q, limit, startingAfter));
+    const read = () => this.read(accountId, projectId, q, limit, startingAfter);
+    const found = await this.entities.cachedPage(accountId, projectId, key, read, version);
     if (!found) throw projectNotFound(projectId);
     return found;
   }

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import express, { type Request, type Response } from 'express';
 import { loadConfig } from '../../src/config.ts';
-import { EntityReader, type EntityRecord } from '../../src/core/entities.ts';
+import { EntityReader, type EntityRecord, type VersionRead } from '../../src/core/entities.ts';
 import { LoreError, problemCatalog } from '../../src/core/errors.ts';
 import { KeyService, type Principal } from '../../src/core/keys.ts';
 import { Metering } from '../../src/core/metering.ts';
@@ -86,14 +86,14 @@ const searchPage = <T>(data: T[], hasMore: boolean, next: string | null) =>
 const answers = new AnswerCache(config.readCacheMb);
 
 const core = {
-  async recall(accountId: string, projectId: string, q: string) {
-    const found = await entities.recall(accountId, projectId, q || undefined, defaultPageLimit);
+  async recall(accountId: string, projectId: string, q: string, version: VersionRead | undefined) {
+    const found = await entities.recall(accountId, projectId, q || undefined, defaultPageLimit, version);
     if (!found) throw projectNotFound(projectId);
     const key = found.version && `recall\0${found.version}\0${q}`;
     return answers.body(key, () => ({ entities: found.page.map(toContract) }));
   },
-  async search(accountId: string, projectId: string, q: string) {
-    const { page, version } = await searchService.search(accountId, projectId, q, defaultPageLimit);
+  async search(accountId: string, projectId: string, q: string, versionRead: VersionRead | undefined) {
+    const { page, version } = await searchService.search(accountId, projectId, q, defaultPageLimit, undefined, versionRead);
     const key = version && `search\0${version}\0${q}`;
     return answers.body(key, () => searchPage(page.data.map(toContract), page.hasMore, page.nextStartingAfter));
   },
@@ -115,12 +115,15 @@ const viaPrisma = {
   },
 };
 
-async function metered<T>(req: Request, cost: number, work: (principal: Principal) => Promise<T>): Promise<T> {
+async function metered<T>(req: Request, cost: number, work: (principal: Principal, version: VersionRead | undefined) => Promise<T>): Promise<T> {
   const header = req.get('Authorization');
   const principal = await keys.authenticate(header ? /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1] : undefined);
+  // The project's canon version read while the request is admitted, as the gateway's recall and search fields do.
+  const version = entities.readVersion(String(req.params.id));
+  version?.catch(() => undefined);
   const refund = await metering.admit(principal, cost);
   try {
-    return await work(principal);
+    return await work(principal, version);
   } catch (error) {
     await refund();
     throw error;
@@ -148,8 +151,8 @@ const handle = (work: (req: Request) => Promise<unknown>) => (req: Request, res:
 // Trimmed like the contract's q rules (src/core/validation.ts) trim it.
 const query = (req: Request) => (typeof req.query.q === 'string' ? req.query.q.trim() : '');
 
-app.get('/auth/projects/:id/recall', handle((req) => metered(req, 1, (principal) => core.recall(principal.accountId, String(req.params.id), query(req)))));
-app.get('/auth/projects/:id/search', handle((req) => metered(req, 2, (principal) => core.search(principal.accountId, String(req.params.id), query(req)))));
+app.get('/auth/projects/:id/recall', handle((req) => metered(req, 1, (principal, version) => core.recall(principal.accountId, String(req.params.id), query(req), version))));
+app.get('/auth/projects/:id/search', handle((req) => metered(req, 2, (principal, version) => core.search(principal.accountId, String(req.params.id), query(req), version))));
 app.get('/raw/projects/:id/recall', handle((req) => viaPrisma.recall(String(req.params.id), query(req))));
 app.get('/raw/projects/:id/search', handle((req) => viaPrisma.search(String(req.params.id), query(req))));
 
