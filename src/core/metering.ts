@@ -98,8 +98,8 @@ export class Metering {
   /**
    * Counts the request (`count`, the rate limit by default) and reserves its cost at the same time: one database round
    * trip per request instead of two in turn. A request over the rate limit gets its reservation back before it is
-   * answered 429, so, as before, it costs nothing; only a request racing it for the period's very last calls can
-   * meanwhile be refused 402.
+   * answered 429, so it costs nothing; only a request racing it for the period's very last calls can meanwhile be
+   * refused 402.
    */
   async admit(principal: Principal, cost: number, count = () => this.hit(principal)): Promise<() => Promise<void>> {
     const [counted, reserved] = await Promise.allSettled([count(), this.reserve(principal, cost)]);
