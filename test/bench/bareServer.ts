@@ -1,8 +1,8 @@
 // The baseline for the bench: recall and search as hand-written express handlers answering the same JSON as /api/v1.
-// Under /auth they call the gateway's own core directly (KeyService.authenticate, Metering.admit, the
-// EntityReader and SearchService statements) and keep bodies per canon version as /api/v1 does, so REST/bare isolates
-// the cost of the GraphQL indirection; under /raw
-// they skip authentication and metering and read through Prisma (one findMany with a nested select), for comparison.
+// Under /auth they call the gateway's own core directly (KeyService.authenticate, Metering.admit, the EntityReader and
+// SearchService statements) and keep bodies per canon version as /api/v1 does, so REST/bare isolates the cost of the
+// GraphQL indirection; under /raw they skip authentication and metering and read through Prisma (one findMany with a
+// nested select), for comparison.
 // Run: DATABASE_URL=… PORT=0 node --import tsx test/bench/bareServer.ts
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
