@@ -65,12 +65,7 @@ export function createContext(services: Services, request: Caller): GraphContext
     countRequest: once(async () => services.metering.hit(await context.principal())),
     reservations: new Map(),
     canonVersion: (projectId) => {
-      if (!versionReads.has(projectId)) {
-        const read = services.entities.readVersion(projectId);
-        // Handled here too: a request refused admission never awaits its read.
-        read?.catch(() => undefined);
-        versionReads.set(projectId, read);
-      }
+      if (!versionReads.has(projectId)) versionReads.set(projectId, services.entities.readVersion(projectId));
       return versionReads.get(projectId);
     },
     llm: request.llm,

@@ -118,7 +118,11 @@ export class EntityReader {
    * share a round trip with the request's admission (rate limit and quota); undefined when the read cache is off.
    */
   readVersion(projectId: string): VersionRead | undefined {
-    return this.cache.enabled ? this.versions.load(projectId) : undefined;
+    if (!this.cache.enabled) return undefined;
+    const read = this.versions.load(projectId);
+    // Marked handled: a request refused admission never awaits its read (whoever does still sees the rejection).
+    read.catch(() => undefined);
+    return read;
   }
 
   /**

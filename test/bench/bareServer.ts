@@ -120,7 +120,6 @@ async function metered<T>(req: Request, cost: number, work: (principal: Principa
   const principal = await keys.authenticate(header ? /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1] : undefined);
   // The project's canon version read while the request is admitted, as the gateway's recall and search fields do.
   const version = entities.readVersion(String(req.params.id));
-  version?.catch(() => undefined);
   const refund = await metering.admit(principal, cost);
   try {
     return await work(principal, version);
