@@ -52,6 +52,8 @@ export function apiRouter(executor: Executor, config: Config): Router {
       return problem(req, res, { code: 'unsupported_media_type', detail: 'Send the body as UTF-8 JSON.' });
     }
     if (error.type === 'request.aborted') return;
+    // express could not percent-decode a path parameter
+    if (error instanceof URIError) return problem(req, res, { code: 'validation_error', detail: 'The path is not valid percent-encoded UTF-8.' });
     next(error);
   });
 

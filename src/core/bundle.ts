@@ -1,11 +1,11 @@
 // The canon bundle: how users put canon in (GraphQL importBundle, `lore import`). Checked whole before anything is written.
 import { z } from 'zod';
-import { factText, projectDescription, projectName } from './validation.ts';
+import { factText, projectDescription, projectName, storableJson, text } from './validation.ts';
 
 export const entityTypes = ['character', 'location', 'object', 'event', 'rule', 'promise'] as const;
 
 const key = z.string().min(1).max(100).regex(/^[A-Za-z0-9_.:-]+$/, 'must be letters, digits, _ . : or -');
-const label = z.string().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters');
+const label = text().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters');
 
 export const bundleSchema = z
   .object({
@@ -17,7 +17,7 @@ export const bundleSchema = z
           type: z.enum(entityTypes),
           name: label,
           aliases: z.array(label).max(100).default([]),
-          state: z.record(z.string(), z.unknown()).default({}),
+          state: storableJson(z.record(z.string(), z.unknown())).default({}),
           facts: z.array(factText).max(1000).default([]),
           status: z.enum(['approved', 'suggested']).default('approved'),
           confidence: z.number().min(0).max(1).optional(),
@@ -40,9 +40,9 @@ export const bundleSchema = z
       .array(
         z.object({
           id: key,
-          title: z.string().max(300).default(''),
+          title: text().max(300).default(''),
           ordinal: z.number().int().min(0).max(1_000_000),
-          text: z.string().max(5_000_000).default(''),
+          text: text().max(5_000_000).default(''),
         }),
       )
       .max(10_000)
@@ -51,7 +51,7 @@ export const bundleSchema = z
       .array(
         z.object({
           chapter: key,
-          beats: z.array(z.object({ summary: z.string().trim().min(1).max(2000), entities: z.array(key).max(200).default([]) })).max(1000),
+          beats: z.array(z.object({ summary: text().trim().min(1).max(2000), entities: z.array(key).max(200).default([]) })).max(1000),
         }),
       )
       .default([]),

@@ -7,12 +7,13 @@ import { newId } from '../ids.ts';
 import { LoreError } from './errors.ts';
 import { generateStructured, type LlmChoice } from './llm/provider.ts';
 import { MentionFinder } from './mentionFinder.ts';
+import { text } from './validation.ts';
 
 export type TimelineEntry = { id: string; chapter: string; ordinal: number; beats: { id: string; summary: string; entities: string[] }[] };
 export type TimelinePage = { data: TimelineEntry[]; hasMore: boolean; nextStartingAfter: string | null };
 
 const beatsReplySchema = z.object({
-  beats: z.array(z.object({ summary: z.string().min(1).max(1000), entities: z.array(z.string()).max(50) })).max(40),
+  beats: z.array(z.object({ summary: text().min(1).max(1000), entities: z.array(z.string()).max(50) })).max(40),
 });
 
 export const timelineSystemPrompt = [

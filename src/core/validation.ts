@@ -3,17 +3,48 @@
 import { z } from 'zod';
 import { LoreError } from './errors.ts';
 
-export const projectName = z.string().trim().min(1, 'must not be empty').max(80, 'must be at most 80 characters');
-export const projectDescription = z.string().max(4000, 'must be at most 4000 characters');
-export const initialScope = z.string().max(200, 'must be at most 200 characters');
+// PostgreSQL stores neither U+0000 nor a lone surrogate (it has no UTF-8 form; Prisma's engine rejects it too), so text
+// holding one is refused here, with the field's name, instead of failing in the database.
+const unstorable = /[\0\p{Cs}]/u;
+const unstorableMessage = 'must be Unicode text without NUL characters';
+
+/** A string PostgreSQL can store. */
+export const text = () => z.string().refine((value) => !unstorable.test(value), unstorableMessage);
+
+/** `schema`, for JSON whose strings and keys PostgreSQL must store (a jsonb column refuses U+0000 too). */
+export const storableJson = <T extends z.ZodType>(schema: T) =>
+  schema.superRefine((value, ctx) => {
+    const at = unstorableAt(value, []);
+    if (at) ctx.addIssue({ code: 'custom', path: at, message: unstorableMessage });
+  });
+
+function unstorableAt(value: unknown, path: (string | number)[]): (string | number)[] | undefined {
+  if (typeof value === 'string') return unstorable.test(value) ? path : undefined;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const at = unstorableAt(value[i], [...path, i]);
+      if (at) return at;
+    }
+  } else if (value !== null && typeof value === 'object') {
+    for (const [key, item] of Object.entries(value)) {
+      const at = unstorable.test(key) ? [...path, key] : unstorableAt(item, [...path, key]);
+      if (at) return at;
+    }
+  }
+  return undefined;
+}
+
+export const projectName = text().trim().min(1, 'must not be empty').max(80, 'must be at most 80 characters');
+export const projectDescription = text().max(4000, 'must be at most 4000 characters');
+export const initialScope = text().max(200, 'must be at most 200 characters');
 export const resourceId = z.string().min(1).max(100).regex(/^[A-Za-z0-9_-]+$/, 'must be an id');
 export const pageLimit = z.number().int('must be an integer').min(1, 'must be at least 1').max(100, 'must be at most 100');
 export const cursor = resourceId;
-export const searchQuery = z.string().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters');
-export const recallQuery = z.string().trim().max(200, 'must be at most 200 characters');
+export const searchQuery = text().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters');
+export const recallQuery = text().trim().max(200, 'must be at most 200 characters');
 export const graphDepth = z.number().int('must be an integer').min(1, 'must be at least 1').max(3, 'must be at most 3');
-export const factText = z.string().trim().min(1, 'must not be empty').max(2000, 'must be at most 2000 characters');
-export const idempotencyKey = z.string().min(1).max(255);
+export const factText = text().trim().min(1, 'must not be empty').max(2000, 'must be at most 2000 characters');
+export const idempotencyKey = text().min(1).max(255);
 
 export const defaultPageLimit = 20;
 
@@ -35,8 +66,8 @@ export function parseOrFail<T extends z.ZodType>(schema: T, value: unknown, code
   throw new LoreError(code, `${summary}${errors.length > 5 ? `; and ${errors.length - 5} more` : ''}`, { errors });
 }
 /** Longest passage a conflict check accepts (about 8,000 words). */
-export const passageText = z.string().trim().min(1, 'must not be empty').max(50_000, 'must be at most 50000 characters');
+export const passageText = text().trim().min(1, 'must not be empty').max(50_000, 'must be at most 50000 characters');
 export const chapterRef = z.string().min(1).max(100).regex(/^[A-Za-z0-9_.:-]+$/, 'must be a chapter id');
 export const chapterOrdinal = z.number().int('must be an integer').min(0, 'must be at least 0');
 /** The source text a fact comes from (approve's content). */
-export const sourceContent = z.string().trim().min(1, 'must not be empty').max(20_000, 'must be at most 20000 characters');
+export const sourceContent = text().trim().min(1, 'must not be empty').max(20_000, 'must be at most 20000 characters');

@@ -168,6 +168,9 @@ describe('importBundle (GraphQL)', () => {
         ['timeline.0.chapter', 'timeline.1.beats.0.entities.2']],
       ['several errors at once', (b) => { b.entities[0].type = 'dragon'; b.entities[3].confidence = 2; delete b.project.name; return b; },
         ['project.name', 'entities.0.type', 'entities.3.confidence']],
+      ['text PostgreSQL cannot store (NUL, lone surrogate)',
+        (b) => { b.entities[0].state = { eyes: ['green', 'grey\u0000'] }; b.entities[1].aliases = ['\uD800']; b.chapters[0].text += '\u0000'; return b; },
+        ['entities.0.state.eyes.1', 'entities.1.aliases.0', 'chapters.0.text']],
       ['not an object', () => ['a list'], ['(root)']],
     ];
     for (const [what, mutate, paths] of bad) {

@@ -89,6 +89,15 @@ describe('conflict check: BYOK', () => {
     expect(res.body.code).toBe('llm_provider_error');
   });
 
+  it('when the model answers text the database cannot store (a NUL character), then it is asked again', async () => {
+    const hit = (title: string) => ({ severity: 'P2', kind: 'rule_violation', episode: null, title, rationale: 'Salt water breaks every spell.', refs: [ids['No magic at sea']] });
+    fake.script({ object: { conflicts: [hit('Spell\u0000at sea')] } }, { object: { conflicts: [hit('Spell at sea')] } });
+    const res = await check('Mara Voss cast a spell over the waves at sea.');
+    expect(res.status).toBe(200);
+    expect(ConflictCheckResult.parse(res.body).conflicts.map((h) => h.title)).toContain('Spell at sea');
+    expect(fake.requests).toHaveLength(2);
+  });
+
   it('when the provider is too slow, then 504 llm_timeout', async () => {
     fake.script({ delayMs: 3000, object: { conflicts: [] } });
     const res = await check('Mara Voss watched the tide.');

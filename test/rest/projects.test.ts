@@ -67,6 +67,21 @@ describe('POST /projects refuses bad input', () => {
     expect(await used(key)).toBe(0);
   });
 
+  it('when a field holds a NUL character or a lone surrogate, then 400 naming it (PostgreSQL could not store it)', async () => {
+    const { key } = await gw.createKey('pro');
+    for (const [body, paths] of [
+      ['{"name": "Salt\\u0000marsh"}', ['body.name']],
+      ['{"name": "\\ud800"}', ['body.name']],
+      ['{"name": "Saltmarsh", "description": "a\\u0000", "initial_scope": "\\udfff x"}', ['body.description', 'body.initial_scope']],
+    ] as const) {
+      const res = await post(key, body);
+      expectProblem(res, 400, 'validation_error');
+      expect(res.body.errors.map((e: { path: string }) => e.path).sort()).toEqual(paths);
+    }
+    expect(await listProjects(key)).toEqual([]);
+    expect(await used(key)).toBe(0);
+  });
+
   it('when the body is not a JSON object, then 400', async () => {
     const { key } = await gw.createKey('pro');
     for (const body of ['[]', '[{"name":"x"}]', '"x"', '5', 'null', 'true']) {

@@ -81,6 +81,21 @@ describe('GET /projects/{id}/search', () => {
     }
   });
 
+  it('when q holds a NUL character, then 400 validation_error on query.q, on search and recall alike', async () => {
+    for (const path of ['search?q=Maren%00Holt', 'search?q=%00', 'recall?q=Ma%00ren']) {
+      const problem = expectProblem(await gw.request(`/projects/${projectId}/${path}`, { key }), 400, 'validation_error');
+      expect(problem.errors?.map((e) => e.path)).toEqual(['query.q']);
+    }
+  });
+
+  it('when a path segment is not valid percent-encoding, then 400 validation_error', async () => {
+    for (const id of ['%E0%A4%A', '%', '%ED%A0%80']) {
+      const res = await gw.request(`/projects/${id}/search?q=guard`, { key });
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({ code: 'validation_error', detail: 'The path is not valid percent-encoded UTF-8.' });
+    }
+  });
+
   it('when an exact name is searched, then it ranks above names that only resemble it', async () => {
     const names = await searchNames('Mara');
     expect(names[0]).toBe('Mara Voss');

@@ -7,6 +7,7 @@ import type { PrismaClient } from '../../generated/prisma/client.ts';
 import { newId } from '../../ids.ts';
 import { LoreError } from '../errors.ts';
 import { generateStructured, type LlmChoice } from '../llm/provider.ts';
+import { text } from '../validation.ts';
 import { loadCanonSlice, type CanonSlice } from './canonSlice.ts';
 import { findDeterministicConflicts } from './deterministic.ts';
 import { conflictKinds, severities, type ConflictDraft } from './kinds.ts';
@@ -14,15 +15,15 @@ import { conflictKinds, severities, type ConflictDraft } from './kinds.ts';
 export type ConflictHit = ConflictDraft & { id: string };
 export type CheckResult = { conflicts: ConflictHit[]; promptTokens: number };
 
-/** What the model must answer; anything else is retried once, then a 502. */
+/** What the model must answer (text the database can store); anything else is retried once, then a 502. */
 export const modelReplySchema = z.object({
   conflicts: z.array(
     z.object({
       severity: z.enum(severities),
       kind: z.string(),
-      episode: z.string().nullable().optional(),
-      title: z.string().min(1).max(300),
-      rationale: z.string().min(1).max(4000),
+      episode: text().nullable().optional(),
+      title: text().min(1).max(300),
+      rationale: text().min(1).max(4000),
       refs: z.array(z.string()).max(50),
     }),
   ),
