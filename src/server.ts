@@ -17,15 +17,16 @@ import type { Services } from './core/services.ts';
 export const apiVersion = '1.0';
 
 /**
- * Yoga reports a malformed document or variable with its own codes (GRAPHQL_PARSE_FAILED, GRAPHQL_VALIDATION_FAILED)
- * or none; /graphql answers bad input with the code every other surface uses.
+ * Yoga reports a malformed document or variable with its own codes (GRAPHQL_PARSE_FAILED, GRAPHQL_VALIDATION_FAILED,
+ * BAD_REQUEST for a request that is not GraphQL at all) or none; /graphql answers bad input with the code every other
+ * surface uses.
  */
 const validationErrorCode: Plugin = {
   onResultProcess({ result, setResult }) {
     if (Symbol.asyncIterator in result) return;
     const recode = (error: GraphQLError) => {
       const code = error.extensions?.code;
-      const badInput = code === 'GRAPHQL_PARSE_FAILED' || code === 'GRAPHQL_VALIDATION_FAILED' || (code === undefined && !error.path);
+      const badInput = code === 'GRAPHQL_PARSE_FAILED' || code === 'GRAPHQL_VALIDATION_FAILED' || code === 'BAD_REQUEST' || (code === undefined && !error.path);
       if (!badInput) return error;
       const { message, nodes, source, positions, path, originalError } = error;
       return new GraphQLError(message, {

@@ -72,4 +72,15 @@ describe('/graphql', () => {
     const syntax = await gw.graphql('{ projects { id ', {}, key);
     expect(codes(syntax)).toEqual(['validation_error']);
   });
+
+  it('when the request is not a GraphQL request (no query, a query that is not text, variables that are a list), then 400 validation_error', async () => {
+    const { key } = await gw.createKey('pro');
+    // The GraphQL-over-HTTP media type: with plain application/json Yoga answers a missing query 200, as that spec allows.
+    const headers = { 'content-type': 'application/json', accept: 'application/graphql-response+json', authorization: `Bearer ${key}` };
+    for (const body of [{}, { query: 1 }, { query: '{ projects { id } }', variables: [1] }]) {
+      const res = await fetch(`${gw.url}/graphql`, { method: 'POST', headers, body: JSON.stringify(body) });
+      expect(res.status).toBe(400);
+      expect(codes(await res.json())).toEqual(['validation_error']);
+    }
+  });
 });
