@@ -28,6 +28,8 @@ const sha256 = (text: string) => createHash('sha256').update(text).digest('hex')
 const chunk = <T>(items: T[], size: number): T[][] =>
   Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, (i + 1) * size));
 const sameJson = (a: unknown, b: unknown) => stableStringify(a) === stableStringify(b);
+/** A transaction-scoped PostgreSQL advisory lock on `name`: released by the commit or the rollback. */
+const holdUntilCommit = (tx: TxClient, name: string) => tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${name}, 0))`;
 // Postgres allows 65535 bind parameters per statement; rows here have at most ~10 columns.
 const rowsPerInsert = 2_000;
 
@@ -161,14 +163,20 @@ export class Importer {
     return { projectId: project.id, projectCreated: project.created, changed, counts };
   }
 
+  /**
+   * The target project, held for this transaction: imports into one project run one after the other, so each sees what
+   * the one before it wrote, and two racing imports of a new bundle create one project, not two.
+   */
   private async resolveProject(tx: TxClient, accountId: string, bundle: CanonBundle, projectId?: string) {
     const description = bundle.project.description;
     // Without an explicit project, the account's project of the same name is the target, so a re-import lands where the first did.
+    if (!projectId) await holdUntilCommit(tx, JSON.stringify(['import by name', accountId, bundle.project.name]));
     const found = projectId
       ? await tx.project.findFirst({ where: { id: projectId, accountId } })
       : await tx.project.findFirst({ where: { accountId, name: bundle.project.name }, orderBy: { id: 'asc' } });
     if (projectId && !found) throw new LoreError('not_found', `Project ${projectId} not found.`);
     if (found) {
+      await holdUntilCommit(tx, JSON.stringify(['import into', found.id]));
       const descriptionChanged = description !== undefined && description !== found.description;
       if (descriptionChanged) await tx.project.update({ where: { id: found.id }, data: { description } });
       return { id: found.id, created: false, descriptionChanged };

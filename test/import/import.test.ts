@@ -116,6 +116,24 @@ describe('importBundle (GraphQL)', () => {
     expect(await projectState(projectId)).toEqual(before);
   });
 
+  it('when one new bundle is imported six times at once, then one project is created and the other five change nothing', async () => {
+    const { key: k } = await gw.createKey('studio');
+    const bundle = saltmarshBundle();
+    bundle.project.name = 'Six at once';
+    const results = await Promise.all(Array.from({ length: 6 }, () => runImport(k, bundle)));
+    const [first] = results.filter((r) => r.projectCreated);
+    expect(results.filter((r) => r.projectCreated)).toHaveLength(1);
+    expect(first.counts).toMatchObject({ entitiesCreated: 6, mentionsRecorded: 8 });
+    for (const r of results.filter((r) => !r.projectCreated)) expect(r).toEqual({ projectId: first.projectId, projectCreated: false, changed: false, counts: zeroCounts });
+    expect((await gw.request('/projects', { key: k })).body.data.map((p: { id: string }) => p.id)).toEqual([first.projectId]);
+    // Racing into one named project, with a changed chapter: recorded once, as one import after another would.
+    bundle.chapters[0].text += '\nMara laughed at the rail.';
+    const into = await Promise.all(Array.from({ length: 6 }, () => runImport(k, bundle, first.projectId)));
+    expect(into.filter((r) => r.changed)).toHaveLength(1);
+    expect(into.map((r) => r.counts.chaptersUpdated).sort()).toEqual([0, 0, 0, 0, 0, 1]);
+    expect(await mentionRows(first.projectId)).toHaveLength(9);
+  });
+
   it("when one chapter's text changes, then only that chapter's mentions are recorded again", async () => {
     const before = await mentionRows(projectId);
     const bundle = saltmarshBundle();
