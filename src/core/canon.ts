@@ -6,6 +6,12 @@ import { LoreError } from './errors.ts';
 
 export type TxClient = Prisma.TransactionClient;
 
+/**
+ * A PostgreSQL advisory lock on `name` for the rest of the transaction (the commit or rollback releases it): writers
+ * that read, decide and then write take it, so racing ones run one after the other.
+ */
+export const holdUntilCommit = (tx: TxClient, name: string) => tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${name}, 0))`;
+
 export function nameText(name: string, aliases: string[]): string {
   return [name, ...aliases].join('\n');
 }

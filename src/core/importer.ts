@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import { Prisma, type PrismaClient } from '../generated/prisma/client.ts';
 import { newId } from '../ids.ts';
 import { bundleSchema, type CanonBundle } from './bundle.ts';
-import { mentionSortKey, nameText, refreshSearchText, type TxClient } from './canon.ts';
+import { holdUntilCommit, mentionSortKey, nameText, refreshSearchText, type TxClient } from './canon.ts';
 import { LoreError } from './errors.ts';
 import type { GraphEdgeChange, GraphNodeChange, GraphOutbox } from './graph/outbox.ts';
 import { stableStringify } from './json.ts';
@@ -28,8 +28,6 @@ const sha256 = (text: string) => createHash('sha256').update(text).digest('hex')
 const chunk = <T>(items: T[], size: number): T[][] =>
   Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, (i + 1) * size));
 const sameJson = (a: unknown, b: unknown) => stableStringify(a) === stableStringify(b);
-/** A transaction-scoped PostgreSQL advisory lock on `name`: released by the commit or the rollback. */
-const holdUntilCommit = (tx: TxClient, name: string) => tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${name}, 0))`;
 // Postgres allows 65535 bind parameters per statement; rows here have at most ~10 columns.
 const rowsPerInsert = 2_000;
 

@@ -98,6 +98,16 @@ describe('conflict check: BYOK', () => {
     expect(fake.requests).toHaveLength(2);
   });
 
+  it('when one passage is checked six times at once, then each hit is stored once and every answer names it', async () => {
+    const title = `Raced spell ${Date.now()}`;
+    fake.fallback = { object: { conflicts: [{ severity: 'P2', kind: 'rule_violation', episode: null, title, rationale: 'Salt water breaks every spell.', refs: [ids['No magic at sea']] }] } };
+    const answers = await Promise.all(Array.from({ length: 6 }, () => check('Mara Voss cast a spell over the waves at sea.')));
+    const hitIds = answers.map((res) => ConflictCheckResult.parse(res.body).conflicts.find((h) => h.title === title)?.id);
+    expect(new Set(hitIds).size).toBe(1);
+    expect(hitIds[0]).toMatch(/^cfl_/);
+    expect(await gw.gateway.runtime.services.prisma.conflict.count({ where: { projectId, title } })).toBe(1);
+  });
+
   it('when the provider is too slow, then 504 llm_timeout', async () => {
     fake.script({ delayMs: 3000, object: { conflicts: [] } });
     const res = await check('Mara Voss watched the tide.');
