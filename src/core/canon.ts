@@ -12,6 +12,9 @@ export type TxClient = Prisma.TransactionClient;
  */
 export const holdUntilCommit = (tx: TxClient, name: string) => tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${name}, 0))`;
 
+/** One project's writers that read before they write (import, stored conflicts, the model's beats), one at a time. */
+export const holdProject = (tx: TxClient, projectId: string) => holdUntilCommit(tx, JSON.stringify(['project writes', projectId]));
+
 export function nameText(name: string, aliases: string[]): string {
   return [name, ...aliases].join('\n');
 }

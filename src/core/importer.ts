@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import { Prisma, type PrismaClient } from '../generated/prisma/client.ts';
 import { newId } from '../ids.ts';
 import { bundleSchema, type CanonBundle } from './bundle.ts';
-import { holdUntilCommit, mentionSortKey, nameText, refreshSearchText, type TxClient } from './canon.ts';
+import { holdProject, holdUntilCommit, mentionSortKey, nameText, refreshSearchText, type TxClient } from './canon.ts';
 import { LoreError } from './errors.ts';
 import type { GraphEdgeChange, GraphNodeChange, GraphOutbox } from './graph/outbox.ts';
 import { stableStringify } from './json.ts';
@@ -174,7 +174,7 @@ export class Importer {
       : await tx.project.findFirst({ where: { accountId, name: bundle.project.name }, orderBy: { id: 'asc' } });
     if (projectId && !found) throw new LoreError('not_found', `Project ${projectId} not found.`);
     if (found) {
-      await holdUntilCommit(tx, JSON.stringify(['import into', found.id]));
+      await holdProject(tx, found.id);
       const descriptionChanged = description !== undefined && description !== found.description;
       if (descriptionChanged) await tx.project.update({ where: { id: found.id }, data: { description } });
       return { id: found.id, created: false, descriptionChanged };

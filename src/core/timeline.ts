@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { Config } from '../config.ts';
 import type { PrismaClient } from '../generated/prisma/client.ts';
 import { newId } from '../ids.ts';
+import { holdProject } from './canon.ts';
 import { LoreError } from './errors.ts';
 import { generateStructured, type LlmChoice } from './llm/provider.ts';
 import { MentionFinder } from './mentionFinder.ts';
@@ -80,6 +81,8 @@ export class TimelineService {
       id: newId('bt'), projectId, chapterId, position, summary: b.summary, entityIds: [...new Set(b.entities.flatMap(resolve))], source: 'model', chapterHash: contentHash,
     }));
     return this.prisma.$transaction(async (tx) => {
+      // A racing summary of the same chapter replaces this one whole instead of colliding with it.
+      await holdProject(tx, projectId);
       await tx.beat.deleteMany({ where: { chapterId, source: 'model' } });
       await tx.beat.createMany({ data: rows });
       return rows;

@@ -71,6 +71,22 @@ describe('timeline', () => {
     expect(fake.requests).toHaveLength(1);
   });
 
+  it('when a chapter without beats is read six times at once, then every answer is 200 and one summary is kept', async () => {
+    await importBundle(gw, key, bundleWithExtraChapters('Mara Voss sank the Heron off Gull Point.'), projectId);
+    const before = fake.fallback;
+    // Every reply after the same delay, so the six summaries reach the database together.
+    fake.fallback = { delayMs: 300, object: { beats: [{ summary: 'Mara sinks the Heron.', entities: ['Mara Voss'] }, { summary: 'Gull Point watches.', entities: [] }] } };
+    try {
+      const answers = await Promise.all(Array.from({ length: 6 }, () => timeline('?from=3&to=3')));
+      expect(answers.map((res) => res.status)).toEqual([200, 200, 200, 200, 200, 200]);
+      for (const res of answers) expect(res.body.data[0].beats.map((b: any) => b.summary)).toEqual(['Mara sinks the Heron.', 'Gull Point watches.']);
+    } finally {
+      fake.fallback = before;
+    }
+    const beats = await gw.gateway.runtime.services.prisma.beat.findMany({ where: { projectId, chapter: { externalId: 'ch-03' } } });
+    expect(beats.map((b) => b.position).sort()).toEqual([0, 1]);
+  });
+
   it('when paged, then limit and starting_after walk the chapters once each', async () => {
     const first = await timeline('?limit=3');
     expect(first.body.has_more).toBe(true);

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import type { Config } from '../../config.ts';
 import type { PrismaClient } from '../../generated/prisma/client.ts';
 import { newId } from '../../ids.ts';
-import { holdUntilCommit } from '../canon.ts';
+import { holdProject } from '../canon.ts';
 import { LoreError } from '../errors.ts';
 import { generateStructured, type LlmChoice } from '../llm/provider.ts';
 import { text } from '../validation.ts';
@@ -93,7 +93,7 @@ export class ConflictChecker {
     const entityIds = new Set([...slice.entities, ...slice.rules, ...slice.promises].map((e) => e.id));
     return this.prisma.$transaction(async (tx) => {
       // Racing checks of one project store one after the other, so an identical pending hit is reused, not doubled.
-      await holdUntilCommit(tx, JSON.stringify(['conflicts of', projectId]));
+      await holdProject(tx, projectId);
       const hits: ConflictHit[] = [];
       for (const draft of drafts) {
         const existing = await tx.conflict.findFirst({
