@@ -106,8 +106,10 @@ export class KeyService {
   /** Issues a new secret for the same account, tier and scopes; the old key stops working at once. */
   async rotate(id: string): Promise<CreatedKey> {
     return this.prisma.$transaction(async (tx) => {
-      const old = await tx.apiKey.findUnique({ where: { id } });
-      if (!old || old.revokedAt) throw new LoreError('not_found', `active key ${id} not found`);
+      // Revoked first, which takes the key's row: a racing rotation waits for it, then finds the key revoked.
+      const { count } = await tx.apiKey.updateMany({ where: { id, revokedAt: null }, data: { revokedAt: new Date() } });
+      if (count === 0) throw new LoreError('not_found', `active key ${id} not found`);
+      const old = await tx.apiKey.findUniqueOrThrow({ where: { id } });
       const secret = generateSecret();
       const row = await tx.apiKey.create({
         data: {
@@ -123,7 +125,7 @@ export class KeyService {
           customRate: old.customRate,
         },
       });
-      await tx.apiKey.update({ where: { id }, data: { revokedAt: new Date(), replacedById: row.id } });
+      await tx.apiKey.update({ where: { id }, data: { replacedById: row.id } });
       return { id: row.id, key: secret, account: row.accountId, tier: row.tier, scopes: row.scopes, expiresAt: row.expiresAt?.toISOString() ?? null };
     });
   }

@@ -130,6 +130,17 @@ describe('lore keys list, rotate, revoke', { timeout: 240_000 }, () => {
     expect(list.body.data.map((p: any) => p.id)).toContain(project.body.id);
   });
 
+  it('when one key is rotated six times at once, then one rotation succeeds and the others find it already rotated', async () => {
+    const old = await gw.createKey('indie');
+    const keys = gw.gateway.runtime.services.keys;
+    const outcomes = await Promise.allSettled(Array.from({ length: 6 }, () => keys.rotate(old.id)));
+    const done = outcomes.filter((o) => o.status === 'fulfilled');
+    expect(done).toHaveLength(1);
+    for (const o of outcomes) if (o.status === 'rejected') expect(o.reason).toMatchObject({ code: 'not_found' });
+    const active = (await keys.list()).filter((k) => k.account === old.account && k.status === 'active');
+    expect(active.map((k) => k.id)).toEqual([done[0].value.id]);
+  });
+
   it('when a key is revoked, then it stops, and revoking it again fails with not_found', async () => {
     const created = await gw.createKey('free');
     expect((await gw.request('/usage', { key: created.key })).status).toBe(200);
