@@ -1,6 +1,6 @@
 // lore_author_graph: who is related to whom, around one entity or across the whole story.
 import { z } from 'zod';
-import { graphDepth } from '../../src/core/validation.ts';
+import { graphDepth, text } from '../../src/core/validation.ts';
 import { defineTool, projectArg, projectOf, resolveEntity, runOperation } from './shared.ts';
 
 export const graph = defineTool({
@@ -10,7 +10,7 @@ export const graph = defineTool({
     'Reads the relationship graph of the canon: entities as nodes and relationships (for example sibling_of, captains, died_at) as edges. With root, the entities within depth hops of it; without root, the most connected entities of the story. Use it to answer how characters, places and objects are connected before writing a scene that depends on those ties. A root given by name costs one extra recall call.',
   input: {
     project: projectArg,
-    root: z.string().trim().min(1).max(200).optional().describe('The entity to start from: its id (ent_...) or its exact name or alias. Leave it out for the most connected entities.'),
+    root: text().trim().min(1).max(200).optional().describe('The entity to start from: its id (ent_...) or its exact name or alias. Leave it out for the most connected entities.'),
     depth: graphDepth.optional().describe('How many hops from root, 1 to 3 (default 1).'),
   },
   output: {

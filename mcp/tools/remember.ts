@@ -1,6 +1,6 @@
 // lore_author_remember: approve a fact into the canon, with where it came from.
 import { z } from 'zod';
-import { factText, sourceContent } from '../../src/core/validation.ts';
+import { factText, sourceContent, text } from '../../src/core/validation.ts';
 import { defineTool, projectArg, projectOf, resolveEntity, runOperation } from './shared.ts';
 
 export const remember = defineTool({
@@ -10,7 +10,7 @@ export const remember = defineTool({
     'Adds a fact about an entity to the approved canon of the story and marks the entity approved, recording the decision with the source text it came from. Use it only when the author has settled something (for example "Keth has a scar over his left eye") and wants it remembered, not for ideas still under discussion. The entity is its id or its exact name or alias (a name costs one extra recall call); use lore_author_search first if unsure.',
   input: {
     project: projectArg,
-    entity: z.string().trim().min(1).max(200).describe('The entity the fact is about: its id (ent_...) or its exact name or alias, for example "Mara Voss".'),
+    entity: text().trim().min(1).max(200).describe('The entity the fact is about: its id (ent_...) or its exact name or alias, for example "Mara Voss".'),
     fact: factText.describe('The fact to approve, one self-contained statement (at most 2000 characters).'),
     source: sourceContent.optional().describe('The passage the fact comes from, kept as provenance.'),
   },

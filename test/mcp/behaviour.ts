@@ -104,6 +104,17 @@ export function describeToolBehaviour(mode: string, setup: ModeSetup) {
       expect(textOf(result)).toContain('limit');
     });
 
+    it('when an entity is named with a NUL character, then the tool error names the field and nothing is approved', async () => {
+      const remembered = await callTool(main, 'lore_author_remember', { entity: 'Mara\u0000Voss', fact: 'Mara hums sea shanties.' });
+      expect(remembered.isError).toBe(true);
+      expect(textOf(remembered)).toMatch(/NUL characters at entity/);
+      const graph = await callTool(main, 'lore_author_graph', { root: '\u0000' });
+      expect(graph.isError).toBe(true);
+      expect(textOf(graph)).toMatch(/NUL characters at root/);
+      const found = await callTool(main, 'lore_author_search', { query: 'sea shanties' });
+      expect(JSON.stringify(found.structuredContent)).not.toContain('shanties');
+    });
+
     it('when the graph is read around a name, then the neighbours and relationships come back', async () => {
       const result = await callTool(main, 'lore_author_graph', { root: 'Mara Voss' });
       expect(result.isError).toBeFalsy();
