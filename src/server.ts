@@ -11,27 +11,34 @@ import { buildOpenApiDocument } from '../rest/openapi.ts';
 import { sendProblem } from '../rest/problem.ts';
 import { apiRouter } from '../rest/router.ts';
 import type { Config } from './config.ts';
-import { problemCatalog } from './core/errors.ts';
+import { problemCatalog, type ErrorCode } from './core/errors.ts';
 import type { Services } from './core/services.ts';
 
 export const apiVersion = '1.0';
 
 /**
- * Yoga reports a malformed document or variable with its own codes (GRAPHQL_PARSE_FAILED, GRAPHQL_VALIDATION_FAILED,
- * BAD_REQUEST for a request that is not GraphQL at all) or none; /graphql answers bad input with the code every other
- * surface uses.
+ * Yoga reports bad input with its own codes (GRAPHQL_PARSE_FAILED, GRAPHQL_VALIDATION_FAILED, BAD_REQUEST for a
+ * request that is not GraphQL at all, REQUEST_ENTITY_TOO_LARGE) or none; /graphql answers it with the codes every
+ * other surface uses.
  */
-const validationErrorCode: Plugin = {
+const yogaCodes: Record<string, ErrorCode> = {
+  GRAPHQL_PARSE_FAILED: 'validation_error',
+  GRAPHQL_VALIDATION_FAILED: 'validation_error',
+  BAD_REQUEST: 'validation_error',
+  REQUEST_ENTITY_TOO_LARGE: 'payload_too_large',
+};
+
+const commonErrorCodes: Plugin = {
   onResultProcess({ result, setResult }) {
     if (Symbol.asyncIterator in result) return;
     const recode = (error: GraphQLError) => {
       const code = error.extensions?.code;
-      const badInput = code === 'GRAPHQL_PARSE_FAILED' || code === 'GRAPHQL_VALIDATION_FAILED' || code === 'BAD_REQUEST' || (code === undefined && !error.path);
-      if (!badInput) return error;
+      const common = typeof code === 'string' ? yogaCodes[code] : code === undefined && !error.path ? 'validation_error' : undefined;
+      if (!common) return error;
       const { message, nodes, source, positions, path, originalError } = error;
       return new GraphQLError(message, {
         nodes, source, positions, path, originalError,
-        extensions: { ...error.extensions, code: 'validation_error', status: problemCatalog.validation_error.status },
+        extensions: { ...error.extensions, code: common, status: problemCatalog[common].status },
       });
     };
     const results = Array.isArray(result) ? result : [result];
@@ -83,7 +90,7 @@ export function createApp(services: Services, config: Config) {
     graphqlEndpoint: '/graphql',
     graphiql: config.graphiql,
     landingPage: false,
-    plugins: [validationErrorCode],
+    plugins: [commonErrorCodes],
     logging: {
       debug: (...args) => services.logger.debug(args),
       info: (...args) => services.logger.info(args),

@@ -73,6 +73,19 @@ describe('/graphql', () => {
     expect(codes(syntax)).toEqual(['validation_error']);
   });
 
+  it('when the body is over 25 MB, then 413 payload_too_large; a bundle-sized body under it is served', async () => {
+    const { key } = await gw.createKey('pro');
+    const headers = { 'content-type': 'application/json', accept: 'application/graphql-response+json', authorization: `Bearer ${key}` };
+    const send = (bytes: number) =>
+      fetch(`${gw.url}/graphql`, { method: 'POST', headers, body: JSON.stringify({ query: '{ __typename }', variables: { padding: 'x'.repeat(bytes) } }) });
+    const big = await send(26_000_000);
+    expect(big.status).toBe(413);
+    expect(codes(await big.json())).toEqual(['payload_too_large']);
+    const fits = await send(8_000_000);
+    expect(fits.status).toBe(200);
+    expect((await fits.json()).data).toEqual({ __typename: 'Query' });
+  });
+
   it('when the request is not a GraphQL request (no query, a query that is not text, variables that are a list), then 400 validation_error', async () => {
     const { key } = await gw.createKey('pro');
     // The GraphQL-over-HTTP media type: with plain application/json Yoga answers a missing query 200, as that spec allows.
