@@ -1,6 +1,7 @@
 // Assembles the gateway: /api/v1 (REST), /graphql (for dashboards), /health, on one express app.
 import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
+import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
 import express from 'express';
 import { GraphQLError } from 'graphql';
 import { createYoga, type Plugin } from 'graphql-yoga';
@@ -90,7 +91,9 @@ export function createApp(services: Services, config: Config) {
     graphqlEndpoint: '/graphql',
     graphiql: config.graphiql,
     landingPage: false,
-    plugins: [commonErrorCodes],
+    // Armor bounds what one request may ask for (aliases, depth, tokens, directives, cost): an operation is rate-limited
+    // once, so two thousand aliased free fields would otherwise buy seconds of work for one call.
+    plugins: [EnvelopArmorPlugin(), commonErrorCodes],
     logging: {
       debug: (...args) => services.logger.debug(args),
       info: (...args) => services.logger.info(args),

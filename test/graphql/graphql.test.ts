@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { operationNames, operationSource } from '../../graph/executor.ts';
 import { saltmarshBundle } from '../support/fixtures.ts';
 import { importBundle, startTestGateway, type TestGateway } from '../support/gateway.ts';
 
@@ -71,6 +72,26 @@ describe('/graphql', () => {
     expect(codes(missingVariable)).toEqual(['validation_error']);
     const syntax = await gw.graphql('{ projects { id ', {}, key);
     expect(codes(syntax)).toEqual(['validation_error']);
+  });
+
+  it('when a request asks for too much at once (over 15 aliases, over 1000 tokens), then validation_error and no work', async () => {
+    const { key } = await gw.createKey('pro');
+    const aliased = (n: number) => `{ ${Array.from({ length: n }, (_, i) => `p${i}: projects { id name }`).join(' ')} }`;
+    expect((await gw.graphql(aliased(15), {}, key)).errors).toBeUndefined();
+    for (const query of [aliased(16), aliased(2000)]) {
+      const result = await gw.graphql(query, {}, key);
+      expect(codes(result)).toEqual(['validation_error']);
+      expect(result.data).toBeUndefined();
+    }
+  });
+
+  it('when the named operations REST and MCP run are sent to /graphql, then none is held back by those limits', async () => {
+    const { key } = await gw.createKey('pro');
+    for (const name of operationNames) {
+      const result = await gw.graphql(operationSource(name), {}, key);
+      // Without variables each one fails, but only at variable coercion, after the document passed validation.
+      for (const error of result.errors ?? []) expect(error.message, name).toMatch(/^Variable "\$\w+" of required type/);
+    }
   });
 
   it('when the body is over 25 MB, then 413 payload_too_large; a bundle-sized body under it is served', async () => {
