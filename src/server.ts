@@ -22,19 +22,20 @@ export const apiVersion = '1.0';
  * request that is not GraphQL at all, REQUEST_ENTITY_TOO_LARGE) or none; /graphql answers it with the codes every
  * other surface uses.
  */
-const yogaCodes: Record<string, ErrorCode> = {
-  GRAPHQL_PARSE_FAILED: 'validation_error',
-  GRAPHQL_VALIDATION_FAILED: 'validation_error',
-  BAD_REQUEST: 'validation_error',
-  REQUEST_ENTITY_TOO_LARGE: 'payload_too_large',
-};
+const yogaCodes = new Map<unknown, ErrorCode>([
+  ['GRAPHQL_PARSE_FAILED', 'validation_error'],
+  ['GRAPHQL_VALIDATION_FAILED', 'validation_error'],
+  ['BAD_REQUEST', 'validation_error'],
+  ['REQUEST_ENTITY_TOO_LARGE', 'payload_too_large'],
+]);
 
 const commonErrorCodes: Plugin = {
   onResultProcess({ result, setResult }) {
     if (Symbol.asyncIterator in result) return;
     const recode = (error: GraphQLError) => {
       const code = error.extensions?.code;
-      const common = typeof code === 'string' ? yogaCodes[code] : code === undefined && !error.path ? 'validation_error' : undefined;
+      // A Map, not an object: a code such as "constructor" must not find a prototype's member.
+      const common = code === undefined && !error.path ? 'validation_error' : yogaCodes.get(code);
       if (!common) return error;
       const { message, nodes, source, positions, path, originalError } = error;
       return new GraphQLError(message, {
