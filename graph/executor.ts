@@ -8,7 +8,7 @@ import { GraphQLError, Kind, parse, print, validate, visit, type DocumentNode, t
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import { isErrorCode, problemCatalog, type ErrorCode } from '../src/core/errors.ts';
 import type { Services } from '../src/core/services.ts';
-import { createContext, type Caller } from './context.ts';
+import { createContext, releaseContext, type Caller } from './context.ts';
 import type { Principal } from '../src/core/keys.ts';
 import { LoreError } from '../src/core/errors.ts';
 import { schema } from './schema.ts';
@@ -84,13 +84,17 @@ export class Executor {
   async run(name: OperationName, variables: Record<string, unknown>, caller: Caller): Promise<OperationOutcome> {
     const contextValue = createContext(this.services, caller);
     const { query, rootFields } = compiled.get(name)!;
-    const result = await query.query(undefined, contextValue, variables);
-    const error = result.errors?.[0];
-    if (error) return { ok: false, error: this.describe(error, caller.requestId) };
-    // Every root field read at one and the same version: the answer is that version's.
-    const [first] = contextValue.readAt;
-    const version = contextValue.readAt.length === rootFields && contextValue.readAt.every((v) => v === first) ? first : undefined;
-    return { ok: true, data: result.data as Record<string, unknown>, version };
+    try {
+      const result = await query.query(undefined, contextValue, variables);
+      const error = result.errors?.[0];
+      if (error) return { ok: false, error: this.describe(error, caller.requestId) };
+      // Every root field read at one and the same version: the answer is that version's.
+      const [first] = contextValue.readAt;
+      const version = contextValue.readAt.length === rootFields && contextValue.readAt.every((v) => v === first) ? first : undefined;
+      return { ok: true, data: result.data as Record<string, unknown>, version };
+    } finally {
+      releaseContext(contextValue);
+    }
   }
 
   private describe(error: GraphQLError, requestId: string): OperationError {

@@ -2,8 +2,9 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Config } from './config.ts';
+import { listen } from './httpServer.ts';
 import { openRuntime, type Runtime } from './runtime.ts';
-import { createApp, listen } from './server.ts';
+import { createApp } from './server.ts';
 
 export type Gateway = { runtime: Runtime; server: Server; url: string; close(): Promise<void> };
 

@@ -1,11 +1,10 @@
 // Assembles the gateway: /api/v1 (REST), /graphql (for dashboards), /health, on one express app.
 import { randomUUID } from 'node:crypto';
-import type { Server } from 'node:http';
 import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
 import express from 'express';
 import { GraphQLError } from 'graphql';
 import { createYoga, type Plugin } from 'graphql-yoga';
-import { createContext } from '../graph/context.ts';
+import { createContext, releaseContext, type GraphContext } from '../graph/context.ts';
 import { Executor } from '../graph/executor.ts';
 import { schema } from '../graph/schema.ts';
 import { buildOpenApiDocument } from '../rest/openapi.ts';
@@ -48,6 +47,11 @@ const commonErrorCodes: Plugin = {
     const recoded = results.map((r) => (r.errors ? { ...r, errors: r.errors.map((e) => recode(e as GraphQLError)) } : r));
     setResult(Array.isArray(result) ? recoded : recoded[0]);
   },
+};
+
+/** Yoga's contexts let go of their request once the operation is done, as the executor's do (graph/context.ts). */
+const releaseContexts: Plugin<GraphContext> = {
+  onExecute: () => ({ onExecuteDone: ({ args }) => releaseContext(args.contextValue) }),
 };
 
 export function createApp(services: Services, config: Config) {
@@ -94,7 +98,7 @@ export function createApp(services: Services, config: Config) {
     landingPage: false,
     // Armor bounds what one request may ask for (aliases, depth, tokens, directives, cost): an operation is rate-limited
     // once, so two thousand aliased free fields would otherwise buy seconds of work for one call.
-    plugins: [EnvelopArmorPlugin(), commonErrorCodes],
+    plugins: [EnvelopArmorPlugin(), commonErrorCodes, releaseContexts],
     logging: {
       debug: (...args) => services.logger.debug(args),
       info: (...args) => services.logger.info(args),
@@ -121,12 +125,4 @@ export function createApp(services: Services, config: Config) {
     }
   });
   return { app, executor };
-}
-
-export function listen(app: express.Express, port: number, host: string): Promise<Server> {
-  return new Promise((resolve, reject) => {
-    const server = app.listen(port, host);
-    server.once('listening', () => resolve(server));
-    server.once('error', reject);
-  });
 }

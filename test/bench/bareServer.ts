@@ -17,6 +17,7 @@ import { ReadCache } from '../../src/core/readCache.ts';
 import { SearchService } from '../../src/core/search.ts';
 import { defaultPageLimit } from '../../src/core/validation.ts';
 import { openDatabase } from '../../src/db/database.ts';
+import { createHttpServer } from '../../src/httpServer.ts';
 import { AnswerCache } from '../../rest/answerCache.ts';
 
 const config = loadConfig();
@@ -155,7 +156,7 @@ app.get('/auth/projects/:id/search', handle((req) => metered(req, 2, (principal,
 app.get('/raw/projects/:id/recall', handle((req) => viaPrisma.recall(String(req.params.id), query(req))));
 app.get('/raw/projects/:id/search', handle((req) => viaPrisma.search(String(req.params.id), query(req))));
 
-const server = app.listen(config.port, config.host, () => {
+const server = createHttpServer(app).listen(config.port, config.host, () => {
   const { port } = server.address() as AddressInfo;
   process.stderr.write(`Bare handler listening on http://127.0.0.1:${port}\n`);
 });
