@@ -2,10 +2,10 @@
 import { contextCacheSymbol } from '@pothos/core';
 import { RequestCache } from '@pothos/plugin-scope-auth';
 import type { LoreError } from '../src/core/errors.ts';
-import type { Principal } from '../src/core/keys.ts';
+import type { Principal } from '../src/core/access/keys.ts';
 import type { Services } from '../src/core/services.ts';
 import type { LlmCredentials } from '../src/core/llm/provider.ts';
-import type { VersionRead } from '../src/core/entities.ts';
+import type { VersionRead } from '../src/core/canon/entities.ts';
 
 export type GraphContext = {
   requestId: string;

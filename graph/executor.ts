@@ -9,7 +9,7 @@ import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import { isErrorCode, problemCatalog, type ErrorCode } from '../src/core/errors.ts';
 import type { Services } from '../src/core/services.ts';
 import { createContext, releaseContext, type Caller } from './context.ts';
-import type { Principal } from '../src/core/keys.ts';
+import type { Principal } from '../src/core/access/keys.ts';
 import { LoreError } from '../src/core/errors.ts';
 import { schema } from './schema.ts';
 

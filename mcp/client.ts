@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { Executor, operationSource, type OperationName } from '../graph/executor.ts';
 import type { Config } from '../src/config.ts';
 import { isErrorCode, problemCatalog } from '../src/core/errors.ts';
-import { keyPattern } from '../src/core/keys.ts';
+import { keyPattern } from '../src/core/access/keys.ts';
 import type { Logger } from '../src/logger.ts';
 
 /** A failure as a tool reports it: the problem's code and detail, and when to retry. */

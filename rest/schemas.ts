@@ -1,7 +1,7 @@
 // The /api/v1 contract as zod schemas: requests are validated with them and the OpenAPI document is generated from
 // them, so the two cannot drift. Field rules come from the core (src/core/validation.ts).
 import { z } from 'zod';
-import { entityTypes } from '../src/core/bundle.ts';
+import { entityTypes } from '../src/core/ingest/bundle.ts';
 import { conflictKinds, severities } from '../src/core/conflicts/kinds.ts';
 import {
   chapterOrdinal, chapterRef, cursor, defaultPageLimit, passageText, factText, graphDepth, initialScope, pageLimit, projectDescription, projectName, recallQuery,

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { graphLimits } from '../../src/core/graph/graphStore.ts';
+import { graphLimits } from '../../src/core/relationships/graphStore.ts';
 import { graphDepth, resourceId } from '../../src/core/validation.ts';
-import { entityNotFound } from '../../src/core/projects.ts';
+import { entityNotFound } from '../../src/core/canon/projects.ts';
 import { parseArgs } from '../args.ts';
 import { builder } from '../builder.ts';
 import { GraphSubsetRef } from '../types/GraphSubset.ts';

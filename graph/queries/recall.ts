@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { projectNotFound } from '../../src/core/projects.ts';
+import { projectNotFound } from '../../src/core/canon/projects.ts';
 import { defaultPageLimit, pageLimit, recallQuery, resourceId } from '../../src/core/validation.ts';
 import { parseArgs } from '../args.ts';
 import { builder } from '../builder.ts';

@@ -1,4 +1,4 @@
-import type { ApproveResult as Result } from '../../src/core/canon.ts';
+import type { ApproveResult as Result } from '../../src/core/canon/canon.ts';
 import { builder } from '../builder.ts';
 
 export const ApproveResult = builder.objectRef<Result>('ApproveResult').implement({

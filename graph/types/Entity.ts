@@ -1,5 +1,5 @@
-import { entityTypes } from '../../src/core/bundle.ts';
-import { lastMentionCount, type EntityRecord } from '../../src/core/entities.ts';
+import { entityTypes } from '../../src/core/ingest/bundle.ts';
+import { lastMentionCount, type EntityRecord } from '../../src/core/canon/entities.ts';
 import { builder } from '../builder.ts';
 import { Fact } from './Fact.ts';
 import { Mention } from './Mention.ts';
@@ -7,7 +7,7 @@ import { Mention } from './Mention.ts';
 export const EntityType = builder.enumType('EntityType', { values: entityTypes });
 export const ApprovalStatus = builder.enumType('ApprovalStatus', { values: ['approved', 'suggested'] as const });
 
-// Read whole, with its latest mentions and pending conflicts, by src/core/entities.ts: recall and search are the
+// Read whole, with its latest mentions and pending conflicts, by src/core/canon/entities.ts: recall and search are the
 // hottest reads, and one statement per page costs a tenth of what planning them through Prisma does.
 export const Entity = builder.objectRef<EntityRecord>('Entity').implement({
   description: 'A canon entity as recall returns it.',

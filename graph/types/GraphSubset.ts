@@ -1,4 +1,4 @@
-import type { GraphEdge, GraphNode, GraphSubset } from '../../src/core/graph/graphStore.ts';
+import type { GraphEdge, GraphNode, GraphSubset } from '../../src/core/relationships/graphStore.ts';
 import { builder } from '../builder.ts';
 
 const GraphNodeRef = builder.objectRef<GraphNode>('GraphNode').implement({

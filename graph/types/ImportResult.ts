@@ -1,4 +1,4 @@
-import type { ImportCounts, ImportResult as Result } from '../../src/core/importer.ts';
+import type { ImportCounts, ImportResult as Result } from '../../src/core/ingest/importer.ts';
 import { builder } from '../builder.ts';
 
 const ImportCountsRef = builder.objectRef<ImportCounts>('ImportCounts').implement({

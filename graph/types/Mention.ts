@@ -1,4 +1,4 @@
-import type { MentionItem } from '../../src/core/canon.ts';
+import type { MentionItem } from '../../src/core/canon/canon.ts';
 import { builder } from '../builder.ts';
 
 export const Mention = builder.objectRef<MentionItem>('Mention').implement({

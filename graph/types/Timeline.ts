@@ -1,4 +1,4 @@
-import type { TimelineEntry as Entry, TimelinePage as Page } from '../../src/core/timeline.ts';
+import type { TimelineEntry as Entry, TimelinePage as Page } from '../../src/core/timeline/timeline.ts';
 import { builder } from '../builder.ts';
 
 const Beat = builder.objectRef<Entry['beats'][number]>('Beat').implement({

@@ -1,4 +1,4 @@
-import type { UsageSummary } from '../../src/core/metering.ts';
+import type { UsageSummary } from '../../src/core/metering/metering.ts';
 import { builder } from '../builder.ts';
 
 export const Usage = builder.objectRef<UsageSummary>('Usage').implement({

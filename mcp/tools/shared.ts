@@ -4,7 +4,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { OperationName } from '../../graph/executor.ts';
-import { entityTypes } from '../../src/core/bundle.ts';
+import { entityTypes } from '../../src/core/ingest/bundle.ts';
 import { resourceId } from '../../src/core/validation.ts';
 import type { Logger } from '../../src/logger.ts';
 import type { LoreClient, Problem } from '../client.ts';

@@ -14,7 +14,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { isDeepStrictEqual } from 'node:util';
 import autocannon from 'autocannon';
-import { KeyService } from '../../src/core/keys.ts';
+import { KeyService } from '../../src/core/access/keys.ts';
 import { openDatabase } from '../../src/db/database.ts';
 import { childProcesses, gatewayListening, spawnServer, type ServerProcess } from '../support/processes.ts';
 import { benchDatabase } from './benchDatabase.ts';

@@ -3,7 +3,7 @@
 // handful), and some pending conflicts. Deterministic, so every run measures the same data. The big tables go in as
 // one INSERT … jsonb_to_recordset per 20,000 rows: createMany through the driver adapter took close to 1 ms a row here.
 import type { Prisma, PrismaClient } from '../../src/generated/prisma/client.ts';
-import { mentionSortKey, nameText, refreshSearchText } from '../../src/core/canon.ts';
+import { mentionSortKey, nameText, refreshSearchText } from '../../src/core/canon/canon.ts';
 import { newId } from '../../src/ids.ts';
 import { prng } from '../support/prng.ts';
 

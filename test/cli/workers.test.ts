@@ -2,7 +2,7 @@
 // replacing a worker that dies, and all stopping with the primary.
 import { readdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KeyService } from '../../src/core/keys.ts';
+import { KeyService } from '../../src/core/access/keys.ts';
 import { openDatabase } from '../../src/db/database.ts';
 import { expectCleanFailure, lore } from '../support/cli.ts';
 import { createTestDatabase } from '../support/gateway.ts';

@@ -1,6 +1,6 @@
 // Graph bundles for the graph tests, and a reference answer computed straight from a bundle: breadth-first distance
 // over relationships in both directions, degree (a self-loop counts once), the bounds of graphLimits, code-point order.
-import { graphLimits, type GraphSubset } from '../../src/core/graph/graphStore.ts';
+import { graphLimits, type GraphSubset } from '../../src/core/relationships/graphStore.ts';
 import { prng } from '../support/prng.ts';
 
 export type Bundle = {

@@ -1,7 +1,7 @@
 // The graph store contract: every GraphStore implementation must give these answers on the same imported fixtures.
 // graphStores.test.ts runs it once per store.
 import { describe, expect, test } from 'vitest';
-import { graphLimits, type GraphStore } from '../../src/core/graph/graphStore.ts';
+import { graphLimits, type GraphStore } from '../../src/core/relationships/graphStore.ts';
 import { expectedSubset, type Bundle } from './fixtures.ts';
 
 export type ImportedGraph = { projectId: string; bundle: Bundle; idOf: Map<string, string> };

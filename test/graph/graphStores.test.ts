@@ -2,8 +2,8 @@
 // with Neo4j), copied to Neo4j by the outbox, then asked of PostgresGraphStore and Neo4jGraphStore alike.
 import { isDeepStrictEqual } from 'node:util';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { Neo4jGraphStore } from '../../src/core/graph/neo4jGraphStore.ts';
-import { PostgresGraphStore } from '../../src/core/graph/postgresGraphStore.ts';
+import { Neo4jGraphStore } from '../../src/core/relationships/neo4jGraphStore.ts';
+import { PostgresGraphStore } from '../../src/core/relationships/postgresGraphStore.ts';
 import { startTestGateway, type TestGateway } from '../support/gateway.ts';
 import { startNeo4j, type TestNeo4j } from '../support/neo4j.ts';
 import { randomGraph, smallGraph, starGraph } from './fixtures.ts';

@@ -2,8 +2,8 @@
 // succeeding, reads keep answering (from PostgreSQL), nothing is lost, and Neo4j ends up with the same graph.
 import { isDeepStrictEqual } from 'node:util';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { Neo4jGraphStore } from '../../src/core/graph/neo4jGraphStore.ts';
-import { PostgresGraphStore } from '../../src/core/graph/postgresGraphStore.ts';
+import { Neo4jGraphStore } from '../../src/core/relationships/neo4jGraphStore.ts';
+import { PostgresGraphStore } from '../../src/core/relationships/postgresGraphStore.ts';
 import { startTestGateway, type TestGateway } from '../support/gateway.ts';
 import { startNeo4j, type TestNeo4j } from '../support/neo4j.ts';
 import { waitFor } from '../support/wait.ts';

@@ -1,6 +1,6 @@
 // GET /projects/{id}/graph (and the GraphQL graph field) on a gateway configured with a real Neo4j.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PostgresGraphStore } from '../../src/core/graph/postgresGraphStore.ts';
+import { PostgresGraphStore } from '../../src/core/relationships/postgresGraphStore.ts';
 import { startTestGateway, type TestGateway } from '../support/gateway.ts';
 import { startNeo4j, type TestNeo4j } from '../support/neo4j.ts';
 import { smallGraph } from './fixtures.ts';

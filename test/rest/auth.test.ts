@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tierPolicies } from '../../src/core/tiers.ts';
+import { tierPolicies } from '../../src/core/access/tiers.ts';
 import { startTestGateway, type TestGateway } from '../support/gateway.ts';
 import { expectProblem as expectProblemAt } from '../support/problem.ts';
 import type { ApiResponse } from '../support/gateway.ts';

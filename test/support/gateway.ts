@@ -3,8 +3,8 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, inject } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
-import type { KeyOptions } from '../../src/core/keys.ts';
-import { startGateway, type Gateway } from '../../src/gateway.ts';
+import type { KeyOptions } from '../../src/core/access/keys.ts';
+import { startGateway, type Gateway } from '../../app/gateway.ts';
 import { adminUrl, databaseUrl } from './env.ts';
 import { apiRequest, spawnGateways, type GatewayProcess } from './processes.ts';
 

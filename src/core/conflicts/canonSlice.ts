@@ -2,7 +2,7 @@
 // relationships among them, the project's rules and open promises, and recent beats. It is what the deterministic
 // checks read and all that is sent to the model, so the prompt stays small however large the project is.
 import type { PrismaClient } from '../../generated/prisma/client.ts';
-import { MentionFinder } from '../mentionFinder.ts';
+import { MentionFinder } from '../ingest/mentionFinder.ts';
 
 export type SliceEntity = {
   id: string;

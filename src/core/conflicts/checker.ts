@@ -5,7 +5,7 @@ import { z } from 'zod';
 import type { Config } from '../../config.ts';
 import type { PrismaClient } from '../../generated/prisma/client.ts';
 import { newId } from '../../ids.ts';
-import { holdProject } from '../canon.ts';
+import { holdProject } from '../canon/canon.ts';
 import { LoreError } from '../errors.ts';
 import { generateStructured, type LlmChoice } from '../llm/provider.ts';
 import { text } from '../validation.ts';

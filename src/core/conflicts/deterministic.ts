@@ -1,7 +1,7 @@
 // Checks that need no model: a dead character acting or speaking, a stated attribute that contradicts the canon
 // (eye or hair colour, age, title), and one character placed in two locations at once. They run first, on every
 // check, and their hits stand whatever the model answers.
-import { MentionFinder } from '../mentionFinder.ts';
+import { MentionFinder } from '../ingest/mentionFinder.ts';
 import type { CanonSlice, SliceEntity } from './canonSlice.ts';
 import type { ConflictDraft } from './kinds.ts';
 

@@ -1,14 +1,14 @@
 // Timeline beats per chapter. Imported beats are kept as they are; a chapter without any gets beats written by the
 // model from its text, cached by the chapter's content hash so each version of a chapter is summarised once.
 import { z } from 'zod';
-import type { Config } from '../config.ts';
-import type { PrismaClient } from '../generated/prisma/client.ts';
-import { newId } from '../ids.ts';
-import { holdProject } from './canon.ts';
-import { LoreError } from './errors.ts';
-import { generateStructured, type LlmChoice } from './llm/provider.ts';
-import { MentionFinder } from './mentionFinder.ts';
-import { text } from './validation.ts';
+import type { Config } from '../../config.ts';
+import type { PrismaClient } from '../../generated/prisma/client.ts';
+import { newId } from '../../ids.ts';
+import { holdProject } from '../canon/canon.ts';
+import { LoreError } from '../errors.ts';
+import { generateStructured, type LlmChoice } from '../llm/provider.ts';
+import { MentionFinder } from '../ingest/mentionFinder.ts';
+import { text } from '../validation.ts';
 
 export type TimelineEntry = { id: string; chapter: string; ordinal: number; beats: { id: string; summary: string; entities: string[] }[] };
 export type TimelinePage = { data: TimelineEntry[]; hasMore: boolean; nextStartingAfter: string | null };

@@ -2,7 +2,7 @@
 // shares the listening socket), so a machine's cores all serve requests. Everything the workers share (quota, rate
 // limits, idempotency, the canon version that keeps their read caches fresh) is in the database.
 import cluster, { type Worker } from 'node:cluster';
-import type { Config } from './config.ts';
+import type { Config } from '../src/config.ts';
 
 type Listening = { type: 'listening'; url: string; store: string };
 

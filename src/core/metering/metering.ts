@@ -1,11 +1,11 @@
 // Rate limits (per key and minute) and quotas (per key and UTC day or month), both kept in the database so that
 // every gateway process sharing it enforces one limit.
 import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
-import { LoreError } from './errors.ts';
-import type { Principal } from './keys.ts';
-import { rows, statement, utcTimestamp, type SqlClient } from '../db/sql.ts';
-import { periodStart } from './tiers.ts';
-import { batched, settleGroups } from './batch.ts';
+import { LoreError } from '../errors.ts';
+import type { Principal } from '../access/keys.ts';
+import { rows, statement, utcTimestamp, type SqlClient } from '../../db/sql.ts';
+import { periodStart } from '../access/tiers.ts';
+import { batched, settleGroups } from '../../db/batch.ts';
 
 // Greedy over a batch of requests of one key, in arrival order, under the counter's row lock: concurrent requests on
 // any number of processes can never spend past the quota (prisma/migrations/…_batched_metering).

@@ -3,10 +3,10 @@
 // repeat waits for the first (and takes its place when the first fails).
 import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Prisma, type PrismaClient } from '../generated/prisma/client.ts';
-import { newId } from '../ids.ts';
-import { LoreError } from './errors.ts';
-import { stableStringify } from './json.ts';
+import { Prisma, type PrismaClient } from '../../generated/prisma/client.ts';
+import { newId } from '../../ids.ts';
+import { LoreError } from '../errors.ts';
+import { stableStringify } from '../json.ts';
 
 const ttlMs = 24 * 60 * 60 * 1000;
 const waitForFirstMs = 15_000;

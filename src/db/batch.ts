@@ -2,7 +2,7 @@
 // per turn of the event loop and sent as one statement: under load a round trip is paid per batch, not per request.
 // A batch leaves after every request in it arrived, so it sees every write committed before any of them.
 import DataLoader from 'dataloader';
-import { rows, type SqlClient, type Statement } from '../db/sql.ts';
+import { rows, type SqlClient, type Statement } from './sql.ts';
 
 export function batched<K, V>(load: (keys: readonly K[]) => Promise<readonly (V | Error)[]>): DataLoader<K, V> {
   return new DataLoader(load, { cache: false, batchScheduleFn: (dispatch) => setImmediate(dispatch), maxBatchSize: 1000 });

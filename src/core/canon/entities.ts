@@ -1,11 +1,11 @@
 // Entities as recall, search and the entity query return them, each read in one statement that also checks the
 // project belongs to the caller's account: the entity, its five latest mentions and its pending conflicts.
-import type { ApprovalStatus, EntityType } from '../generated/prisma/enums.ts';
+import type { ApprovalStatus, EntityType } from '../../generated/prisma/enums.ts';
 import type { MentionItem } from './canon.ts';
 import type { ReadCache } from './readCache.ts';
-import { rows, statement, type SqlClient } from '../db/sql.ts';
+import { rows, statement, type SqlClient } from '../../db/sql.ts';
 import type DataLoader from 'dataloader';
-import { batchedRows } from './batch.ts';
+import { batchedRows } from '../../db/batch.ts';
 
 export const lastMentionCount = 5;
 

@@ -1,8 +1,8 @@
 // Canon reads and writes: recall filters, mention pages, approval with provenance, and the search text kept on each
 // entity for full-text and trigram matching.
-import { Prisma, type PrismaClient } from '../generated/prisma/client.ts';
-import { newId } from '../ids.ts';
-import { LoreError } from './errors.ts';
+import { Prisma, type PrismaClient } from '../../generated/prisma/client.ts';
+import { newId } from '../../ids.ts';
+import { LoreError } from '../errors.ts';
 
 export type TxClient = Prisma.TransactionClient;
 

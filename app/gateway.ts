@@ -1,9 +1,9 @@
 // The running gateway: store, services and HTTP server, with an orderly shutdown.
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Config } from './config.ts';
+import type { Config } from '../src/config.ts';
 import { listen } from './httpServer.ts';
-import { openRuntime, type Runtime } from './runtime.ts';
+import { openRuntime, type Runtime } from '../src/runtime.ts';
 import { createApp } from './server.ts';
 
 export type Gateway = { runtime: Runtime; server: Server; url: string; close(): Promise<void> };

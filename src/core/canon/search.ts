@@ -1,10 +1,10 @@
 // Ranked lexical search: full-text over names, aliases and approved facts, plus trigram word similarity over names
 // and aliases (typos, partial names), in the lore_search function (prisma/migrations). Pages are keyed on (score, id),
 // so the order is stable across pages.
-import type { PrismaClient } from '../generated/prisma/client.ts';
+import type { PrismaClient } from '../../generated/prisma/client.ts';
 import type { Page } from './canon.ts';
 import type { EntityReader, EntityRecord, Versioned, VersionRead } from './entities.ts';
-import { LoreError } from './errors.ts';
+import { LoreError } from '../errors.ts';
 import { projectNotFound, type ProjectService } from './projects.ts';
 
 // Lower than pg_trgm's default (0.6) so that a misspelt short name still matches: "Mra" for "Mara" shares 2 of 7

@@ -1,15 +1,15 @@
 // Imports a canon bundle in one transaction: idempotent by entity key and chapter id, so importing the same bundle
 // twice changes nothing; a bundle with any error is rejected whole with the paths of its errors.
 import { createHash } from 'node:crypto';
-import { Prisma, type PrismaClient } from '../generated/prisma/client.ts';
-import { newId } from '../ids.ts';
+import { Prisma, type PrismaClient } from '../../generated/prisma/client.ts';
+import { newId } from '../../ids.ts';
 import { bundleSchema, type CanonBundle } from './bundle.ts';
-import { holdProject, holdUntilCommit, mentionSortKey, nameText, refreshSearchText, type TxClient } from './canon.ts';
-import { LoreError } from './errors.ts';
-import type { GraphEdgeChange, GraphNodeChange, GraphOutbox } from './graph/outbox.ts';
-import { stableStringify } from './json.ts';
+import { holdProject, holdUntilCommit, mentionSortKey, nameText, refreshSearchText, type TxClient } from '../canon/canon.ts';
+import { LoreError } from '../errors.ts';
+import type { GraphEdgeChange, GraphNodeChange, GraphOutbox } from '../relationships/outbox.ts';
+import { stableStringify } from '../json.ts';
 import { MentionFinder } from './mentionFinder.ts';
-import { parseOrFail, type FieldError } from './validation.ts';
+import { parseOrFail, type FieldError } from '../validation.ts';
 
 export type ImportCounts = {
   entitiesCreated: number;

@@ -1,6 +1,6 @@
 // The canon bundle: how users put canon in (GraphQL importBundle, `lore import`). Checked whole before anything is written.
 import { z } from 'zod';
-import { factText, projectDescription, projectName, storableJson, text } from './validation.ts';
+import { factText, projectDescription, projectName, storableJson, text } from '../validation.ts';
 
 export const entityTypes = ['character', 'location', 'object', 'event', 'rule', 'promise'] as const;
 

@@ -1,7 +1,7 @@
-import type { PrismaClient } from '../generated/prisma/client.ts';
-import { newId } from '../ids.ts';
-import { LoreError } from './errors.ts';
-import { rows, statement, type SqlClient } from '../db/sql.ts';
+import type { PrismaClient } from '../../generated/prisma/client.ts';
+import { newId } from '../../ids.ts';
+import { LoreError } from '../errors.ts';
+import { rows, statement, type SqlClient } from '../../db/sql.ts';
 
 const ownedProject = statement('owned_project', `SELECT 1 FROM "Project" WHERE id = $1 AND "accountId" = $2`);
 const projectEntity = statement('project_entity', `SELECT 1 FROM "Entity" WHERE id = $1 AND "projectId" = $2`);

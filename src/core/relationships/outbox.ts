@@ -1,7 +1,7 @@
 // The transactional outbox between PostgreSQL (the source of truth) and Neo4j: graph changes are recorded in the
 // transaction that makes them, and GraphSyncWorker (neo4jSync.ts) copies them to Neo4j afterwards.
 import type { PrismaClient } from '../../generated/prisma/client.ts';
-import type { TxClient } from '../canon.ts';
+import type { TxClient } from '../canon/canon.ts';
 
 export type GraphNodeChange = { id: string; label: string; type: string };
 export type GraphEdgeChange = { id: string; from: string; to: string; kind: string; weight: number };

@@ -1,12 +1,12 @@
 // API keys: sk_lore_ + 40 base62 characters. Only a sha256 of the secret is stored; the secret is shown once.
 import { hash, randomInt } from 'node:crypto';
-import type { PrismaClient } from '../generated/prisma/client.ts';
-import type { Tier } from '../generated/prisma/enums.ts';
-import { newId } from '../ids.ts';
-import { LoreError } from './errors.ts';
+import type { PrismaClient } from '../../generated/prisma/client.ts';
+import type { Tier } from '../../generated/prisma/enums.ts';
+import { newId } from '../../ids.ts';
+import { LoreError } from '../errors.ts';
 import type DataLoader from 'dataloader';
-import { statement, type SqlClient } from '../db/sql.ts';
-import { batchedRows } from './batch.ts';
+import { statement, type SqlClient } from '../../db/sql.ts';
+import { batchedRows } from '../../db/batch.ts';
 import { tierPolicies, type Period } from './tiers.ts';
 
 // Expiry is decided by the database clock, the one every gateway process shares.

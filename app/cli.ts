@@ -6,12 +6,12 @@ import { Executor } from '../graph/executor.ts';
 import { printedSchema } from '../graph/schema.ts';
 import { runMcpServer } from '../mcp/server.ts';
 import { isWorker, reportListening, superviseWorkers } from './cluster.ts';
-import { loadConfig, type Config } from './config.ts';
-import { LoreError } from './core/errors.ts';
-import { tiers } from './core/tiers.ts';
-import { isNeo4jUnavailable } from './db/neo4j.ts';
-import { createLogger } from './logger.ts';
-import { openRuntime, type Runtime } from './runtime.ts';
+import { loadConfig, type Config } from '../src/config.ts';
+import { LoreError } from '../src/core/errors.ts';
+import { tiers } from '../src/core/access/tiers.ts';
+import { isNeo4jUnavailable } from '../src/db/neo4j.ts';
+import { createLogger } from '../src/logger.ts';
+import { openRuntime, type Runtime } from '../src/runtime.ts';
 
 const print = (line: string) => process.stdout.write(`${line}\n`);
 

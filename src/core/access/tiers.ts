@@ -1,5 +1,5 @@
 // The contract's tier table: scopes, quota per period and rate per minute.
-import type { Tier } from '../generated/prisma/enums.ts';
+import type { Tier } from '../../generated/prisma/enums.ts';
 
 export const allScopes = [
   'recall', 'remember', 'graph', 'search', 'check', 'timeline', 'usage',

@@ -10,9 +10,9 @@ import { schema } from '../graph/schema.ts';
 import { buildOpenApiDocument } from '../rest/openapi.ts';
 import { sendProblem } from '../rest/problem.ts';
 import { apiRouter } from '../rest/router.ts';
-import type { Config } from './config.ts';
-import { problemCatalog, type ErrorCode } from './core/errors.ts';
-import type { Services } from './core/services.ts';
+import type { Config } from '../src/config.ts';
+import { problemCatalog, type ErrorCode } from '../src/core/errors.ts';
+import type { Services } from '../src/core/services.ts';
 
 export const apiVersion = '1.0';
 
