@@ -11,7 +11,7 @@ export type RouteInput = {
 };
 
 export type RouteDef = {
-  method: 'get' | 'post';
+  method: 'get' | 'post' | 'put' | 'patch' | 'delete';
   /** OpenAPI form, relative to /api/v1 */
   path: string;
   operationId: string;

@@ -3,7 +3,7 @@ import { monotonicFactory } from 'ulid';
 
 const next = monotonicFactory();
 
-export type IdPrefix = 'acc' | 'key' | 'prj' | 'ent' | 'fct' | 'cnd' | 'dec' | 'rel' | 'chp' | 'men' | 'bt' | 'cfl' | 'idm';
+export type IdPrefix = 'acc' | 'key' | 'prj' | 'ent' | 'fct' | 'cnd' | 'dec' | 'rel' | 'chp' | 'men' | 'bt' | 'cfl' | 'idm' | 'stv' | 'aud';
 
 export function newId(prefix: IdPrefix): string {
   return `${prefix}_${next().toLowerCase()}`;

@@ -79,6 +79,7 @@ export class CanonService {
     return this.prisma.$transaction(async (tx) => {
       const candidate = await tx.candidate.create({
         data: {
+          status: 'approved',
           id: newId('cnd'),
           projectId: input.projectId,
           entityId: input.entityId,
@@ -92,11 +93,13 @@ export class CanonService {
         data: { id: newId('dec'), candidateId: candidate.id, status: 'approved', decidedBy: input.decidedBy },
       });
       if (input.fact) {
-        await tx.fact.upsert({
-          where: { entityId_text: { entityId: input.entityId, text: input.fact } },
-          create: { id: newId('fct'), projectId: input.projectId, entityId: input.entityId, text: input.fact, status: 'approved', source: 'api', candidateId: candidate.id },
-          update: { status: 'approved', source: 'api', candidateId: candidate.id },
-        });
+        const live = await tx.fact.findFirst({ where: { entityId: input.entityId, text: input.fact, retiredAt: null }, select: { id: true } });
+        if (live) await tx.fact.update({ where: { id: live.id }, data: { status: 'approved', source: 'api', candidateId: candidate.id } });
+        else {
+          await tx.fact.create({
+            data: { id: newId('fct'), projectId: input.projectId, entityId: input.entityId, text: input.fact, status: 'approved', source: 'api', candidateId: candidate.id, createdBy: input.decidedBy },
+          });
+        }
       }
       await tx.entity.update({ where: { id: input.entityId }, data: { status: 'approved' } });
       await refreshSearchText(tx, [input.entityId]);

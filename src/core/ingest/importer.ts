@@ -1,14 +1,13 @@
 // Imports a canon bundle in one transaction: idempotent by entity key and chapter id, so importing the same bundle
 // twice changes nothing; a bundle with any error is rejected whole with the paths of its errors.
-import { createHash } from 'node:crypto';
 import { Prisma, type PrismaClient } from '../../generated/prisma/client.ts';
 import { newId } from '../../ids.ts';
 import { bundleSchema, type CanonBundle } from './bundle.ts';
-import { holdProject, holdUntilCommit, mentionSortKey, nameText, refreshSearchText, type TxClient } from '../canon/canon.ts';
+import { holdProject, holdUntilCommit, nameText, refreshSearchText, type TxClient } from '../canon/canon.ts';
 import { LoreError } from '../errors.ts';
 import type { GraphEdgeChange, GraphNodeChange, GraphOutbox } from '../relationships/outbox.ts';
 import { stableStringify } from '../json.ts';
-import { MentionFinder } from './mentionFinder.ts';
+import { chunk, recordChapterMentions, rowsPerInsert, sha256 } from './mentions.ts';
 import { parseOrFail, type FieldError } from '../validation.ts';
 
 export type ImportCounts = {
@@ -24,12 +23,7 @@ export type ImportCounts = {
 };
 export type ImportResult = { projectId: string; projectCreated: boolean; changed: boolean; counts: ImportCounts };
 
-const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
-const chunk = <T>(items: T[], size: number): T[][] =>
-  Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, (i + 1) * size));
 const sameJson = (a: unknown, b: unknown) => stableStringify(a) === stableStringify(b);
-// Postgres allows 65535 bind parameters per statement; rows here have at most ~10 columns.
-const rowsPerInsert = 2_000;
 
 export class Importer {
   constructor(
@@ -63,7 +57,7 @@ export class Importer {
     for (const e of bundle.entities) {
       const current = byKey.get(e.key);
       const fields = {
-        type: e.type, name: e.name, aliases: e.aliases, state: e.state as Prisma.InputJsonValue, status: e.status,
+        type: e.type, name: e.name, aliases: e.aliases, state: e.state as Prisma.InputJsonValue, baseState: e.state as Prisma.InputJsonValue, status: e.status,
         confidence: e.confidence ?? null, nameText: nameText(e.name, e.aliases),
       };
       if (!current) {
@@ -73,7 +67,7 @@ export class Importer {
         touched.add(id);
       } else if (
         current.type !== fields.type || current.name !== fields.name || !sameJson(current.aliases, fields.aliases) ||
-        !sameJson(current.state, fields.state) || current.status !== fields.status || current.confidence !== fields.confidence
+        !sameJson(current.baseState, fields.baseState) || current.status !== fields.status || current.confidence !== fields.confidence
       ) {
         await tx.entity.update({ where: { id: current.id }, data: fields });
         if (current.name !== fields.name || current.type !== fields.type) renamed.push({ id: current.id, label: fields.name, type: fields.type });
@@ -87,7 +81,7 @@ export class Importer {
 
     // Facts, matched by text; approved ones carry their provenance (candidate and decision by the importing key).
     const knownFacts = new Set(
-      (await tx.fact.findMany({ where: { projectId: project.id }, select: { entityId: true, text: true } })).map((f) => `${f.entityId}\u0000${f.text}`),
+      (await tx.fact.findMany({ where: { projectId: project.id, retiredAt: null }, select: { entityId: true, text: true } })).map((f) => `${f.entityId}\u0000${f.text}`),
     );
     const facts: Prisma.FactCreateManyInput[] = [];
     const candidates: Prisma.CandidateCreateManyInput[] = [];
@@ -97,9 +91,9 @@ export class Importer {
       for (const text of new Set(e.facts)) {
         if (knownFacts.has(`${entityId}\u0000${text}`)) continue;
         const candidateId = newId('cnd');
-        candidates.push({ id: candidateId, projectId: project.id, entityId, fact: text, source: 'import', proposedBy: keyId });
+        candidates.push({ id: candidateId, projectId: project.id, entityId, fact: text, source: 'import', proposedBy: keyId, status: e.status === 'approved' ? 'approved' : 'pending' });
         if (e.status === 'approved') decisions.push({ id: newId('dec'), candidateId, status: 'approved', decidedBy: keyId });
-        facts.push({ id: newId('fct'), projectId: project.id, entityId, text, status: e.status, source: 'import', candidateId });
+        facts.push({ id: newId('fct'), projectId: project.id, entityId, text, status: e.status, source: 'import', candidateId, createdBy: keyId });
         touched.add(entityId);
       }
     }
@@ -153,7 +147,7 @@ export class Importer {
       }
     }
 
-    counts.mentionsRecorded = await this.recordMentions(tx, project.id);
+    counts.mentionsRecorded = await recordChapterMentions(tx, project.id);
     counts.beatsRecorded = await this.recordBeats(tx, project.id, bundle, idOf, chapterByExternal);
 
     const changed = project.created || Object.values(counts).some((n) => n > 0) || project.descriptionChanged;
@@ -207,32 +201,6 @@ export class Importer {
     if (errors.length > 0) {
       throw new LoreError('invalid_bundle', errors.slice(0, 5).map((e) => `${e.path}: ${e.message}`).join('; '), { errors });
     }
-  }
-
-  /** Re-records mentions of every chapter whose text, ordinal or the project's set of names changed since last time. */
-  private async recordMentions(tx: TxClient, projectId: string): Promise<number> {
-    const entities = await tx.entity.findMany({ where: { projectId }, select: { id: true, name: true, aliases: true }, orderBy: { id: 'asc' } });
-    const terms = entities.flatMap((e) => [e.name, ...e.aliases].map((text) => ({ entityId: e.id, text })));
-    const namesHash = sha256(JSON.stringify(terms));
-    const chapters = await tx.chapter.findMany({ where: { projectId }, select: { id: true, contentHash: true, mentionHash: true, ordinal: true } });
-    // The ordinal is part of the hash because each mention's sort key (reading order) carries it.
-    const mentionHash = (c: { contentHash: string; ordinal: number }) => sha256(`${c.contentHash}:${c.ordinal}:${namesHash}`);
-    const stale = chapters.filter((c) => c.mentionHash !== mentionHash(c));
-    if (stale.length === 0) return 0;
-    const finder = new MentionFinder(terms);
-    let recorded = 0;
-    for (const c of stale) {
-      const chapter = await tx.chapter.findUniqueOrThrow({ where: { id: c.id }, select: { text: true, ordinal: true } });
-      await tx.mention.deleteMany({ where: { chapterId: c.id } });
-      const rows = finder.find(chapter.text).map((m) => {
-        const id = newId('men');
-        return { id, projectId, entityId: m.entityId, chapterId: c.id, line: m.line, column: m.column, snippet: m.snippet, sortKey: mentionSortKey(chapter.ordinal, m.line, m.column, id) };
-      });
-      for (const part of chunk(rows, rowsPerInsert)) await tx.mention.createMany({ data: part });
-      await tx.chapter.update({ where: { id: c.id }, data: { mentionHash: mentionHash(c) } });
-      recorded += rows.length;
-    }
-    return recorded;
   }
 
   /** Imported beats replace a chapter's beats only when they differ. */

@@ -1,0 +1,35 @@
+// Names and aliases are unique per project, compared without case: recall, the MCP tools and the mention finder take a
+// name to mean one entity. Writers check under the project's writer lock (holdProject), so racing writes cannot both
+// take a name.
+import { LoreError } from '../errors.ts';
+import type { TxClient } from './canon.ts';
+
+export type NameClash = { name: string; entityId: string; entityName: string };
+
+/** The names among `names` that another entity of the project (not `exceptEntityId`) already has as name or alias. */
+export async function nameClashes(tx: TxClient, projectId: string, names: string[], exceptEntityId?: string): Promise<NameClash[]> {
+  const wanted = [...new Set(names.map((n) => n.trim().toLowerCase()))];
+  if (wanted.length === 0) return [];
+  return tx.$queryRaw<NameClash[]>`
+    SELECT n.name, e.id AS "entityId", e.name AS "entityName"
+    FROM "Entity" e CROSS JOIN LATERAL unnest(array_prepend(e.name, e.aliases)) AS n(name)
+    WHERE e."projectId" = ${projectId} AND e.id IS DISTINCT FROM ${exceptEntityId ?? null}
+      AND lower(n.name) = ANY(${wanted}::text[])
+    ORDER BY e.id, n.name`;
+}
+
+/** Fails with 409 name_taken, naming each clash and the field it came from, when a name is another entity's. */
+export async function requireNamesFree(tx: TxClient, projectId: string, fields: { path: string; name: string }[], exceptEntityId?: string): Promise<void> {
+  const clashes = await nameClashes(tx, projectId, fields.map((f) => f.name), exceptEntityId);
+  // Within the write itself too: a name given twice, or an alias equal to the name.
+  const seen = new Map<string, string>();
+  const errors: { path: string; message: string }[] = [];
+  for (const field of fields) {
+    const lower = field.name.trim().toLowerCase();
+    const clash = clashes.find((c) => c.name.toLowerCase() === lower);
+    if (clash) errors.push({ path: field.path, message: `"${field.name}" is already a name of ${clash.entityName} (${clash.entityId})` });
+    else if (seen.has(lower)) errors.push({ path: field.path, message: `"${field.name}" is given twice (also at ${seen.get(lower)})` });
+    seen.set(lower, field.path);
+  }
+  if (errors.length > 0) throw new LoreError('name_taken', errors.map((e) => `${e.path}: ${e.message}`).join('; '), { errors });
+}

@@ -1,0 +1,79 @@
+// Mentions are derived from chapter text and the project's names: these keep them in step after a write, recomputing
+// only what the write can have changed (the chapters it wrote, or the entities it renamed).
+import { createHash } from 'node:crypto';
+import { mentionSortKey, type TxClient } from '../canon/canon.ts';
+import { newId } from '../../ids.ts';
+import { MentionFinder, type Term } from './mentionFinder.ts';
+
+export const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+export const chunk = <T>(items: T[], size: number): T[][] =>
+  Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, (i + 1) * size));
+// Postgres allows 65535 bind parameters per statement; rows here have at most ~10 columns.
+export const rowsPerInsert = 2_000;
+
+async function projectTerms(tx: TxClient, projectId: string): Promise<{ terms: Term[]; namesHash: string }> {
+  const entities = await tx.entity.findMany({ where: { projectId }, select: { id: true, name: true, aliases: true }, orderBy: { id: 'asc' } });
+  const terms = entities.flatMap((e) => [e.name, ...e.aliases].map((text) => ({ entityId: e.id, text })));
+  return { terms, namesHash: sha256(JSON.stringify(terms)) };
+}
+
+// The ordinal is part of the hash because each mention's sort key (reading order) carries it.
+const mentionHash = (c: { contentHash: string; ordinal: number }, namesHash: string) => sha256(`${c.contentHash}:${c.ordinal}:${namesHash}`);
+
+async function record(tx: TxClient, projectId: string, chapterId: string, ordinal: number, found: ReturnType<MentionFinder['find']>): Promise<number> {
+  const rows = found.map((m) => {
+    const id = newId('men');
+    return { id, projectId, entityId: m.entityId, chapterId, line: m.line, column: m.column, snippet: m.snippet, sortKey: mentionSortKey(ordinal, m.line, m.column, id) };
+  });
+  for (const part of chunk(rows, rowsPerInsert)) await tx.mention.createMany({ data: part });
+  return rows.length;
+}
+
+/**
+ * Re-records the mentions of chapters whose text, ordinal or the project's set of names changed since last time:
+ * `chapterIds` limits it to those chapters (a chapter write), otherwise every stale chapter (an import).
+ */
+export async function recordChapterMentions(tx: TxClient, projectId: string, chapterIds?: string[]): Promise<number> {
+  const { terms, namesHash } = await projectTerms(tx, projectId);
+  const chapters = await tx.chapter.findMany({
+    where: { projectId, ...(chapterIds ? { id: { in: chapterIds } } : {}) },
+    select: { id: true, contentHash: true, mentionHash: true, ordinal: true },
+  });
+  const stale = chapters.filter((c) => c.mentionHash !== mentionHash(c, namesHash));
+  if (stale.length === 0) return 0;
+  const finder = new MentionFinder(terms);
+  let recorded = 0;
+  for (const c of stale) {
+    const chapter = await tx.chapter.findUniqueOrThrow({ where: { id: c.id }, select: { text: true } });
+    await tx.mention.deleteMany({ where: { chapterId: c.id } });
+    recorded += await record(tx, projectId, c.id, c.ordinal, finder.find(chapter.text));
+    await tx.chapter.update({ where: { id: c.id }, data: { mentionHash: mentionHash(c, namesHash) } });
+  }
+  return recorded;
+}
+
+/**
+ * Re-records the mentions of entities whose names or aliases changed, in every chapter, leaving other entities'
+ * mentions as they are. Chapters that were up to date before stay marked up to date under the new names.
+ */
+export async function recordEntityMentions(tx: TxClient, projectId: string, entityIds: string[], previousNamesHash: string): Promise<number> {
+  if (entityIds.length === 0) return 0;
+  const { terms, namesHash } = await projectTerms(tx, projectId);
+  const wanted = new Set(entityIds);
+  const finder = new MentionFinder(terms.filter((t) => wanted.has(t.entityId)));
+  await tx.mention.deleteMany({ where: { projectId, entityId: { in: entityIds } } });
+  const chapters = await tx.chapter.findMany({ where: { projectId }, select: { id: true, ordinal: true, text: true, contentHash: true, mentionHash: true } });
+  let recorded = 0;
+  for (const c of chapters) {
+    recorded += await record(tx, projectId, c.id, c.ordinal, finder.find(c.text));
+    if (c.mentionHash === mentionHash(c, previousNamesHash)) {
+      await tx.chapter.update({ where: { id: c.id }, data: { mentionHash: mentionHash(c, namesHash) } });
+    }
+  }
+  return recorded;
+}
+
+/** The hash of the project's names now: take it before a rename, for recordEntityMentions. */
+export async function currentNamesHash(tx: TxClient, projectId: string): Promise<string> {
+  return (await projectTerms(tx, projectId)).namesHash;
+}
