@@ -11,7 +11,7 @@ const statusText: Record<number, string> = {
   402: 'quota of the period used up (quota_exceeded)',
   403: 'the key lacks the scope (insufficient_scope)',
   404: 'project or entity not found (not_found); another account\'s project answers the same',
-  409: 'a request with this Idempotency-Key is still in progress (idempotency_key_in_progress); for writes also a name, alias or key another entity has (name_taken), an out-of-date version (version_conflict), something still referenced (in_use) or a proposal already decided (already_decided)',
+  409: 'a request with this Idempotency-Key is still in progress (idempotency_key_in_progress); for writes also a name, alias or key another entity has (name_taken), a fact or relationship that exists already (already_exists), an out-of-date version (version_conflict), something still referenced (in_use) or a proposal already decided (already_decided)',
   413: 'body too large (payload_too_large)',
   415: 'body is not JSON (unsupported_media_type)',
   422: 'Idempotency-Key reused with another body (idempotency_key_reused)',

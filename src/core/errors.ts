@@ -19,6 +19,7 @@ export const problemCatalog = {
   payload_too_large: { status: 413, slug: 'payload-too-large', title: 'Payload too large' },
   method_not_allowed: { status: 405, slug: 'method-not-allowed', title: 'Method not allowed' },
   name_taken: { status: 409, slug: 'name-taken', title: 'Name or key already taken' },
+  already_exists: { status: 409, slug: 'already-exists', title: 'Already exists' },
   version_conflict: { status: 409, slug: 'version-conflict', title: 'Out-of-date version' },
   in_use: { status: 409, slug: 'in-use', title: 'Still referenced' },
   already_decided: { status: 409, slug: 'already-decided', title: 'Already decided' },
