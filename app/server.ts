@@ -9,6 +9,7 @@ import { Executor } from '../graph/executor.ts';
 import { schema } from '../graph/schema.ts';
 import { buildOpenApiDocument } from '../rest/openapi.ts';
 import { sendProblem } from '../rest/problem.ts';
+import { setRateLimitHeaders } from '../rest/rateLimitHeaders.ts';
 import { apiRouter } from '../rest/router.ts';
 import type { Config } from '../src/config.ts';
 import { problemCatalog, type ErrorCode } from '../src/core/errors.ts';
@@ -112,6 +113,7 @@ export function createApp(services: Services, config: Config) {
         requestId: String(res.getHeader('X-Request-Id')),
         credential,
         llm: { provider: req.get('X-LLM-Provider'), key: req.get('X-LLM-Key'), model: req.get('X-LLM-Model') },
+        onRateLimit: (state) => setRateLimitHeaders(res, state),
       });
     },
   });

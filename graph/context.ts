@@ -4,6 +4,7 @@ import { RequestCache } from '@pothos/plugin-scope-auth';
 import type { LoreError } from '../src/core/errors.ts';
 import type { Principal } from '../src/core/access/keys.ts';
 import type { Services } from '../src/core/services.ts';
+import type { RateLimitState } from '../src/core/metering/metering.ts';
 import type { LlmCredentials } from '../src/core/llm/provider.ts';
 import type { VersionRead } from '../src/core/canon/entities.ts';
 
@@ -14,6 +15,8 @@ export type GraphContext = {
   principal(): Promise<Principal>;
   /** counts this operation against the per-minute rate limit, once however many root fields it has */
   countRequest(): Promise<void>;
+  /** tells the surface the key's rate limit as it stands, for its RateLimit headers */
+  reportRateLimit(state: RateLimitState): void;
   /**
    * Idempotent root fields (by response key): spends the field's quota cost. Its resolver calls it once it holds the
    * request's Idempotency-Key (Idempotency.run), so a replay never spends.
@@ -58,6 +61,8 @@ export type Caller = {
    * field then still checks and counts everything but leaves its answer empty, and the surface sends what it holds.
    */
   holdsAnswer?: (version: string) => boolean;
+  /** receives the key's rate limit once the operation has counted (or read) it, for the surface's RateLimit headers */
+  onRateLimit?: (state: RateLimitState) => void;
 };
 
 export function createContext(services: Services, request: Caller): GraphContext {
@@ -67,7 +72,17 @@ export function createContext(services: Services, request: Caller): GraphContext
     requestId: request.requestId,
     services,
     principal: once(async () => request.principal ?? services.keys.authenticate(request.credential)),
-    countRequest: once(async () => services.metering.hit(await context.principal())),
+    countRequest: once(async () => {
+      const principal = await context.principal();
+      try {
+        context.reportRateLimit(await services.metering.hit(principal));
+      } catch (error) {
+        const retryAfter = (error as LoreError).extensions?.retryAfter;
+        if (typeof retryAfter === 'number') context.reportRateLimit({ limit: principal.ratePerMinute, remaining: 0, resetSeconds: retryAfter });
+        throw error;
+      }
+    }),
+    reportRateLimit: (state) => request.onRateLimit?.(state),
     reservations: new Map(),
     canonVersion: (projectId) => {
       if (!versionReads.has(projectId)) versionReads.set(projectId, services.entities.readVersion(projectId));

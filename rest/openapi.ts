@@ -22,6 +22,12 @@ const statusText: Record<number, string> = {
   504: 'the LLM provider did not answer in time (llm_timeout)',
 };
 
+// On every answer to an authenticated request the key's rate limit stands (IETF draft-ietf-httpapi-ratelimit-headers).
+const rateLimitHeaders = {
+  'RateLimit-Policy': { description: 'the per-minute rate limit: `"minute";q=<requests>;w=60`', schema: { type: 'string' as const } },
+  RateLimit: { description: 'where the key stands: `"minute";r=<remaining>;t=<seconds to reset>`', schema: { type: 'string' as const } },
+};
+
 export function buildOpenApiDocument(serverUrl = '/api/v1') {
   const registry = new OpenAPIRegistry();
   const problem = Problem;
@@ -34,7 +40,7 @@ export function buildOpenApiDocument(serverUrl = '/api/v1') {
     description: statusText[status],
     headers:
       status === 429
-        ? { 'Retry-After': { description: 'seconds to wait', schema: { type: 'integer' as const } } }
+        ? { 'Retry-After': { description: 'seconds to wait', schema: { type: 'integer' as const } }, ...rateLimitHeaders }
         : undefined,
     content: { 'application/problem+json': { schema: problem } },
   });
@@ -71,10 +77,13 @@ export function buildOpenApiDocument(serverUrl = '/api/v1') {
           headers: {
             'X-Request-Id': { description: 'server-issued id for log correlation', schema: { type: 'string' } },
             'Lore-Api-Version': { description: 'contract version', schema: { type: 'string', enum: ['1.0'] } },
+            ...rateLimitHeaders,
           },
           content: { 'application/json': { schema: route.success.schema } },
         },
-        ...Object.fromEntries([...new Set([...route.errors, 401, 403, 429, 500, 503])].sort().map((s) => [s, problemResponse(s)])),
+        ...Object.fromEntries(
+          [...new Set([...route.errors, 401, 403, ...(route.rateLimited === false ? [] : [429]), 500, 503])].sort().map((s) => [s, problemResponse(s)]),
+        ),
       },
     });
   }

@@ -31,6 +31,8 @@ export type RouteDef = {
   /** error statuses beyond those every authenticated route has (401, 403, 429, 500) */
   errors: number[];
   operation: OperationName;
+  /** false: never refused by the per-minute rate limit, nor counted in it (GET /usage) */
+  rateLimited?: false;
   /** the operation's answer is read at one canon version, so its body is kept per version (rest/answerCache.ts) */
   cacheable?: boolean;
   variables(input: RouteInput): Record<string, unknown>;

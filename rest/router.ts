@@ -7,6 +7,7 @@ import type { Config } from '../src/config.ts';
 import { describeIssues, idempotencyKey as idempotencyKeyRule } from '../src/core/validation.ts';
 import { AnswerCache } from './answerCache.ts';
 import { sendProblem } from './problem.ts';
+import { setRateLimitHeaders } from './rateLimitHeaders.ts';
 import type { RouteDef } from './route.ts';
 import { routes } from './routes/index.ts';
 
@@ -105,6 +106,7 @@ export function apiRouter(executor: Executor, config: Config): Router {
       principal: auth.principal,
       requestId: String(res.getHeader('X-Request-Id')),
       llm: route.byok ? { provider: req.get('X-LLM-Provider'), key: req.get('X-LLM-Key'), model: req.get('X-LLM-Model') } : undefined,
+      onRateLimit: (state) => setRateLimitHeaders(res, state),
       // Taken here, so the body the operation then leaves out cannot be evicted before it is sent.
       holdsAnswer: route.cacheable ? (version) => (held = answers.get(answerKey(version))) !== undefined : undefined,
     });

@@ -37,6 +37,11 @@ declare global {
        * request is admitted, in the same round trip
        */
       readsCanon?: boolean;
+      /**
+       * false: the field does not count against the per-minute rate limit (GET /usage, so a client can always see its
+       * limits); an operation is still counted once when any other root field of it counts
+       */
+      rateLimited?: boolean;
     }
   }
 }
@@ -53,7 +58,7 @@ export class PothosMeteringPlugin<Types extends SchemaTypes> extends BasePlugin<
       }
       return resolver;
     }
-    const { idempotent, readsCanon } = fieldConfig.pothosOptions as { idempotent?: boolean; readsCanon?: boolean };
+    const { idempotent, readsCanon, rateLimited = true } = fieldConfig.pothosOptions as { idempotent?: boolean; readsCanon?: boolean; rateLimited?: boolean };
     return async (parent, args, context, info) => {
       const ctx = context as GraphContext;
       const principal = await ctx.principal();
@@ -67,7 +72,7 @@ export class PothosMeteringPlugin<Types extends SchemaTypes> extends BasePlugin<
       } else {
         const { projectId } = args as { projectId?: unknown };
         if (readsCanon && typeof projectId === 'string') ctx.canonVersion(projectId);
-        refund = await ctx.services.metering.admit(principal, cost, ctx.countRequest);
+        refund = await ctx.services.metering.admit(principal, cost, rateLimited ? ctx.countRequest : async () => undefined);
       }
       try {
         return await resolver(parent, args, context, info);

@@ -10,5 +10,7 @@ export const Usage = builder.objectRef<UsageSummary>('Usage').implement({
     remaining: t.exposeInt('remaining'),
     rateLimitPerMinute: t.exposeInt('rateLimitPerMinute'),
     resetsAt: t.exposeString('resetsAt', { description: 'start of the next period (UTC)' }),
+    rateLimitRemaining: t.int({ description: 'requests left in the current minute', resolve: (u) => u.rateLimit.remaining }),
+    rateLimitResetSeconds: t.int({ description: 'seconds until the current minute of the rate limit ends', resolve: (u) => u.rateLimit.resetSeconds }),
   }),
 });

@@ -58,9 +58,9 @@ describe('per-minute limit', () => {
   it('when one key is limited, then another key of the same account is not', async () => {
     const limited = await gw.createKey('enterprise', { accountId: account, customRate: 2 });
     const other = await gw.createKey('enterprise', { accountId: account, customRate: 2 });
-    for (let i = 0; i < 2; i++) expect((await gw.request('/usage', { key: limited.key })).status).toBe(200);
-    expect((await gw.request('/usage', { key: limited.key })).status).toBe(429);
-    expect((await gw.request('/usage', { key: other.key })).status).toBe(200);
+    for (let i = 0; i < 2; i++) expect((await gw.request('/projects', { key: limited.key })).status).toBe(200);
+    expect((await gw.request('/projects', { key: limited.key })).status).toBe(429);
+    expect((await gw.request('/projects', { key: other.key })).status).toBe(200);
   });
 
   it('when 60 requests race for a limit of 20, then exactly 20 get through', async () => {
@@ -74,10 +74,62 @@ describe('per-minute limit', () => {
 
   it('when the client waits Retry-After seconds, then its next request is served', { timeout: 120_000 }, async () => {
     const { key } = await gw.createKey('enterprise', { accountId: account, customRate: 1 });
-    expect((await gw.request('/usage', { key })).status).toBe(200);
-    const retryAfter = expectRateLimited(await gw.request('/usage', { key }), '/api/v1/usage');
+    expect((await gw.request('/projects', { key })).status).toBe(200);
+    const retryAfter = expectRateLimited(await gw.request('/projects', { key }), '/api/v1/projects');
     await new Promise((resolve) => setTimeout(resolve, retryAfter * 1000));
-    expect((await gw.request('/usage', { key })).status).toBe(200);
+    expect((await gw.request('/projects', { key })).status).toBe(200);
+  });
+});
+
+describe('seeing the limit', () => {
+  /** The IETF RateLimit fields of a response: the policy's quota and window, what remains and when it resets. */
+  function rateLimitOf(res: ApiResponse) {
+    const policy = /^"minute";q=(\d+);w=60$/.exec(res.headers.get('ratelimit-policy') ?? '');
+    const state = /^"minute";r=(\d+);t=(\d+)$/.exec(res.headers.get('ratelimit') ?? '');
+    expect(policy, `RateLimit-Policy: ${res.headers.get('ratelimit-policy')}`).not.toBeNull();
+    expect(state, `RateLimit: ${res.headers.get('ratelimit')}`).not.toBeNull();
+    return { limit: Number(policy![1]), remaining: Number(state![1]), reset: Number(state![2]) };
+  }
+
+  it('when the minute is spent, then GET /usage still answers, costs nothing, is not counted, and reports the limit', async () => {
+    const { key } = await gw.createKey('enterprise', { accountId: account, customRate: 3 });
+    for (let i = 0; i < 3; i++) expect((await gw.request('/projects', { key })).status).toBe(200);
+    expectRateLimited(await gw.request('/projects', { key }), '/api/v1/projects');
+    for (let i = 0; i < 5; i++) {
+      const res = await gw.request('/usage', { key });
+      expect(res.status, res.text).toBe(200);
+      expect(res.body).toMatchObject({ rate_limit_per_minute: 3, rate_limit_remaining: 0, used: 0 });
+      expect(res.body.rate_limit_reset_seconds).toBeGreaterThanOrEqual(1);
+      expect(res.body.rate_limit_reset_seconds).toBeLessThanOrEqual(60);
+      expect(rateLimitOf(res)).toEqual({ limit: 3, remaining: 0, reset: res.body.rate_limit_reset_seconds });
+    }
+  });
+
+  it('when a key makes requests, then every answer carries RateLimit-Policy and RateLimit, counting down to the 429', async () => {
+    const { key } = await gw.createKey('enterprise', { accountId: account, customRate: 4 });
+    const before = await gw.request('/usage', { key });
+    expect(before.body.rate_limit_remaining).toBe(4);
+    for (let i = 1; i <= 4; i++) {
+      const res = await gw.request(`/projects/${projectId}/recall`, { key });
+      expect(res.status).toBe(200);
+      const seen = rateLimitOf(res);
+      expect(seen.limit).toBe(4);
+      expect(seen.remaining).toBe(4 - i);
+      expect(seen.reset).toBeLessThanOrEqual(60);
+    }
+    const refused = await gw.request(`/projects/${projectId}/recall`, { key });
+    expectRateLimited(refused, `/api/v1/projects/${projectId}/recall`);
+    expect(rateLimitOf(refused)).toMatchObject({ limit: 4, remaining: 0, reset: Number(refused.headers.get('retry-after')) });
+  });
+
+  it('when GraphQL is asked, then its answers carry the same fields', async () => {
+    const { key } = await gw.createKey('enterprise', { accountId: account, customRate: 10 });
+    const res = await gw.request(`${gw.url}/graphql`, { method: 'POST', key, json: { query: '{ projects { id } }' } });
+    expect(res.status).toBe(200);
+    expect(rateLimitOf(res)).toMatchObject({ limit: 10, remaining: 9 });
+    const usage = await gw.request(`${gw.url}/graphql`, { method: 'POST', key, json: { query: '{ usage { rateLimitRemaining } }' } });
+    expect(usage.body.data.usage.rateLimitRemaining).toBe(9);
+    expect(rateLimitOf(usage)).toMatchObject({ limit: 10, remaining: 9 });
   });
 });
 

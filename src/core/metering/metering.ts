@@ -24,16 +24,20 @@ export type UsageSummary = {
   remaining: number;
   rateLimitPerMinute: number;
   resetsAt: string;
+  rateLimit: RateLimitState;
 };
 
 type Reservation = { principal: Principal; start: Date; cost: number; now: Date };
+
+/** A key's per-minute rate limit as it stands after a request: what the RateLimit headers and GET /usage report. */
+export type RateLimitState = { limit: number; remaining: number; resetSeconds: number };
 
 export class Metering {
   private readonly limiters = new Map<number, RateLimiterPostgres>();
 
   // A key's requests of one batch are counted with one consume of as many points; the counter's value afterwards
   // says which of them fit in the minute's limit.
-  private readonly hits = batched<Principal, true>((principals) =>
+  private readonly hits = batched<Principal, RateLimitState>((principals) =>
     settleGroups(principals, (p) => `${p.keyId}\0${p.ratePerMinute}`, async (group) => {
       const { keyId, ratePerMinute } = group[0];
       let counted: RateLimiterRes;
@@ -47,7 +51,7 @@ export class Metering {
       const retryAfter = Math.max(1, Math.ceil(counted.msBeforeNext / 1000));
       return group.map((_, position) =>
         first + position <= ratePerMinute
-          ? true
+          ? { limit: ratePerMinute, remaining: ratePerMinute - (first + position), resetSeconds: retryAfter }
           : new LoreError('rate_limited', `Rate limit of ${ratePerMinute} requests per minute exceeded; retry in ${retryAfter} s.`, { retryAfter }),
       );
     }),
@@ -90,9 +94,18 @@ export class Metering {
     return limiter;
   }
 
-  /** Counts one request against the key's per-minute limit. */
-  async hit(principal: Principal): Promise<void> {
-    await this.hits.load(principal);
+  /** Counts one request against the key's per-minute limit; a request over it fails with rate_limited. */
+  hit(principal: Principal): Promise<RateLimitState> {
+    return this.hits.load(principal);
+  }
+
+  /** The key's rate limit as it stands, without counting a request (GET /usage). */
+  async rateLimit(principal: Principal): Promise<RateLimitState> {
+    const current = await this.limiter(principal.ratePerMinute).get(principal.keyId);
+    const limit = principal.ratePerMinute;
+    // No window open: the next request opens a full minute.
+    if (!current) return { limit, remaining: limit, resetSeconds: 60 };
+    return { limit, remaining: Math.max(limit - current.consumedPoints, 0), resetSeconds: Math.max(0, Math.ceil(current.msBeforeNext / 1000)) };
   }
 
   /**
@@ -101,7 +114,7 @@ export class Metering {
    * answered 429, so it costs nothing; only a request racing it for the period's very last calls can meanwhile be
    * refused 402.
    */
-  async admit(principal: Principal, cost: number, count = () => this.hit(principal)): Promise<() => Promise<void>> {
+  async admit(principal: Principal, cost: number, count: () => Promise<unknown> = () => this.hit(principal)): Promise<() => Promise<void>> {
     const [counted, reserved] = await Promise.allSettled([count(), this.reserve(principal, cost)]);
     if (counted.status === 'rejected') {
       if (reserved.status === 'fulfilled') await reserved.value();
@@ -122,9 +135,13 @@ export class Metering {
   }
 
   async usage(principal: Principal, now = new Date()): Promise<UsageSummary> {
-    const [row] = await rows<{ used: number }>(this.sql, quotaUsed, [principal.keyId, utcTimestamp(periodStart(principal.period, now))]);
+    const [[row], rateLimit] = await Promise.all([
+      rows<{ used: number }>(this.sql, quotaUsed, [principal.keyId, utcTimestamp(periodStart(principal.period, now))]),
+      this.rateLimit(principal),
+    ]);
     const used = row?.used ?? 0;
     return {
+      rateLimit,
       apiKeyId: principal.keyId,
       period: principal.period,
       used,
