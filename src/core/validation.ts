@@ -11,24 +11,35 @@ const unstorableMessage = 'must be Unicode text without NUL characters';
 /** A string PostgreSQL can store. */
 export const text = () => z.string().refine((value) => !unstorable.test(value), unstorableMessage);
 
-/** `schema`, for JSON whose strings and keys PostgreSQL must store (a jsonb column refuses U+0000 too). */
+/** How deep free-form JSON (an entity's state) may nest: the database's JSON reader stops at 128 levels. */
+export const maxJsonDepth = 64;
+
+/**
+ * `schema`, for free-form JSON the database must store: strings and keys without U+0000 or lone surrogates (a jsonb
+ * column refuses them too), nested at most maxJsonDepth levels. Walked with a stack of its own, so no depth of input
+ * can exhaust the call stack.
+ */
 export const storableJson = <T extends z.ZodType>(schema: T) =>
   schema.superRefine((value, ctx) => {
-    const at = unstorableAt(value, []);
-    if (at) ctx.addIssue({ code: 'custom', path: at, message: unstorableMessage });
+    const problem = jsonProblem(value);
+    if (problem) ctx.addIssue({ code: 'custom', path: problem.path, message: problem.message });
   });
 
-function unstorableAt(value: unknown, path: (string | number)[]): (string | number)[] | undefined {
-  if (typeof value === 'string') return unstorable.test(value) ? path : undefined;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const at = unstorableAt(value[i], [...path, i]);
-      if (at) return at;
+function jsonProblem(root: unknown): { path: (string | number)[]; message: string } | undefined {
+  const stack: { value: unknown; path: (string | number)[] }[] = [{ value: root, path: [] }];
+  while (stack.length > 0) {
+    const { value, path } = stack.pop()!;
+    if (typeof value === 'string') {
+      if (unstorable.test(value)) return { path, message: unstorableMessage };
+      continue;
     }
-  } else if (value !== null && typeof value === 'object') {
-    for (const [key, item] of Object.entries(value)) {
-      const at = unstorable.test(key) ? [...path, key] : unstorableAt(item, [...path, key]);
-      if (at) return at;
+    if (value === null || typeof value !== 'object') continue;
+    if (path.length >= maxJsonDepth) return { path, message: `must be nested at most ${maxJsonDepth} levels deep` };
+    const entries: [string | number, unknown][] = Array.isArray(value) ? value.map((item, i) => [i, item]) : Object.entries(value);
+    for (let i = entries.length - 1; i >= 0; i--) {
+      const [key, item] = entries[i];
+      if (typeof key === 'string' && unstorable.test(key)) return { path: [...path, key], message: unstorableMessage };
+      stack.push({ value: item, path: [...path, key] });
     }
   }
   return undefined;
