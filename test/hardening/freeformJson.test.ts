@@ -1,5 +1,6 @@
-// Free-form JSON a client sends (an entity's state) is bounded in depth: too deep is a validation error naming the
-// path, never an internal error, and nothing is written.
+// Free-form JSON a client sends (an entity's state) is stored as given or refused: too deep, a non-finite number, a
+// __proto__ key or text PostgreSQL cannot store is a validation error naming the path, never an internal error or a
+// silent change, and nothing is written.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { maxJsonDepth } from '../../src/core/validation.ts';
 import { startTestGateway, type TestGateway } from '../support/gateway.ts';
@@ -45,6 +46,23 @@ describe('free-form JSON depth', () => {
     const [error] = result.errors![0].extensions.errors as { path: string; message: string }[];
     expect(error.message).toBe(`must be nested at most ${maxJsonDepth} levels deep`);
     expect(error.path.startsWith('entities.0.state.deep.a.a')).toBe(true);
+    expect(await gw.gateway.runtime.services.prisma.project.count()).toBe(0);
+  });
+
+  it.each([
+    ['a number too large for JSON (1e400)', '{"n": 1e400}', 'entities.0.state.n', 'must be a finite number'],
+    ['a __proto__ key', '{"__proto__": {"admin": true}}', 'entities.0.state.__proto__', 'must not use the key __proto__'],
+    ['a lone surrogate', '{"name": "\\ud800"}', 'entities.0.state.name', 'must be Unicode text without NUL characters or unpaired surrogates'],
+  ])('when an entity state holds %s, then the import is refused naming it instead of storing something else', async (_what, state, path, message) => {
+    const bundle = JSON.stringify(bundleWithState('STATE')).replace('{"status":"alive","deep":"STATE"}', state);
+    const res = await fetch(`${gw.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+      body: `{"query": ${JSON.stringify(importMutation)}, "variables": {"bundle": ${bundle}}}`,
+    });
+    const result = (await res.json()) as { errors?: { extensions: Record<string, unknown> }[] };
+    expect(result.errors?.[0]?.extensions?.code).toBe('invalid_bundle');
+    expect(result.errors![0].extensions.errors).toEqual([{ path, message }]);
     expect(await gw.gateway.runtime.services.prisma.project.count()).toBe(0);
   });
 

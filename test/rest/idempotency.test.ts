@@ -63,21 +63,24 @@ describe('POST /projects with an Idempotency-Key', () => {
     expect(await used(key)).toBe(1);
   });
 
-  it('when no key is sent, then each request creates a project', async () => {
+  it('when no key is sent, then each request runs anew: a repeat is refused as a name the account has, not replayed', async () => {
     const { key } = await gw.createKey('pro');
     expect((await createProject(key, undefined, { name: 'Twin' })).status).toBe(201);
-    expect((await createProject(key, undefined, { name: 'Twin' })).status).toBe(201);
-    expect(await projectNames(key)).toEqual(['Twin', 'Twin']);
-    expect(await used(key)).toBe(2);
+    const repeat = await createProject(key, undefined, { name: 'Twin' });
+    expect(repeat.status).toBe(409);
+    expect(repeat.body.code).toBe('name_taken');
+    expect(await projectNames(key)).toEqual(['Twin']);
+    expect(await used(key)).toBe(1);
   });
 
-  it('when different keys carry the same body, then each creates its own project', async () => {
+  it('when different keys carry the same body, then each runs on its own (the second is not a replay of the first)', async () => {
     const { key } = await gw.createKey('pro');
     const a = await createProject(key, 'key-a', { name: 'Same body' });
     const b = await createProject(key, 'key-b', { name: 'Same body' });
     expect(a.status).toBe(201);
-    expect(b.status).toBe(201);
-    expect(b.body.id).not.toBe(a.body.id);
+    expect(b.status).toBe(409);
+    expect(b.body.code).toBe('name_taken');
+    expect(b.body.detail).toContain(a.body.id);
   });
 
   it('when two accounts use the same key, then they do not see each other\'s responses', async () => {
