@@ -100,6 +100,42 @@ describe('timeline', () => {
     expect((await timeline('?from=x')).status).toBe(400);
   });
 
+  it('when the model finds no beats in a chapter, then that answer is kept too and the model is not asked again', async () => {
+    const quiet = saltmarshBundle();
+    quiet.project.name = 'Quiet chapters';
+    quiet.timeline = [];
+    quiet.chapters = [{ id: 'ch-01', title: 'Fog', ordinal: 1, text: 'Fog lay on the flats all day. Nothing moved.' }];
+    const quietProject = (await importBundle(gw, key, quiet)).projectId;
+    fake.script({ object: { beats: [] } });
+    for (let i = 0; i < 3; i++) {
+      const res = await gw.request(`/projects/${quietProject}/timeline`, { key, headers });
+      expect(res.status).toBe(200);
+      expect(res.body.data[0].beats).toEqual([]);
+    }
+    expect(fake.requests).toHaveLength(1);
+  });
+
+  it('when a page holds many chapters without beats, then they are summarised at the same time, a few at once', async () => {
+    const many = saltmarshBundle();
+    many.project.name = 'Many chapters';
+    many.timeline = [];
+    many.chapters = Array.from({ length: 10 }, (_, i) => ({ id: `ch-${i + 1}`, title: `Day ${i + 1}`, ordinal: i + 1, text: `Mara Voss mended nets on day ${i + 1}.` }));
+    const manyProject = (await importBundle(gw, key, many)).projectId;
+    const before = fake.fallback;
+    fake.fallback = { delayMs: 400, object: { beats: [{ summary: 'Mara mends nets.', entities: ['Mara Voss'] }] } };
+    fake.maxInFlight = 0;
+    try {
+      const res = await gw.request(`/projects/${manyProject}/timeline?limit=10`, { key, headers });
+      expect(res.status).toBe(200);
+      expect(res.body.data.map((e: any) => e.beats.length)).toEqual(Array(10).fill(1));
+      expect(fake.requests).toHaveLength(10);
+      expect(fake.maxInFlight).toBeGreaterThan(1);
+      expect(fake.maxInFlight).toBeLessThanOrEqual(4);
+    } finally {
+      fake.fallback = before;
+    }
+  });
+
   it('when read, then it costs 5 calls; a provider failure costs nothing', async () => {
     const usage = async () => (await gw.request('/usage', { key })).body.used as number;
     const before = await usage();

@@ -17,14 +17,20 @@ export type FakeLlm = {
   /** replies used in order; when they run out, `fallback` answers */
   script(...replies: ScriptedReply[]): void;
   fallback: ScriptedReply;
+  /** the most requests it was answering at one time since the last reset of this field */
+  maxInFlight: number;
   close(): Promise<void>;
 };
 
 export async function startFakeLlm(): Promise<FakeLlm> {
   const queue: ScriptedReply[] = [];
   const requests: RecordedRequest[] = [];
-  const fake: Partial<FakeLlm> = { requests, fallback: { object: { conflicts: [] } } };
+  const fake: Partial<FakeLlm> = { requests, fallback: { object: { conflicts: [] } }, maxInFlight: 0 };
+  let inFlight = 0;
   const server: Server = createServer(async (req, res) => {
+    inFlight++;
+    fake.maxInFlight = Math.max(fake.maxInFlight!, inFlight);
+    res.once('close', () => inFlight--);
     let text = '';
     for await (const chunk of req) text += chunk;
     const body = text ? JSON.parse(text) : undefined;

@@ -1,5 +1,6 @@
 // Timeline beats per chapter. Imported beats are kept as they are; a chapter without any gets beats written by the
 // model from its text, cached by the chapter's content hash so each version of a chapter is summarised once.
+import pLimit from 'p-limit';
 import { z } from 'zod';
 import type { Config } from '../../config.ts';
 import type { PrismaClient } from '../../generated/prisma/client.ts';
@@ -24,6 +25,8 @@ export const timelineSystemPrompt = [
 ].join('\n');
 
 const maxChapterChars = 120_000;
+/** Chapters of one page summarised at once: a first read of 20 chapters waits for a few rounds, not 20 calls in a row. */
+const concurrentSummaries = 4;
 
 export class TimelineService {
   constructor(
@@ -52,18 +55,21 @@ export class TimelineService {
       orderBy: [{ ordinal: 'asc' }, { id: 'asc' }],
       take: options.limit + 1,
       select: {
-        id: true, externalId: true, ordinal: true, contentHash: true,
+        id: true, externalId: true, ordinal: true, contentHash: true, summarisedHash: true,
         beats: { orderBy: { position: 'asc' }, select: { id: true, summary: true, entityIds: true, source: true, chapterHash: true } },
       },
     });
     const page = chapters.slice(0, options.limit);
-    const data: TimelineEntry[] = [];
-    for (const chapter of page) {
-      const imported = chapter.beats.some((b) => b.source === 'import');
-      const current = chapter.beats.length > 0 && chapter.beats.every((b) => b.chapterHash === chapter.contentHash);
-      const beats = imported || current ? chapter.beats : await this.summarise(projectId, chapter.id, chapter.contentHash, llm);
-      data.push({ id: chapter.id, chapter: chapter.externalId, ordinal: chapter.ordinal, beats: beats.map((b) => ({ id: b.id, summary: b.summary, entities: b.entityIds })) });
-    }
+    const limit = pLimit(concurrentSummaries);
+    const data: TimelineEntry[] = await Promise.all(
+      page.map(async (chapter) => {
+        const imported = chapter.beats.some((b) => b.source === 'import');
+        // The model's answer for this text, beats or none, is kept: it is not asked again.
+        const current = chapter.summarisedHash === chapter.contentHash || (chapter.beats.length > 0 && chapter.beats.every((b) => b.chapterHash === chapter.contentHash));
+        const beats = imported || current ? chapter.beats : await limit(() => this.summarise(projectId, chapter.id, chapter.contentHash, llm));
+        return { id: chapter.id, chapter: chapter.externalId, ordinal: chapter.ordinal, beats: beats.map((b) => ({ id: b.id, summary: b.summary, entities: b.entityIds })) };
+      }),
+    );
     return { data, hasMore: chapters.length > options.limit, nextStartingAfter: chapters.length > options.limit ? page[page.length - 1].id : null };
   }
 
@@ -85,6 +91,8 @@ export class TimelineService {
       await holdProject(tx, projectId);
       await tx.beat.deleteMany({ where: { chapterId, source: 'model' } });
       await tx.beat.createMany({ data: rows });
+      // Only if the text is still the one summarised: an edit meanwhile leaves the chapter to be summarised again.
+      await tx.chapter.updateMany({ where: { id: chapterId, contentHash }, data: { summarisedHash: contentHash } });
       return rows;
     });
   }
