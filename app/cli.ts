@@ -1,4 +1,4 @@
-// The `lore` command: serve the gateway, manage keys, import canon bundles, print the GraphQL schema.
+// The `lore` command: serve the gateway, manage keys, import and export canon bundles, print the GraphQL schema.
 import { readFile, writeFile } from 'node:fs/promises';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import YAML from 'yaml';
@@ -6,8 +6,11 @@ import { Executor } from '../graph/executor.ts';
 import { printedSchema } from '../graph/schema.ts';
 import { runMcpServer } from '../mcp/server.ts';
 import { isWorker, reportListening, superviseWorkers } from './cluster.ts';
+import { chaptersFolderOption, headingLevelOption, importManuscriptCommand, registerManuscriptCommands } from './manuscriptCommands.ts';
 import { loadConfig, type Config } from '../src/config.ts';
 import { LoreError } from '../src/core/errors.ts';
+import type { ExportedBundle } from '../src/core/ingest/exporter.ts';
+import { detectFormat } from '../src/core/ingest/manuscripts/localFiles.ts';
 import { tiers } from '../src/core/access/tiers.ts';
 import { isNeo4jUnavailable } from '../src/db/neo4j.ts';
 import { createLogger } from '../src/logger.ts';
@@ -58,12 +61,31 @@ program
     gateway.runtime.logger.info({ url: gateway.url, store }, 'gateway started');
     if (isWorker()) reportListening(gateway.url, store);
     else announce(gateway.url, store);
-    const stop = async () => {
-      await gateway.close();
-      process.exit(0);
+    // One shutdown however many signals come: a terminal's Ctrl-C reaches the workers as well as their supervisor,
+    // which then sends SIGTERM too.
+    let stopping = false;
+    const stop = (signal: NodeJS.Signals) => {
+      if (stopping) return;
+      stopping = true;
+      gateway.runtime.logger.info({ signal }, 'shutting down: finishing requests in flight');
+      // The graph sync worker and the store get a few seconds of their own after the requests' bound.
+      setTimeout(() => {
+        process.stderr.write('lore: shutdown did not finish in time; exiting\n');
+        process.exit(1);
+      }, config.shutdownTimeoutMs + 5_000).unref();
+      gateway.close({ graceMs: config.shutdownTimeoutMs }).then(
+        ({ forced }) => {
+          if (forced) process.stderr.write(`lore: requests still running after ${config.shutdownTimeoutMs} ms (LORE_SHUTDOWN_TIMEOUT_MS) were cut off\n`);
+          process.exit(forced ? 1 : 0);
+        },
+        (error: Error) => {
+          process.stderr.write(`lore: shutdown failed: ${error.message}\n`);
+          process.exit(1);
+        },
+      );
     };
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
   });
 
 const keys = program.command('keys').description('create, rotate, revoke and list API keys');
@@ -134,11 +156,16 @@ keys
 
 program
   .command('import <file>')
-  .description('import a canon bundle (JSON or YAML) with an API key; importing the same bundle again changes nothing')
+  .description('import a canon bundle (JSON or YAML), or a manuscript (a Markdown or text file, a folder of them, a .docx, a Scrivener .scriv project, an Obsidian vault), with an API key; importing the same again changes nothing')
   .requiredOption('--key <key>', 'API key (scope remember)')
-  .option('--project <id>', "project to import into (default: the key's project of the bundle's name, created if needed)")
+  .option('--project <id>', "project to import into (default: the key's project of the bundle's name, or named after the manuscript's file or folder, created if needed)")
+  .option('--name <name>', "a manuscript's project name when --project is not given (default: the file or folder name)")
+  .addOption(headingLevelOption())
+  .addOption(chaptersFolderOption())
   .option('--json', 'print JSON')
   .action(async (file: string, opts) => {
+    const format = await detectFormat(file).catch((error: Error) => fail(error.message));
+    if (format !== 'bundle') return importManuscriptCommand({ withRuntime, print, fail }, file, format, opts);
     let bundle: unknown;
     try {
       const text = await readFile(file, 'utf8');
@@ -163,6 +190,49 @@ program
     print(`imported into project ${result.projectId}${result.changed ? '' : ' (nothing changed)'}`);
     for (const [name, count] of Object.entries(result.counts)) print(`  ${name}: ${count}`);
   });
+
+program
+  .command('export')
+  .description('export a project as a canon bundle (JSON, or YAML when --out ends in .yaml or .yml) that lore import reads back')
+  .requiredOption('--project <id>', 'project to export')
+  .requiredOption('--key <key>', 'API key (scope recall)')
+  .option('--out <file>', 'write the bundle to this file and print a summary (default: print the bundle)')
+  .option('--json', 'print JSON: the summary with --out, else the bundle on one line')
+  .action(async (opts) => {
+    const outcome = await withRuntime((rt) => new Executor(rt.services).run('ExportProject', { projectId: opts.project }, { credential: opts.key, requestId: 'cli' }));
+    if (!outcome.ok) {
+      if (opts.json) print(JSON.stringify({ error: { code: outcome.error.code, detail: outcome.error.message } }));
+      fail(`export failed (${outcome.error.code}): ${outcome.error.message}`);
+    }
+    const bundle = outcome.data.bundle as ExportedBundle;
+    if (!opts.out) {
+      print(opts.json ? JSON.stringify(bundle) : JSON.stringify(bundle, null, 2));
+      return;
+    }
+    // No folding of long lines: a chapter's text stays as written, line for line.
+    const text = /\.ya?ml$/i.test(opts.out) ? YAML.stringify(bundle, { lineWidth: 0 }) : `${JSON.stringify(bundle, null, 2)}\n`;
+    try {
+      await writeFile(opts.out, text);
+    } catch (error) {
+      fail(`cannot write ${opts.out}: ${(error as Error).message}`);
+    }
+    const entities = bundle.entities ?? [];
+    const counts = {
+      entities: entities.length,
+      facts: entities.reduce((n, e) => n + (e.facts?.length ?? 0), 0),
+      stateChanges: entities.reduce((n, e) => n + (e.stateChanges?.length ?? 0), 0),
+      relationships: bundle.relationships?.length ?? 0,
+      chapters: bundle.chapters?.length ?? 0,
+      beats: (bundle.timeline ?? []).reduce((n, t) => n + t.beats.length, 0),
+    };
+    if (opts.json) {
+      print(JSON.stringify({ projectId: opts.project, file: opts.out, counts }));
+      return;
+    }
+    print(`exported project ${opts.project} to ${opts.out}: ${Object.entries(counts).map(([name, n]) => `${n} ${name.replace(/[A-Z]/g, (c) => ` ${c.toLowerCase()}`)}`).join(', ')}`);
+  });
+
+registerManuscriptCommands(program, { withRuntime, print, fail }, detectFormat);
 
 program
   .command('mcp')

@@ -8,7 +8,7 @@ type Listening = { type: 'listening'; url: string; store: string };
 
 /**
  * Starts the workers one after another (so a start-up error is reported once, by the first worker), restarts one that
- * dies later, and stops them all on SIGINT/SIGTERM; announces the URL once every worker listens.
+ * dies later, and passes SIGINT/SIGTERM on to them all; announces the URL once every worker listens.
  */
 export async function superviseWorkers(config: Config, announce: (url: string, store: string) => void): Promise<void> {
   let stopping = false;
@@ -29,16 +29,30 @@ export async function superviseWorkers(config: Config, announce: (url: string, s
         void fork();
       });
     });
+  // Each worker gets SIGTERM and shuts down within its own bound (LORE_SHUTDOWN_TIMEOUT_MS, then a few seconds for the
+  // store); one that outlives even that is killed. The supervisor exits 0 only if every worker did.
+  const stop = () => {
+    if (stopping) return;
+    stopping = true;
+    const workers = Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined && !w.isDead());
+    let failed = false;
+    const exits = workers.map(
+      (w) =>
+        new Promise<void>((resolve) =>
+          w.once('exit', (code) => {
+            if (code !== 0) failed = true;
+            resolve();
+          }),
+        ),
+    );
+    for (const worker of workers) worker.process.kill('SIGTERM');
+    setTimeout(() => workers.forEach((w) => w.isDead() || w.process.kill('SIGKILL')), config.shutdownTimeoutMs + 10_000).unref();
+    void Promise.all(exits).then(() => process.exit(failed ? 1 : 0));
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
   const first = await fork();
   for (let i = 1; i < config.workers; i++) await fork();
-  const stop = () => {
-    stopping = true;
-    const exits = [...listening].map((w) => new Promise((resolve) => (w.isDead() ? resolve(undefined) : w.once('exit', resolve))));
-    for (const worker of listening) worker.process.kill('SIGTERM');
-    void Promise.all(exits).then(() => process.exit(0));
-  };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
   announce(first.url, `${first.store}, ${config.workers} workers`);
 }
 

@@ -1,7 +1,7 @@
 // The one Pothos builder. Plugin order is deliberate: scope-auth first so no resolver (or quota spend) runs for a
 // caller without the scope; prisma to plan relation loading from the selection set (no N+1); dataloader to batch the
-// fields Prisma does not plan (an entity's facts) into one query per request; metering last so the quota is reserved
-// only around the resolver itself.
+// fields Prisma does not plan (an entity's facts) into one query per request; metering next so the quota is reserved
+// only around the resolver itself; audit innermost, so it records a mutation only once its resolver has succeeded.
 import SchemaBuilder from '@pothos/core';
 import DataloaderPlugin from '@pothos/plugin-dataloader';
 import PrismaPlugin from '@pothos/plugin-prisma';
@@ -11,6 +11,7 @@ import { LoreError } from '../src/core/errors.ts';
 import type PrismaTypes from '../src/generated/pothos-types.ts';
 import { getDatamodel } from '../src/generated/pothos-types.ts';
 import type { GraphContext } from './context.ts';
+import { auditPlugin } from './plugins/audit.ts';
 import { meteringPlugin } from './plugins/metering.ts';
 
 export const builder = new SchemaBuilder<{
@@ -23,7 +24,7 @@ export const builder = new SchemaBuilder<{
   };
   DefaultFieldNullability: false;
 }>({
-  plugins: [ScopeAuthPlugin, PrismaPlugin, DataloaderPlugin, meteringPlugin],
+  plugins: [ScopeAuthPlugin, PrismaPlugin, DataloaderPlugin, meteringPlugin, auditPlugin],
   defaultFieldNullability: false,
   scopeAuth: {
     authScopes: async (ctx) => {

@@ -15,7 +15,11 @@ import { schema } from './schema.ts';
 
 export const operationNames = [
   'ListProjects', 'CreateProject', 'Recall', 'Mentions', 'Search', 'Graph', 'Usage', 'ApproveFact', 'ImportBundle',
-  'CheckConflicts', 'Timeline',
+  'CheckConflicts', 'Timeline', 'ExportProject', 'AuditLog',
+  'Propose', 'Candidates', 'DecideCandidate',
+  'CreateFact', 'UpdateFact', 'RetireFact', 'Dependents', 'EntityHistory', 'PutChapter', 'DeleteChapter',
+  'CreateEntity', 'ReadEntity', 'UpdateEntity', 'DeleteEntity', 'CreateRelationship', 'UpdateRelationship', 'DeleteRelationship', 'DeleteProject',
+  'ImportManuscript', 'ExtractCanon',
 ] as const;
 export type OperationName = (typeof operationNames)[number];
 
@@ -104,8 +108,11 @@ export class Executor {
       return { code, status: problemCatalog[code].status, message: error.message, extensions };
     }
     if (!error.originalError) {
-      // Variable coercion: a value of the wrong type reached the operation.
-      return { code: 'validation_error', status: 400, message: error.message, extensions: {} };
+      // Variable coercion: a value of the wrong type reached the operation. Named by the variable, in the surfaces'
+      // words rather than GraphQL's (the surfaces name their fields like the variables).
+      const variable = /^Variable "\$(\w+)"/.exec(error.message)?.[1] ?? '(root)';
+      const message = 'is not a valid value for this field';
+      return { code: 'validation_error', status: 400, message: `${variable}: ${message}`, extensions: { errors: [{ path: variable, message }] } };
     }
     this.services.logger.error({ err: error.originalError, requestId, path: error.path }, 'unexpected error');
     return { code: 'internal_error', status: 500, message: `Internal error; quote request id ${requestId} when reporting it.`, extensions: {} };

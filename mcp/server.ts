@@ -12,17 +12,21 @@ import { recall } from './tools/recall.ts';
 import { remember } from './tools/remember.ts';
 import { search } from './tools/search.ts';
 import { timeline } from './tools/timeline.ts';
+import { decide } from './tools/decide.ts';
+import { review } from './tools/review.ts';
+import { extract } from './tools/extract.ts';
 import type { LoreTool } from './tools/shared.ts';
 
-// The tool registry: one file per tool. check and timeline run the writer's own LLM (LORE_LLM_* in the env block).
-export const tools: LoreTool[] = [recall, remember, graph, search, check, timeline];
+// The tool registry: one file per tool. check, timeline and extract run the writer's own LLM (LORE_LLM_* in the env block).
+export const tools: LoreTool[] = [recall, remember, graph, search, check, timeline, review, decide, extract];
 
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
 
 const instructions =
   'Lore keeps the canon of a work of fiction: characters, locations, objects, events, rules and promises, their facts, ' +
-  'mentions in the manuscript and relationships. Recall or search before writing about an entity; remember only what ' +
-  'the author has settled. Tools act on one project: pass "project" or rely on the default (LORE_PROJECT_ID).';
+  'mentions in the manuscript and relationships. Recall or search before writing about an entity; remember proposes ' +
+  'canon for the writer to review, and approves only when the author explicitly asks. Tools act on one project: ' +
+  'pass "project" or rely on the default (LORE_PROJECT_ID).';
 
 const say = (line: string) => process.stderr.write(`lore-mcp: ${line}\n`);
 

@@ -78,9 +78,21 @@ export function buildOpenApiDocument(serverUrl = '/api/v1') {
             'X-Request-Id': { description: 'server-issued id for log correlation', schema: { type: 'string' } },
             'Lore-Api-Version': { description: 'contract version', schema: { type: 'string', enum: ['1.0'] } },
             ...rateLimitHeaders,
+            ...Object.fromEntries(Object.entries(route.headers ?? {}).map(([name, h]) => [name, { description: h.description, schema: { type: 'string' as const } }])),
           },
           content: { 'application/json': { schema: route.success.schema } },
         },
+        ...(route.created && {
+          201: {
+            description: route.created.description,
+            headers: {
+              'X-Request-Id': { description: 'server-issued id for log correlation', schema: { type: 'string' } },
+              'Lore-Api-Version': { description: 'contract version', schema: { type: 'string', enum: ['1.0'] } },
+              ...rateLimitHeaders,
+            },
+            content: { 'application/json': { schema: route.success.schema } },
+          },
+        }),
         ...Object.fromEntries(
           [...new Set([...route.errors, 401, 403, ...(route.rateLimited === false ? [] : [429]), 500, 503])].sort().map((s) => [s, problemResponse(s)]),
         ),

@@ -35,6 +35,14 @@ export type RouteDef = {
   rateLimited?: false;
   /** the operation's answer is read at one canon version, so its body is kept per version (rest/answerCache.ts) */
   cacheable?: boolean;
+  /** response headers beyond the standard ones, declared in the OpenAPI document; each value is taken from the answer */
+  headers?: Record<string, { description: string; value(data: Record<string, unknown>): string }>;
+  /** the body is sent as respond() returns it, nulls included (user JSON such as an exported bundle's state) */
+  keepNulls?: boolean;
+  /** a PUT that creates what it names when it is new: answered 201 (same schema) when `when` holds, else success.status */
+  created?: { description: string; when(data: Record<string, unknown>): boolean };
+  /** the core's error paths (GraphQL argument names) as this route's request names them, e.g. { entityId: 'body.entity_id' } */
+  errorPaths?: Record<string, string>;
   variables(input: RouteInput): Record<string, unknown>;
   respond(data: Record<string, unknown>): unknown;
 };

@@ -1,11 +1,13 @@
 // /api/v1: each route authenticates, validates its input with the contract's zod schemas, runs one GraphQL
 // operation and translates the answer. Rules (scopes, quota, ownership) live in the GraphQL core.
+import { isUtf8 } from 'node:buffer';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import type { z } from 'zod';
 import type { Executor } from '../graph/executor.ts';
 import type { Config } from '../src/config.ts';
 import { describeIssues, idempotencyKey as idempotencyKeyRule } from '../src/core/validation.ts';
 import { AnswerCache } from './answerCache.ts';
+import { renameErrorPaths } from './errorPaths.ts';
 import { sendProblem } from './problem.ts';
 import { setRateLimitHeaders } from './rateLimitHeaders.ts';
 import type { RouteDef } from './route.ts';
@@ -22,7 +24,14 @@ export function apiRouter(executor: Executor, config: Config): Router {
     router.use((req, res) => problem(req, res, { code: 'feature_disabled', detail: 'The REST API is switched off in this deployment (TRACK_2_API_ENABLED=false).' }));
   }
   // Only where a body is read: a GET's request goes straight to its handler.
-  const json = express.json({ limit: config.maxBodyBytes, type: ['application/json', 'application/*+json'] });
+  const json = express.json({
+    limit: config.maxBodyBytes,
+    type: ['application/json', 'application/*+json'],
+    // The decoder would store each invalid byte as U+FFFD; a body that is not UTF-8 is refused instead.
+    verify: (_req, _res, body) => {
+      if (!isUtf8(body)) throw Object.assign(new Error('The body is not valid UTF-8.'), { type: 'encoding.invalid' });
+    },
+  });
 
   // One layer per path, its methods dispatched by the route: fewer layers for every request to walk past.
   const byPath = new Map<string, RouteDef[]>();
@@ -49,6 +58,7 @@ export function apiRouter(executor: Executor, config: Config): Router {
     if (res.headersSent) return next(error);
     if (error.type === 'entity.parse.failed') return problem(req, res, { code: 'malformed_json', detail: 'The body is not valid JSON.' });
     if (error.type === 'entity.too.large') return problem(req, res, { code: 'payload_too_large', detail: `The body is larger than ${config.maxBodyBytes} bytes.` });
+    if (error.type === 'encoding.invalid') return problem(req, res, { code: 'validation_error', detail: 'The body is not valid UTF-8 JSON.' });
     if (error.type === 'encoding.unsupported' || error.type === 'charset.unsupported') {
       return problem(req, res, { code: 'unsupported_media_type', detail: 'Send the body as UTF-8 JSON.' });
     }
@@ -110,10 +120,17 @@ export function apiRouter(executor: Executor, config: Config): Router {
       // Taken here, so the body the operation then leaves out cannot be evicted before it is sent.
       holdsAnswer: route.cacheable ? (version) => (held = answers.get(answerKey(version))) !== undefined : undefined,
     });
-    if (!outcome.ok) return problem(req, res, { code: outcome.error.code, detail: outcome.error.message, extensions: outcome.error.extensions });
-    const answer = held ?? answers.body(route.cacheable && outcome.version ? answerKey(outcome.version) : undefined, () => withoutNulls(route.respond(outcome.data)));
+    if (!outcome.ok) {
+      const error = renameErrorPaths(outcome.error, route.errorPaths);
+      return problem(req, res, { code: error.code, detail: error.message, extensions: error.extensions });
+    }
+    const answer = held ?? answers.body(route.cacheable && outcome.version ? answerKey(outcome.version) : undefined, () => {
+      const body = route.respond(outcome.data);
+      return route.keepNulls ? body : withoutNulls(body);
+    });
+    for (const [name, header] of Object.entries(route.headers ?? {})) res.setHeader(name, header.value(outcome.data));
     // Node's own calls: express's send would look the media type up and check freshness for a body already final.
-    res.statusCode = route.success.status;
+    res.statusCode = route.created?.when(outcome.data) ? 201 : route.success.status;
     res.setHeader('Content-Type', 'application/json; charset=utf-8');
     res.setHeader('Content-Length', answer.length); // a HEAD request's too
     res.end(answer);
@@ -154,7 +171,7 @@ function withoutNulls(value: unknown, seen = new Map<unknown[], unknown[]>()): u
   for (const k in value) {
     const v = (value as Record<string, unknown>)[k];
     if (v === null && k !== 'episode') continue;
-    out[k] = k === 'currentState' ? v : withoutNulls(v, seen);
+    out[k] = k === 'currentState' || k === 'state' ? v : withoutNulls(v, seen);
   }
   return out;
 }

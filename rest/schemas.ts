@@ -2,15 +2,16 @@
 // them, so the two cannot drift. Field rules come from the core (src/core/validation.ts).
 import { z } from 'zod';
 import { entityTypes } from '../src/core/ingest/bundle.ts';
+import { factsPerEntity } from '../src/core/canon/entities.ts';
 import { conflictKinds, severities } from '../src/core/conflicts/kinds.ts';
 import {
-  chapterOrdinal, chapterRef, cursor, defaultPageLimit, passageText, factText, graphDepth, initialScope, pageLimit, projectDescription, projectName, recallQuery,
+  chapterOrdinal, chapterRef, maxChapterOrdinal, cursor, defaultPageLimit, passageText, factText, graphDepth, initialScope, pageLimit, projectDescription, projectName, recallQuery,
   resourceId, searchQuery, sourceContent,
 } from '../src/core/validation.ts';
 
-// Query strings arrive as text; integers are accepted only when written as integers.
+// Query strings arrive as text; integers are accepted only when written as integers, with nothing around them.
 const intFromQuery = (rule: z.ZodNumber) =>
-  z.preprocess((v) => (typeof v === 'string' && /^-?\d+$/.test(v.trim()) ? Number(v) : v), rule);
+  z.preprocess((v) => (typeof v === 'string' && /^-?\d{1,15}$/.test(v) ? Number(v) : v), rule);
 
 export const pageQuery = {
   limit: intFromQuery(pageLimit).optional().meta({ type: 'integer', minimum: 1, maximum: 100, default: defaultPageLimit, description: 'page size' }),
@@ -31,6 +32,7 @@ export const createProjectBody = z
 export const recallQueryParams = z.object({
   q: recallQuery.optional().meta({ description: 'filter on name or alias (case-insensitive substring)' }),
   limit: intFromQuery(pageLimit).optional().meta({ type: 'integer', minimum: 1, maximum: 100, default: defaultPageLimit, description: 'extension: at most this many entities' }),
+  as_of: chapterRef.optional().meta({ description: 'extension: a chapter id; currentState and facts as they stand at that chapter (without it, the latest)' }),
 });
 export const mentionsQueryParams = z.object(pageQuery);
 export const searchQueryParams = z.object({ q: searchQuery.meta({ description: 'words, names or aliases to look for' }), ...pageQuery });
@@ -61,6 +63,14 @@ export const ProjectList = z.object({ data: z.array(Project) }).meta({ id: 'Proj
 export const CreatedProject = z.object({ id: z.string() }).meta({ id: 'CreatedProject' });
 
 const LastMention = z.object({ chapter: z.string(), line: z.number().int(), snippet: z.string(), timestamp: dateTime });
+const StoryFact = z
+  .object({
+    id: z.string(),
+    text: z.string(),
+    from: z.string().optional().meta({ description: 'chapter id it holds from (inclusive); absent: from the start' }),
+    until: z.string().optional().meta({ description: 'chapter id it holds until (exclusive); absent: to the end' }),
+  })
+  .meta({ id: 'StoryFact' });
 export const RecallEntity = z
   .object({
     id: z.string(),
@@ -72,6 +82,12 @@ export const RecallEntity = z
     pendingConflictIds: z.array(z.string()).optional(),
     confidence: z.number().min(0).max(1).optional().meta({ description: '0..1, how sure the source of the entity was; absent when unknown' }),
     approvalStatus: z.enum(['approved', 'suggested']).optional(),
+    facts: z.array(StoryFact).optional().meta({
+      description: `extension: approved live facts holding at as_of (without it, those with no until), the first ${factsPerEntity} by id`,
+    }),
+    suggestedFacts: z.array(StoryFact).optional().meta({
+      description: `extension: suggested facts (proposed, not canon until approved), chosen like facts, the first ${factsPerEntity} by id`,
+    }),
   })
   .meta({ id: 'RecallEntity' });
 export const RecallResponse = z.object({ entities: z.array(RecallEntity) }).meta({ id: 'RecallResponse' });
@@ -101,6 +117,8 @@ export const UsageSummary = z
     quota: z.number().int(),
     remaining: z.number().int(),
     rate_limit_per_minute: z.number().int(),
+    rate_limit_remaining: z.number().int().meta({ description: 'extension: requests left in the current minute' }),
+    rate_limit_reset_seconds: z.number().int().meta({ description: 'extension: seconds until the current minute ends' }),
   })
   .meta({ id: 'UsageSummary' });
 
@@ -144,8 +162,8 @@ export const ConflictCheckResult = z.object({ conflicts: z.array(ConflictHit) })
 
 export const timelineQueryParams = z.object({
   ...pageQuery,
-  from: intFromQuery(chapterOrdinal).optional().meta({ type: 'integer', minimum: 0, description: 'first chapter ordinal, inclusive' }),
-  to: intFromQuery(chapterOrdinal).optional().meta({ type: 'integer', minimum: 0, description: 'last chapter ordinal, inclusive' }),
+  from: intFromQuery(chapterOrdinal).optional().meta({ type: 'integer', minimum: 0, maximum: maxChapterOrdinal, description: 'first chapter ordinal, inclusive' }),
+  to: intFromQuery(chapterOrdinal).optional().meta({ type: 'integer', minimum: 0, maximum: maxChapterOrdinal, description: 'last chapter ordinal, inclusive' }),
 });
 const Beat = z.object({ id: z.string(), summary: z.string(), entities: z.array(z.string()) }).meta({ id: 'Beat' });
 export const TimelineEntry = z

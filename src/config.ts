@@ -26,6 +26,7 @@ const envSchema = z.object({
   LORE_MAX_BODY_BYTES: z.coerce.number().int().positive().default(2 * 1024 * 1024),
   LORE_READ_CACHE_MB: z.coerce.number().int().min(0).max(65_536).default(64),
   LORE_WORKERS: z.coerce.number().int().min(1).max(64).default(1),
+  LORE_SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().positive().max(600_000).default(10_000),
   NODE_ENV: z.string().optional(),
   NEO4J_URL: z.string().optional(),
   NEO4J_USER: z.string().optional(),
@@ -63,6 +64,8 @@ export type Config = {
   readCacheMb: number;
   /** gateway processes `lore serve` runs (PostgreSQL only: PGlite serves one process) */
   workers: number;
+  /** on SIGTERM/SIGINT, how long requests in flight may take to finish before they are cut off */
+  shutdownTimeoutMs: number;
   neo4j?: { url: string; user: string; password: string };
   mcp: {
     apiUrl: string;
@@ -113,6 +116,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxBodyBytes: e.LORE_MAX_BODY_BYTES,
     readCacheMb: e.LORE_READ_CACHE_MB,
     workers: e.LORE_WORKERS,
+    shutdownTimeoutMs: e.LORE_SHUTDOWN_TIMEOUT_MS,
     neo4j: e.NEO4J_URL ? { url: e.NEO4J_URL, user: e.NEO4J_USER!, password: e.NEO4J_PASSWORD! } : undefined,
     mcp: {
       apiUrl: e.LORE_API_URL.replace(/\/$/, ''),

@@ -1,8 +1,9 @@
 import { entityTypes } from '../../src/core/ingest/bundle.ts';
-import { lastMentionCount, type EntityRecord } from '../../src/core/canon/entities.ts';
+import { factsPerEntity, lastMentionCount, type EntityRecord } from '../../src/core/canon/entities.ts';
 import { builder } from '../builder.ts';
 import { Fact } from './Fact.ts';
 import { Mention } from './Mention.ts';
+import { StoryFact } from './StoryFact.ts';
 
 export const EntityType = builder.enumType('EntityType', { values: entityTypes });
 export const ApprovalStatus = builder.enumType('ApprovalStatus', { values: ['approved', 'suggested'] as const });
@@ -22,15 +23,37 @@ export const Entity = builder.objectRef<EntityRecord>('Entity').implement({
       description: `the ${lastMentionCount} latest mentions in reading order, latest first`,
       resolve: (entity) => entity.lastMentions,
     }),
-    currentState: t.field({ type: 'JSON', resolve: (entity) => entity.state }),
+    currentState: t.field({
+      type: 'JSON',
+      description: 'the state as of the chapter recall was asked as of, else the latest (after the last chapter)',
+      resolve: (entity) => entity.state,
+    }),
     pendingConflictIds: t.exposeStringList('pendingConflictIds'),
     confidence: t.exposeFloat('confidence', { nullable: true, description: '0..1, how sure the source of this entity was' }),
     approvalStatus: t.expose('status', { type: ApprovalStatus }),
+    version: t.exposeInt('version', { description: 'raised by every edit; updateEntity with expectedVersion refuses an older one' }),
+    approvedFacts: t.field({
+      type: [StoryFact],
+      description: `approved live facts holding at the chapter recall was asked as of (else the latest: those with no until), the first ${factsPerEntity} by id`,
+      resolve: (entity) => entity.approvedFacts,
+    }),
+    suggestedFacts: t.field({
+      type: [StoryFact],
+      description: `suggested live facts (not canon until approved), chosen like approvedFacts, the first ${factsPerEntity} by id`,
+      resolve: (entity) => entity.suggestedFacts,
+    }),
     facts: t.loadableList({
       type: Fact,
-      description: 'facts about the entity, approved and suggested',
+      description: 'live facts about the entity, approved and suggested (retired ones are in history)',
       resolve: (entity) => entity.id,
       load: (entityIds: string[], ctx) => ctx.services.canon.factsOf(entityIds),
+    }),
+    history: t.loadableList({
+      type: Fact,
+      description:
+        'retired facts, newest retirement first: what each said, when it was written (createdAt, createdBy) and retired (retiredAt, retiredBy), and the fact that replaced it (replacedById; null when it was retired without a replacement)',
+      resolve: (entity) => entity.id,
+      load: (entityIds: string[], ctx) => ctx.services.facts.historyOf(entityIds),
     }),
   }),
 });

@@ -1,11 +1,12 @@
 import type { ImportCounts, ImportResult as Result } from '../../src/core/ingest/importer.ts';
 import { builder } from '../builder.ts';
 
-const ImportCountsRef = builder.objectRef<ImportCounts>('ImportCounts').implement({
+export const ImportCountsRef = builder.objectRef<ImportCounts>('ImportCounts').implement({
   fields: (t) => ({
     entitiesCreated: t.exposeInt('entitiesCreated'),
-    entitiesUpdated: t.exposeInt('entitiesUpdated'),
+    entitiesUpdated: t.exposeInt('entitiesUpdated', { description: 'known entities whose fields or timed state values (stateChanges) changed' }),
     factsCreated: t.exposeInt('factsCreated'),
+    factsUpdated: t.exposeInt('factsUpdated', { description: 'known facts whose story time (from, until) the bundle changed' }),
     relationshipsCreated: t.exposeInt('relationshipsCreated'),
     relationshipsUpdated: t.exposeInt('relationshipsUpdated'),
     chaptersCreated: t.exposeInt('chaptersCreated'),

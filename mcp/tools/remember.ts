@@ -1,37 +1,78 @@
-// lore_author_remember: approve a fact into the canon, with where it came from.
+// lore_author_remember: propose canon for the writer to review (a fact about an entity, or a new entity), approving it
+// only when the author explicitly asks.
 import { z } from 'zod';
-import { factText, sourceContent, text } from '../../src/core/validation.ts';
-import { defineTool, projectArg, projectOf, resolveEntity, runOperation } from './shared.ts';
+import { entityLabel, maxProposedFacts } from '../../src/core/canon/reviewRules.ts';
+import { entityTypes } from '../../src/core/ingest/bundle.ts';
+import { chapterRef, factText, sourceContent, text } from '../../src/core/validation.ts';
+import { defineTool, entityIdPattern, projectArg, projectOf, runOperation } from './shared.ts';
 
 export const remember = defineTool({
   name: 'lore_author_remember',
-  title: 'Approve a canon fact',
+  title: 'Propose canon for review',
   description:
-    'Adds a fact about an entity to the approved canon of the story and marks the entity approved, recording the decision with the source text it came from. Use it only when the author has settled something (for example "Keth has a scar over his left eye") and wants it remembered, not for ideas still under discussion. The entity is its id or its exact name or alias (a name costs one extra recall call); use lore_author_search first if unsure.',
+    'Proposes canon to the writer: a fact about an entity (for example "Keth has a scar over his left eye"), or a new entity (name, type, optional aliases and facts) when no entity has that name. What you propose is recorded as suggested, with its source text, and waits in the review queue until the writer approves or rejects it (lore_author_review, lore_author_decide). The entity is its id, or its exact name or alias; an unknown name proposes a new entity and then needs type. Set approve to true only when the author has explicitly asked you to approve this now; otherwise leave it out.',
   input: {
     project: projectArg,
-    entity: text().trim().min(1).max(200).describe('The entity the fact is about: its id (ent_...) or its exact name or alias, for example "Mara Voss".'),
-    fact: factText.describe('The fact to approve, one self-contained statement (at most 2000 characters).'),
-    source: sourceContent.optional().describe('The passage the fact comes from, kept as provenance.'),
+    entity: text().trim().min(1).max(200).describe('The entity: its id (ent_...), its exact name or alias (for example "Mara Voss"), or the name of a new entity.'),
+    fact: factText.optional().describe('One fact, a self-contained statement (at most 2000 characters).'),
+    facts: z.array(factText).max(maxProposedFacts).optional().describe(`More facts, each a self-contained statement (at most ${maxProposedFacts} in all).`),
+    type: z.enum(entityTypes).optional().describe('The kind of a new entity; required when the entity name is new, else leave it out.'),
+    aliases: z.array(entityLabel).max(100).optional().describe('Other names of a new entity (for example ["Mara", "the Captain"]).'),
+    source: sourceContent.optional().describe('The passage the proposal comes from, kept as provenance.'),
+    from: chapterRef.optional().describe('Chapter id from which the facts hold (inclusive), for example "ch-30"; leave out when always true.'),
+    until: chapterRef.optional().describe('Chapter id until which the facts hold (exclusive); leave out when open-ended.'),
+    approve: z.boolean().optional().describe('Approve into the canon at once. Only when the author explicitly asks to approve; default false (suggested for review).'),
   },
   output: {
     projectId: z.string(),
-    entityId: z.string(),
-    entityName: z.string().optional().describe('the entity name, when it was given by name'),
-    fact: z.string(),
-    status: z.enum(['approved', 'suggested']),
-    candidateId: z.string().describe('the recorded proposal'),
-    decisionId: z.string().describe('the recorded decision'),
+    entity: z.object({
+      id: z.string(),
+      name: z.string(),
+      isNew: z.boolean().describe('created by this proposal'),
+      status: z.enum(['approved', 'suggested']).describe('the entity is approved canon, or only suggested'),
+    }),
+    candidateIds: z.array(z.string()).describe('the recorded proposals, for lore_author_decide'),
+    status: z.enum(['suggested', 'approved']).describe('suggested for review, or approved at once'),
+    facts: z.array(z.string()).describe('the facts recorded'),
+    alreadyCanon: z.array(z.string()).describe('ids of facts the entity already had: nothing was recorded for them'),
   },
-  // Approving the same fact again leaves the canon as it is (the fact is stored once); only the decision log grows.
+  // Proposing the same again records nothing new: the texts are the entity's facts by then (already canon).
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async run(args, context) {
     const projectId = projectOf(args.project, context);
-    const entity = await resolveEntity(context, projectId, args.entity);
-    const { approval } = await runOperation(context, 'ApproveFact', { projectId, entityId: entity.id, fact: args.fact, content: args.source });
-    return { projectId, entityId: entity.id, entityName: entity.name, fact: args.fact, ...approval };
+    const texts = [...(args.fact ? [args.fact] : []), ...(args.facts ?? [])];
+    const input = {
+      ...(entityIdPattern.test(args.entity) ? { entityId: args.entity } : { name: args.entity }),
+      type: args.type,
+      aliases: args.aliases,
+      facts: texts.map((text) => ({ text, from: args.from, until: args.until })),
+      content: args.source,
+      approve: args.approve,
+    };
+    const { result } = await runOperation(context, 'Propose', { projectId, input });
+    const candidates = result.candidates as { id: string; facts: { text: string }[] }[];
+    return {
+      projectId,
+      entity: { id: result.entity.id, name: result.entity.name, isNew: result.entity.is_new, status: result.entity.status },
+      candidateIds: candidates.map((c) => c.id),
+      status: args.approve ? ('approved' as const) : ('suggested' as const),
+      facts: candidates.flatMap((c) => c.facts.map((f) => f.text)),
+      alreadyCanon: result.already_canon,
+    };
   },
-  render({ entityId, entityName, fact, status, decisionId }) {
-    return `Canon updated: "${fact}" is ${status} for ${entityName ? `${entityName} (${entityId})` : entityId}; decision ${decisionId}.`;
+  render({ entity, candidateIds, status, facts, alreadyCanon }) {
+    const about = `${entity.isNew ? 'new entity ' : ''}${entity.name} (${entity.id})`;
+    const lines: string[] = [];
+    const listed = facts.map((f) => `"${f}"`).join('; ');
+    if (candidateIds.length > 0) {
+      const what = facts.length > 0 ? `${listed} about ${about}` : about;
+      lines.push(
+        status === 'approved'
+          ? `Approved into the canon: ${what}; candidate${candidateIds.length === 1 ? '' : 's'} ${candidateIds.join(', ')}.`
+          : `Suggested for review: ${what}; candidate${candidateIds.length === 1 ? '' : 's'} ${candidateIds.join(', ')}. The writer approves it with lore_author_decide or in the review queue.`,
+      );
+    }
+    if (alreadyCanon.length > 0) lines.push(`Already recorded for ${entity.name}, so nothing new for: ${alreadyCanon.join(', ')}.`);
+    return lines.join('\n');
   },
 });

@@ -89,7 +89,7 @@ export function projectOf(project: string | undefined, context: ToolContext): st
   return chosen;
 }
 
-const entityIdPattern = /^ent_[0-9a-z]{26}$/;
+export const entityIdPattern = /^ent_[0-9a-z]{26}$/;
 
 /**
  * An entity given by id, or by its exact name or alias (case-insensitive) looked up through Recall. A canonical name
@@ -124,6 +124,13 @@ const mentionOutput = z.object({
   timestamp: z.string().describe('when the mention was recorded (ISO 8601)'),
 });
 
+const factOutput = z.object({
+  id: z.string(),
+  text: z.string(),
+  from: z.string().optional().describe('chapter id it holds from (inclusive); absent: from the start'),
+  until: z.string().optional().describe('chapter id it holds until (exclusive); absent: to the end'),
+});
+
 export const entityOutput = z.object({
   id: z.string(),
   type: z.enum(entityTypes),
@@ -138,6 +145,8 @@ export const entityOutput = z.object({
     .meta({ additionalProperties: true }),
   pendingConflictIds: z.array(z.string()).describe('unresolved conflicts involving the entity'),
   lastMentions: z.array(mentionOutput).describe('the latest mentions in the manuscript, latest first'),
+  facts: z.array(factOutput).describe('approved canon facts holding at the chapter asked about (else the latest)'),
+  suggestedFacts: z.array(factOutput).describe('facts proposed but not approved: not canon yet'),
 });
 export type EntityOutput = z.infer<typeof entityOutput>;
 
@@ -148,10 +157,15 @@ export function renderEntity(entity: EntityOutput): string {
   if (entity.aliases.length > 0) lines.push(`  also called: ${entity.aliases.join(', ')}`);
   const state = Object.entries(entity.currentState ?? {});
   if (state.length > 0) lines.push(`  state: ${state.map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`).join(', ')}`);
+  for (const f of entity.facts) lines.push(`  fact: ${f.text}${renderSpan(f)}`);
+  for (const f of entity.suggestedFacts) lines.push(`  fact (suggested): ${f.text}${renderSpan(f)}`);
   if (entity.pendingConflictIds.length > 0) lines.push(`  pending conflicts: ${entity.pendingConflictIds.join(', ')}`);
   for (const m of entity.lastMentions.slice(0, 3)) lines.push(`  mentioned ${m.chapter} line ${m.line}: "${m.snippet}"`);
   return lines.join('\n');
 }
+
+const renderSpan = (f: { from?: string; until?: string }) =>
+  f.from || f.until ? ` (${[f.from && `from ${f.from}`, f.until && `until ${f.until}`].filter(Boolean).join(' ')})` : '';
 
 /** GraphQL answers null for an absent optional field; tools leave it out, as REST does. */
 function withoutNulls(value: unknown): unknown {

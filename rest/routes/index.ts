@@ -1,10 +1,19 @@
 import type { RouteDef } from '../route.ts';
+import { auditLog } from './audit.ts';
 import { approve } from './canon.ts';
+import { deleteChapter, putChapter } from './chapters.ts';
+import { exportProject } from './export.ts';
+import { createFact, entityDependents, entityHistory, factDependents, retireFact, updateFact } from './facts.ts';
 import { graph } from './graph.ts';
 import { checkConflicts, timeline } from './llm.ts';
-import { createProject, listProjects } from './projects.ts';
+import { createEntity, deleteEntity, readEntity, updateEntity } from './entities.ts';
+import { createProject, deleteProject, listProjects } from './projects.ts';
 import { mentions, recall } from './recall.ts';
+import { createRelationship, deleteRelationship, updateRelationship } from './relationships.ts';
+import { approveCandidate, listCandidates, propose, rejectCandidate } from './review.ts';
 import { search } from './search.ts';
 import { usage } from './usage.ts';
 
-export const routes: RouteDef[] = [listProjects, createProject, recall, mentions, checkConflicts, approve, search, timeline, graph, usage];
+export const routes: RouteDef[] = [listProjects, createProject, recall, mentions, checkConflicts, approve, search, timeline, graph, usage, auditLog, exportProject, propose, listCandidates, approveCandidate, rejectCandidate,
+  createFact, updateFact, retireFact, factDependents, entityDependents, entityHistory, putChapter, deleteChapter,
+  createEntity, readEntity, updateEntity, deleteEntity, createRelationship, updateRelationship, deleteRelationship, deleteProject];

@@ -1,5 +1,6 @@
 import type { RouteDef } from '../route.ts';
-import { createProjectBody, CreatedProject, ProjectList } from '../schemas.ts';
+import { createProjectBody, CreatedProject, ProjectList, projectPath } from '../schemas.ts';
+import { Deleted } from '../schemas/authoring.ts';
 
 export const listProjects: RouteDef = {
   method: 'get',
@@ -33,4 +34,21 @@ export const createProject: RouteDef = {
     idempotencyKey,
   }),
   respond: (data) => data.project,
+};
+
+export const deleteProject: RouteDef = {
+  method: 'delete',
+  path: '/projects/{id}',
+  operationId: 'deleteProject',
+  summary: 'Delete a project',
+  description:
+    'Extension. Deletes the project and everything in it (entities, facts, state values, proposals and decisions, relationships, chapters, mentions, beats, conflicts) in one transaction. The account\'s audit log keeps its entries.',
+  scope: 'projects:write',
+  cost: 1,
+  params: projectPath,
+  success: { status: 200, schema: Deleted, description: 'the id of the deleted project' },
+  errors: [400, 402, 404],
+  operation: 'DeleteProject',
+  variables: ({ params }) => ({ projectId: params.id }),
+  respond: (data) => data.deleted,
 };

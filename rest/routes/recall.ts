@@ -6,7 +6,8 @@ export const recall: RouteDef = {
   path: '/projects/{id}/recall',
   operationId: 'recall',
   summary: 'Recall canon entities',
-  description: 'Entities by name, optionally filtered by q on name or alias, each with its current state, latest mentions and pending conflicts.',
+  description:
+    'Entities by name, optionally filtered by q on name or alias, each with its current state, latest mentions, pending conflicts, and (extension) approved and suggested facts. Extension as_of (a chapter id): the state and facts as they stand at that chapter; an unknown chapter is a 400 naming as_of.',
   scope: 'recall',
   cost: 1,
   params: projectPath,
@@ -15,7 +16,7 @@ export const recall: RouteDef = {
   errors: [400, 402, 404],
   operation: 'Recall',
   cacheable: true,
-  variables: ({ params, query }) => ({ projectId: params.id, q: query.q, limit: query.limit }),
+  variables: ({ params, query }) => ({ projectId: params.id, q: query.q, limit: query.limit, asOf: query.as_of }),
   respond: (data) => data,
 };
 

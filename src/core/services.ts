@@ -3,7 +3,11 @@ import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
 import { openNeo4j } from '../db/neo4j.ts';
 import type { Logger } from '../logger.ts';
+import { AuditLog } from './audit/auditLog.ts';
+import { AuthoringService } from './canon/authoring.ts';
 import { CanonService } from './canon/canon.ts';
+import { ChapterService } from './canon/chapters.ts';
+import { FactService } from './canon/facts.ts';
 import { ConflictChecker } from './conflicts/checker.ts';
 import { EntityReader } from './canon/entities.ts';
 import { FallbackGraphStore } from './relationships/fallbackGraphStore.ts';
@@ -14,10 +18,14 @@ import { GraphOutbox } from './relationships/outbox.ts';
 import { PostgresGraphStore } from './relationships/postgresGraphStore.ts';
 import { Idempotency } from './metering/idempotency.ts';
 import { Importer } from './ingest/importer.ts';
+import { ExtractionService } from './ingest/manuscripts/extract.ts';
+import { ManuscriptService } from './ingest/manuscripts/manuscripts.ts';
+import { Exporter } from './ingest/exporter.ts';
 import { KeyService } from './access/keys.ts';
 import { Metering } from './metering/metering.ts';
 import { ProjectService } from './canon/projects.ts';
 import { ReadCache } from './canon/readCache.ts';
+import { ReviewService } from './canon/review.ts';
 import { SearchService } from './canon/search.ts';
 import { TimelineService } from './timeline/timeline.ts';
 
@@ -40,11 +48,20 @@ export function createServices(db: Database, config: Config, logger: Logger) {
     keys: new KeyService(prisma, db.sql),
     metering: new Metering(db.meteringSql),
     idempotency: new Idempotency(prisma),
+    audit: new AuditLog(prisma),
     projects,
     entities,
     canon: new CanonService(prisma),
+    authoring: new AuthoringService(prisma, entities, graphOutbox),
+    facts: new FactService(prisma),
+    chapters: new ChapterService(prisma),
+    review: new ReviewService(prisma, graphOutbox),
     search: new SearchService(prisma, entities, projects),
     importer: new Importer(prisma, graphOutbox),
+    // Stateless over prisma: their own instances of the importer, chapters and review behave as the ones above.
+    manuscripts: new ManuscriptService(prisma, new Importer(prisma, graphOutbox), new ChapterService(prisma)),
+    extraction: new ExtractionService(prisma, new ReviewService(prisma, graphOutbox), config.llm),
+    exporter: new Exporter(prisma),
     conflicts: new ConflictChecker(prisma, config.llm),
     timeline: new TimelineService(prisma, config.llm),
     graph,

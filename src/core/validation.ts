@@ -6,7 +6,7 @@ import { LoreError } from './errors.ts';
 // PostgreSQL stores neither U+0000 nor a lone surrogate (it has no UTF-8 form; Prisma's engine rejects it too), so text
 // holding one is refused here, with the field's name, instead of failing in the database.
 const unstorable = /[\0\p{Cs}]/u;
-const unstorableMessage = 'must be Unicode text without NUL characters';
+const unstorableMessage = 'must be Unicode text without NUL characters or unpaired surrogates';
 
 /** A string PostgreSQL can store. */
 export const text = () => z.string().refine((value) => !unstorable.test(value), unstorableMessage);
@@ -15,15 +15,17 @@ export const text = () => z.string().refine((value) => !unstorable.test(value), 
 export const maxJsonDepth = 64;
 
 /**
- * `schema`, for free-form JSON the database must store: strings and keys without U+0000 or lone surrogates (a jsonb
- * column refuses them too), nested at most maxJsonDepth levels. Walked with a stack of its own, so no depth of input
+ * `schema`, for free-form JSON the database must store as given: strings and keys without U+0000 or lone surrogates
+ * (a jsonb column refuses them too), finite numbers, no __proto__ key, nested at most maxJsonDepth levels. Walked with a stack of its own, so no depth of input
  * can exhaust the call stack.
  */
 export const storableJson = <T extends z.ZodType>(schema: T) =>
-  schema.superRefine((value, ctx) => {
+  // Checked before `schema` parses it: a record copied key by key has already lost a __proto__ key.
+  z.preprocess((value, ctx) => {
     const problem = jsonProblem(value);
-    if (problem) ctx.addIssue({ code: 'custom', path: problem.path, message: problem.message });
-  });
+    if (problem) ctx.issues.push({ code: 'custom', path: problem.path, message: problem.message, input: value });
+    return value;
+  }, schema);
 
 function jsonProblem(root: unknown): { path: (string | number)[]; message: string } | undefined {
   const stack: { value: unknown; path: (string | number)[] }[] = [{ value: root, path: [] }];
@@ -33,12 +35,16 @@ function jsonProblem(root: unknown): { path: (string | number)[]; message: strin
       if (unstorable.test(value)) return { path, message: unstorableMessage };
       continue;
     }
+    // JSON.parse reads 1e400 as Infinity, which would be stored as null.
+    if (typeof value === 'number' && !Number.isFinite(value)) return { path, message: 'must be a finite number' };
     if (value === null || typeof value !== 'object') continue;
     if (path.length >= maxJsonDepth) return { path, message: `must be nested at most ${maxJsonDepth} levels deep` };
     const entries: [string | number, unknown][] = Array.isArray(value) ? value.map((item, i) => [i, item]) : Object.entries(value);
     for (let i = entries.length - 1; i >= 0; i--) {
       const [key, item] = entries[i];
       if (typeof key === 'string' && unstorable.test(key)) return { path: [...path, key], message: unstorableMessage };
+      // An object copied key by key would set its prototype instead of keeping the key.
+      if (key === '__proto__') return { path: [...path, key], message: 'must not use the key __proto__' };
       stack.push({ value: item, path: [...path, key] });
     }
   }
@@ -79,6 +85,14 @@ export function parseOrFail<T extends z.ZodType>(schema: T, value: unknown, code
 /** Longest passage a conflict check accepts (about 8,000 words). */
 export const passageText = text().trim().min(1, 'must not be empty').max(50_000, 'must be at most 50000 characters');
 export const chapterRef = z.string().min(1).max(100).regex(/^[A-Za-z0-9_.:-]+$/, 'must be a chapter id');
-export const chapterOrdinal = z.number().int('must be an integer').min(0, 'must be at least 0');
+/** Chapter ordinals, as bundles and chapter writes take them. */
+export const maxChapterOrdinal = 1_000_000;
+export const chapterOrdinal = z.number().int('must be an integer').min(0, 'must be at least 0').max(maxChapterOrdinal, `must be at most ${maxChapterOrdinal}`);
 /** The source text a fact comes from (approve's content). */
 export const sourceContent = text().trim().min(1, 'must not be empty').max(20_000, 'must be at most 20000 characters');
+/** A chapter written on its own (putChapter): as a bundle's chapter takes them. */
+export const chapterTitle = text().max(300, 'must be at most 300 characters');
+export const chapterText = text().max(5_000_000, 'must be at most 5000000 characters');
+export const factStatus = z.enum(['approved', 'suggested']);
+/** Why a fact is retired, kept with the decision. */
+export const retireReason = text().trim().min(1, 'must not be empty').max(2000, 'must be at most 2000 characters');

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import express, { type Request, type Response } from 'express';
 import { loadConfig } from '../../src/config.ts';
-import { EntityReader, type EntityRecord, type VersionRead } from '../../src/core/canon/entities.ts';
+import { EntityReader, factsPerEntity, type EntityRecord, type StoryFact, type VersionRead } from '../../src/core/canon/entities.ts';
 import { LoreError, problemCatalog } from '../../src/core/errors.ts';
 import { KeyService, type Principal } from '../../src/core/access/keys.ts';
 import { Metering } from '../../src/core/metering/metering.ts';
@@ -43,6 +43,12 @@ const entitySelect = {
     select: { line: true, snippet: true, createdAt: true, chapter: { select: { externalId: true } } },
   },
   conflictLinks: { where: { conflict: { status: 'pending' } }, select: { conflictId: true }, orderBy: { conflictId: 'asc' } },
+  // The latest live facts: those with no end in story time.
+  facts: {
+    where: { retiredAt: null, untilChapterId: null },
+    orderBy: { id: 'asc' },
+    select: { id: true, text: true, status: true, fromChapter: { select: { externalId: true } } },
+  },
 } as const;
 
 const recallWhere = (projectId: string, q: string | undefined) =>
@@ -54,9 +60,12 @@ function selectEntities(args: { where: object; orderBy?: object; take?: number }
   return prisma.entity.findMany({ ...args, select: entitySelect });
 }
 
-type ContractSource = Pick<EntityRecord, 'id' | 'type' | 'name' | 'aliases' | 'state' | 'confidence' | 'status' | 'pendingConflictIds'> & {
+type ContractSource = Pick<EntityRecord, 'id' | 'type' | 'name' | 'aliases' | 'state' | 'confidence' | 'status' | 'pendingConflictIds' | 'approvedFacts' | 'suggestedFacts'> & {
   lastMentions: { chapter: string; line: number; snippet: string; timestamp: string | Date }[];
 };
+
+// As /api/v1 sends them: an open end is left out.
+const contractFact = (f: StoryFact) => ({ id: f.id, text: f.text, ...(f.from === null ? {} : { from: f.from }), ...(f.until === null ? {} : { until: f.until }) });
 
 /** An entity as the contract's recall answer shows it. */
 function toContract(e: ContractSource) {
@@ -70,14 +79,24 @@ function toContract(e: ContractSource) {
     pendingConflictIds: e.pendingConflictIds,
     ...(e.confidence === null ? {} : { confidence: e.confidence }),
     approvalStatus: e.status,
+    facts: e.approvedFacts.map(contractFact),
+    suggestedFacts: e.suggestedFacts.map(contractFact),
   };
 }
+
+const storyFacts = (e: EntityRow, status: 'approved' | 'suggested'): StoryFact[] =>
+  e.facts
+    .filter((f) => f.status === status)
+    .slice(0, factsPerEntity)
+    .map((f) => ({ id: f.id, text: f.text, from: f.fromChapter?.externalId ?? null, until: null }));
 
 const fromPrisma = (e: EntityRow) =>
   toContract({
     ...e,
     lastMentions: e.mentions.map((m) => ({ chapter: m.chapter.externalId, line: m.line, snippet: m.snippet, timestamp: m.createdAt })),
     pendingConflictIds: e.conflictLinks.map((l) => l.conflictId),
+    approvedFacts: storyFacts(e, 'approved'),
+    suggestedFacts: storyFacts(e, 'suggested'),
   });
 
 const searchPage = <T>(data: T[], hasMore: boolean, next: string | null) =>

@@ -2,7 +2,7 @@
 // 100,000 mentions, through the REST facade of a real `lore serve` process and through a bare express handler calling
 // the same core directly (test/bench/bareServer.ts), so the cost of the GraphQL indirection shows as a ratio; then the
 // gateway with one worker per core, with its read cache off, and a bare handler reading through
-// Prisma's query builder, for comparison.
+// Prisma's query builder, for comparison; and the gateway again while a writer edits the project once a second.
 // The facade and its baseline run in alternating rounds (other work on the machine drifts over minutes): each row of
 // theirs is the round of median throughput; the ratio is the median of the rounds' ratios; the gateway's p99 is judged
 // on the median of its rounds' p99s, and the bare handler's, printed beside it, says how much of the tail is the
@@ -82,7 +82,8 @@ async function prepare() {
     log(`seeded ${bench.name}: ${entities} entities, ${mentions} mentions, ${seedSize.chapters} chapters in ${((Date.now() - started) / 1000).toFixed(1)} s`);
     // Settled before measuring, so autovacuum waking up after the bulk load does not land on the first scenario.
     await db.prisma.$executeRawUnsafe('VACUUM (ANALYZE)');
-    return { key: key.key, ...seeded };
+    const edited = await db.prisma.entity.findMany({ where: { projectId: seeded.projectId }, select: { id: true }, orderBy: { id: 'asc' }, take: 5 });
+    return { key: key.key, ...seeded, editedEntityIds: edited.map((e) => e.id) };
   } finally {
     await db.close();
   }
@@ -103,7 +104,43 @@ function queries(names: string[]) {
 type Query = 'recall' | 'search';
 type Scenario = { name: string; server: ServerProcess; prefix: string; key?: string };
 type Measured = Awaited<ReturnType<typeof measure>>;
-type Row = Measured & { query: Query; scenario: string; ratio?: number; p99OfRounds?: number };
+type Row = Measured & { query: Query; scenario: string; ratio?: number; p99OfRounds?: number; edits?: EditCount };
+type EditCount = { ok: number; failed: number; p99: number };
+
+const editsPerSecond = 1;
+
+/**
+ * A writer editing entities of the project through REST (PATCH, a state change) `editsPerSecond` times a second until
+ * stopped, as a writer's tool would while assistants read.
+ */
+function editEverySecond(s: Scenario, projectId: string, entityIds: string[]) {
+  const latencies: number[] = [];
+  let failed = 0;
+  let n = 0;
+  const edit = async () => {
+    const entityId = entityIds[n % entityIds.length];
+    n++;
+    const started = performance.now();
+    const res = await fetch(`${s.server.url}${s.prefix}/projects/${projectId}/entities/${entityId}`, {
+      method: 'PATCH',
+      headers: { authorization: `Bearer ${s.key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ state: { bench_edit: n } }),
+    }).catch(() => undefined);
+    await res?.arrayBuffer();
+    if (res?.status === 200) latencies.push(performance.now() - started);
+    else failed++;
+  };
+  const pending: Promise<void>[] = [];
+  const timer = setInterval(() => pending.push(edit()), 1000 / editsPerSecond);
+  return {
+    async stop(): Promise<EditCount> {
+      clearInterval(timer);
+      await Promise.all(pending);
+      const sorted = latencies.sort((a, b) => a - b);
+      return { ok: sorted.length, failed, p99: sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.99))] : NaN };
+    },
+  };
+}
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)];
 const medianRun = (runs: Measured[]) => runs.find((run) => run.rps === median(runs.map((r) => r.rps)))!;
@@ -149,7 +186,7 @@ async function measure(s: Scenario, paths: string[], seconds: number) {
 
 async function main() {
   log(`bench: ${connections} connections, ${duration} s per run after ${warmup} s warm-up`);
-  const { key, projectId, names } = await prepare();
+  const { key, projectId, names, editedEntityIds } = await prepare();
   const [gateway, bare, clustered, uncached] = await Promise.all([
     startServer(['bin/lore.mjs', 'serve'], gatewayListening),
     startServer(['--import', 'tsx', 'test/bench/bareServer.ts'], /Bare handler listening on (http:\/\/127\.0\.0\.1:\d+)/),
@@ -209,6 +246,12 @@ async function main() {
       if (warmup > 0) await load(s, paths(s.prefix, query), warmup);
       rows.push({ query, scenario: s.name, ...(await measure(s, paths(s.prefix, query), duration)) });
     }
+    // A writer editing the project while the readers read: each edit raises the canon version, so the read caches
+    // start over once a second.
+    const writer = editEverySecond(facade, projectId, editedEntityIds);
+    const measured = await measure(facade, paths(facade.prefix, query), duration);
+    const edits = await writer.stop();
+    rows.push({ query, scenario: `REST, ${editsPerSecond} edit/s alongside`, ...measured, edits });
   }
 
   const cell = (v: number | undefined, w: number, digits = 1) => (v === undefined ? '' : Number.isFinite(v) ? v.toFixed(digits) : '-').padStart(w);
@@ -227,6 +270,12 @@ async function main() {
     log(`${query}: REST throughput ${(rest.ratio! * 100).toFixed(0)}% of bare (median of ${rounds} rounds; target >= ${target.ratio * 100}%): ${ratioMet ? 'met' : 'NOT met'}; ` +
       `REST p99 ${rest.p99OfRounds!.toFixed(1)} ms with one process (median of ${rounds} rounds), ${clusteredRow.p99.toFixed(1)} ms with ${workers} workers ` +
       `(target < ${target.p99Ms} ms): ${p99Met ? 'met' : 'NOT met'}; bare handler p99 ${bareRow.p99OfRounds!.toFixed(1)} ms (median of ${rounds} rounds)`);
+  }
+  for (const query of ['recall', 'search'] as const) {
+    const edited = rows.find((row) => row.query === query && row.edits)!;
+    const { ok, failed, p99 } = edited.edits!;
+    log(`${query} with a writer: ${edited.rps.toFixed(0)} req/s, p99 ${edited.p99.toFixed(1)} ms (target < ${target.p99Ms} ms): ${edited.p99 < target.p99Ms ? 'met' : 'NOT met'}; ` +
+      `${ok} edits succeeded (p99 ${p99.toFixed(0)} ms), ${failed} failed`);
   }
   const loadAfter = loadavg()[0];
   log(`load average (1 min) ${loadBefore.toFixed(1)} before the runs, ${loadAfter.toFixed(1)} after; the targets assume an otherwise idle machine`);

@@ -102,6 +102,8 @@ export async function seed(prisma: PrismaClient, accountId: string): Promise<See
     if (used.has(name)) name = `${name} ${word(1)}`;
     used.add(name);
     const id = newId('ent');
+    // No timed state: the latest state is the timeless one.
+    const state = type === 'character' ? { status: random() < 0.85 ? 'alive' : 'dead', eyes: pick(colours), trade: pick(trades) } : {};
     entities.push({
       id,
       projectId,
@@ -109,7 +111,8 @@ export async function seed(prisma: PrismaClient, accountId: string): Promise<See
       type,
       name,
       aliases,
-      state: type === 'character' ? { status: random() < 0.85 ? 'alive' : 'dead', eyes: pick(colours), trade: pick(trades) } : {},
+      state,
+      baseState: state,
       status: random() < 0.8 ? 'approved' : 'suggested',
       confidence: random() < 0.7 ? Math.round(random() * 100) / 100 : null,
       nameText: nameText(name, aliases),
@@ -127,7 +130,7 @@ export async function seed(prisma: PrismaClient, accountId: string): Promise<See
     }
   }
   await insertRows(prisma, 'Entity', {
-    id: 'text', projectId: 'text', key: 'text', type: '"EntityType"', name: 'text', aliases: 'text[]', state: 'jsonb',
+    id: 'text', projectId: 'text', key: 'text', type: '"EntityType"', name: 'text', aliases: 'text[]', state: 'jsonb', baseState: 'jsonb',
     status: '"ApprovalStatus"', confidence: 'float8', nameText: 'text', updatedAt: 'timestamp(3)',
   }, entities);
   await insertRows(prisma, 'Fact', {

@@ -1,6 +1,7 @@
 // The graph store contract: every GraphStore implementation must give these answers on the same imported fixtures.
 // graphStores.test.ts runs it once per store.
-import { describe, expect, test } from 'vitest';
+import { expect } from 'vitest';
+import { describe, test } from '../support/neo4jTests.ts';
 import { graphLimits, type GraphStore } from '../../src/core/relationships/graphStore.ts';
 import { expectedSubset, type Bundle } from './fixtures.ts';
 

@@ -1,11 +1,12 @@
 // The graph store contract on both stores, over the same projects: imported once through the gateway (configured
 // with Neo4j), copied to Neo4j by the outbox, then asked of PostgresGraphStore and Neo4jGraphStore alike.
 import { isDeepStrictEqual } from 'node:util';
-import { afterAll, beforeAll, expect, test } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { Neo4jGraphStore } from '../../src/core/relationships/neo4jGraphStore.ts';
 import { PostgresGraphStore } from '../../src/core/relationships/postgresGraphStore.ts';
 import { startTestGateway, type TestGateway } from '../support/gateway.ts';
 import { startNeo4j, type TestNeo4j } from '../support/neo4j.ts';
+import { test } from '../support/neo4jTests.ts';
 import { randomGraph, smallGraph, starGraph } from './fixtures.ts';
 import { graphStoreContract, type ContractFixtures } from './graphStoreContract.ts';
 import { drained, importGraph } from './helpers.ts';

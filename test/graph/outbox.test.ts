@@ -1,11 +1,12 @@
 // The transactional outbox against a real Neo4j that stops and starts again in the middle of an import: writes keep
 // succeeding, reads keep answering (from PostgreSQL), nothing is lost, and Neo4j ends up with the same graph.
 import { isDeepStrictEqual } from 'node:util';
-import { afterAll, beforeAll, expect, test } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { Neo4jGraphStore } from '../../src/core/relationships/neo4jGraphStore.ts';
 import { PostgresGraphStore } from '../../src/core/relationships/postgresGraphStore.ts';
 import { startTestGateway, type TestGateway } from '../support/gateway.ts';
 import { startNeo4j, type TestNeo4j } from '../support/neo4j.ts';
+import { test } from '../support/neo4jTests.ts';
 import { waitFor } from '../support/wait.ts';
 import { randomGraph, type Bundle } from './fixtures.ts';
 import { drained, graphSync, importGraph } from './helpers.ts';

@@ -3,12 +3,13 @@
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { openNeo4j, type Neo4jClient } from '../../src/db/neo4j.ts';
 import { Neo4jGraphStore } from '../../src/core/relationships/neo4jGraphStore.ts';
 import { PostgresGraphStore } from '../../src/core/relationships/postgresGraphStore.ts';
 import { startTestGateway, type TestGateway } from '../support/gateway.ts';
 import { startNeo4j, type TestNeo4j } from '../support/neo4j.ts';
+import { describe, it } from '../support/neo4jTests.ts';
 import { randomGraph, smallGraph } from './fixtures.ts';
 import type { ImportedGraph } from './graphStoreContract.ts';
 import { importGraph } from './helpers.ts';

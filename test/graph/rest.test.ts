@@ -1,8 +1,9 @@
 // GET /projects/{id}/graph (and the GraphQL graph field) on a gateway configured with a real Neo4j.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { PostgresGraphStore } from '../../src/core/relationships/postgresGraphStore.ts';
 import { startTestGateway, type TestGateway } from '../support/gateway.ts';
 import { startNeo4j, type TestNeo4j } from '../support/neo4j.ts';
+import { describe, it } from '../support/neo4jTests.ts';
 import { smallGraph } from './fixtures.ts';
 import type { ImportedGraph } from './graphStoreContract.ts';
 import { drained, graphSync, importGraph } from './helpers.ts';

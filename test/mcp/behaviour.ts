@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importBundle, type TestGateway } from '../support/gateway.ts';
 import { saltmarshBundle } from '../support/fixtures.ts';
 import type { FakeLlm } from '../support/fakeLlm.ts';
-import { callTool, expectToolError, expectToolListing, textOf, type McpSession } from './harness.ts';
+import { callTool, expectToolError, expectToolListing, textOf, toolNames, type McpSession } from './harness.ts';
 
 export type ModeSetup = {
   gateway(): TestGateway;
@@ -42,7 +42,7 @@ export function describeToolBehaviour(mode: string, setup: ModeSetup) {
   });
 
   describe(`${mode}: tools`, () => {
-    it('when a client lists the tools, then it gets the six lore_author_* tools with described schemas and annotations', async () => {
+    it('when a client lists the tools, then it gets every lore_author_* tool with described schemas and annotations', async () => {
       await expectToolListing(main);
     });
 
@@ -107,10 +107,10 @@ export function describeToolBehaviour(mode: string, setup: ModeSetup) {
     it('when an entity is named with a NUL character, then the tool error names the field and nothing is approved', async () => {
       const remembered = await callTool(main, 'lore_author_remember', { entity: 'Mara\u0000Voss', fact: 'Mara hums sea shanties.' });
       expect(remembered.isError).toBe(true);
-      expect(textOf(remembered)).toMatch(/NUL characters at entity/);
+      expect(textOf(remembered)).toMatch(/NUL characters or unpaired surrogates at entity/);
       const graph = await callTool(main, 'lore_author_graph', { root: '\u0000' });
       expect(graph.isError).toBe(true);
-      expect(textOf(graph)).toMatch(/NUL characters at root/);
+      expect(textOf(graph)).toMatch(/NUL characters or unpaired surrogates at root/);
       const found = await callTool(main, 'lore_author_search', { query: 'sea shanties' });
       expect(JSON.stringify(found.structuredContent)).not.toContain('shanties');
     });
@@ -137,21 +137,21 @@ export function describeToolBehaviour(mode: string, setup: ModeSetup) {
       expect(text).toContain('lore_author_search');
     });
 
-    it('when remember approves a fact about an entity named by alias, then the fact is canon and searchable', async () => {
+    it('when remember is told to approve a fact about an entity named by alias, then the fact is canon and searchable', async () => {
       const result = await callTool(main, 'lore_author_remember', {
         entity: 'the captain',
         fact: 'Mara has a scar across her left palm.',
         source: 'Mara closed her scarred left hand around the rope.',
+        approve: true,
       });
       expect(result.isError, textOf(result)).toBeFalsy();
       const content = result.structuredContent as any;
-      expect(content).toMatchObject({ projectId, entityName: 'Mara Voss', status: 'approved', fact: 'Mara has a scar across her left palm.' });
-      expect(content.decisionId).toMatch(/^dec_/);
-      expect(content.candidateId).toMatch(/^cnd_/);
+      expect(content).toMatchObject({ projectId, entity: { name: 'Mara Voss', isNew: false }, status: 'approved', facts: ['Mara has a scar across her left palm.'] });
+      expect(content.candidateIds).toEqual([expect.stringMatching(/^cnd_/)]);
       expect(textOf(result)).toContain('Mara Voss');
 
       const found = (await callTool(main, 'lore_author_search', { query: 'scar palm' })).structuredContent as any;
-      expect(found.entities[0].id).toBe(content.entityId);
+      expect(found.entities[0].id).toBe(content.entity.id);
     });
 
     it('when check is given a passage where a dead character speaks, then the conflict comes back, using the provider key from the env block', async () => {
@@ -181,8 +181,11 @@ export function describeToolBehaviour(mode: string, setup: ModeSetup) {
       expectToolError(await callTool(session, 'lore_author_check', { text: 'Mara Voss walked.' }), 'precondition_required', 402);
     });
 
-    it('when remember names an entity that does not exist, then a 404 tool error and nothing is approved', async () => {
-      expectToolError(await callTool(main, 'lore_author_remember', { entity: 'Nobody', fact: 'Nobody was here.' }), 'not_found', 404);
+    it('when remember names an entity that does not exist without a type, then a 400 tool error naming type and nothing is proposed', async () => {
+      const text = expectToolError(await callTool(main, 'lore_author_remember', { entity: 'Nobody', fact: 'Nobody was here.' }), 'validation_error', 400);
+      expect(text).toContain('input.type');
+      const found = (await callTool(main, 'lore_author_recall', { query: 'Nobody' })).structuredContent as any;
+      expect(found.entities).toEqual([]);
     });
   });
 
@@ -190,7 +193,7 @@ export function describeToolBehaviour(mode: string, setup: ModeSetup) {
     it('when LORE_API_KEY and LORE_PROJECT_ID are missing, then the server starts, says so on stderr and at each call', async () => {
       const bare = await connect({});
       expect(bare.stderr()).toMatch(/AUTH_MISSING_KEY: LORE_API_KEY is not set/);
-      expect((await bare.client.listTools()).tools).toHaveLength(6);
+      expect((await bare.client.listTools()).tools).toHaveLength(toolNames.length);
       const text = expectToolError(await callTool(bare, 'lore_author_recall', { project: projectId }), 'AUTH_MISSING_KEY', 401);
       expect(text).toContain('env');
       const noProject = expectToolError(await callTool(bare, 'lore_author_recall', {}), 'validation_error', 400);

@@ -42,9 +42,9 @@ export function expectToolError(result: CallToolResult, code: string, status?: n
   return text;
 }
 
-export const toolNames = ['lore_author_recall', 'lore_author_remember', 'lore_author_graph', 'lore_author_search', 'lore_author_check', 'lore_author_timeline'];
+export const toolNames = ['lore_author_recall', 'lore_author_remember', 'lore_author_graph', 'lore_author_search', 'lore_author_check', 'lore_author_timeline', 'lore_author_review', 'lore_author_decide', 'lore_author_extract'];
 
-/** The listing both modes must give: six tools, described, with input and output schemas and honest annotations. */
+/** The listing both modes must give: every tool, described, with input and output schemas and honest annotations. */
 export async function expectToolListing(session: McpSession) {
   const { tools } = await session.client.listTools();
   expect(tools.map((t) => t.name).sort()).toEqual([...toolNames].sort());
@@ -56,8 +56,8 @@ export async function expectToolListing(session: McpSession) {
     for (const [field, schema] of Object.entries(tool.inputSchema.properties ?? {})) {
       expect((schema as { description?: string }).description, `${tool.name}.${field}`).toBeTruthy();
     }
-    // check and timeline call the writer's LLM provider: the only tools that reach outside Lore.
-    expect(tool.annotations?.openWorldHint).toBe(tool.name === 'lore_author_check' || tool.name === 'lore_author_timeline');
+    // check, timeline and extract call the writer's LLM provider: the only tools that reach outside Lore.
+    expect(tool.annotations?.openWorldHint).toBe(['lore_author_check', 'lore_author_timeline', 'lore_author_extract'].includes(tool.name));
   }
   const byName = new Map(tools.map((t) => [t.name, t]));
   for (const name of ['lore_author_recall', 'lore_author_graph', 'lore_author_search', 'lore_author_timeline']) {
@@ -66,6 +66,6 @@ export async function expectToolListing(session: McpSession) {
   expect(byName.get('lore_author_remember')!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false });
   expect(byName.get('lore_author_search')!.inputSchema.required).toEqual(['query']);
   expect(byName.get('lore_author_check')!.inputSchema.required).toEqual(['text']);
-  expect(byName.get('lore_author_remember')!.inputSchema.required).toEqual(['entity', 'fact']);
-  expect(Object.keys(byName.get('lore_author_recall')!.inputSchema.properties!)).toEqual(['project', 'query', 'limit']);
+  expect(byName.get('lore_author_remember')!.inputSchema.required).toEqual(['entity']);
+  expect(Object.keys(byName.get('lore_author_recall')!.inputSchema.properties!)).toEqual(['project', 'query', 'limit', 'as_of']);
 }

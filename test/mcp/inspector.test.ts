@@ -31,7 +31,7 @@ async function inspector(...args: string[]): Promise<{ code: number; stdout: str
 }
 
 describe('MCP Inspector CLI', { timeout: 120_000 }, () => {
-  it('when it lists the tools with --strict, then it exits 0 and finds the six tools with portable schemas', async () => {
+  it('when it lists the tools with --strict, then it exits 0 and finds every tool with portable schemas', async () => {
     const run = await inspector('--method', 'tools/list', '--format', 'json', '-q', '--strict');
     expect(run.code, run.stderr).toBe(0);
     const listed = JSON.parse(run.stdout);

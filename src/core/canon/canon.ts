@@ -12,19 +12,27 @@ export type TxClient = Prisma.TransactionClient;
  */
 export const holdUntilCommit = (tx: TxClient, name: string) => tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${name}, 0))`;
 
-/** One project's writers that read before they write (import, stored conflicts, the model's beats), one at a time. */
-export const holdProject = (tx: TxClient, projectId: string) => holdUntilCommit(tx, JSON.stringify(['project writes', projectId]));
+/**
+ * One project's writers that read before they write (imports, authoring, review, stored conflicts, the model's beats),
+ * one at a time. The project is looked for once the lock is held: a write that waited behind the project's deletion
+ * answers not_found instead of failing on a foreign key.
+ */
+export async function holdProject(tx: TxClient, projectId: string): Promise<void> {
+  await holdUntilCommit(tx, JSON.stringify(['project writes', projectId]));
+  const found = await tx.$queryRaw<unknown[]>`SELECT 1 FROM "Project" WHERE id = ${projectId}`;
+  if (found.length === 0) throw new LoreError('not_found', `Project ${projectId} not found.`);
+}
 
 export function nameText(name: string, aliases: string[]): string {
   return [name, ...aliases].join('\n');
 }
 
-/** Rewrites an entity's search text from its name, aliases and approved facts. */
+/** Rewrites an entity's search text from its name, aliases and approved live facts. */
 export async function refreshSearchText(tx: TxClient, entityIds: string[]): Promise<void> {
   if (entityIds.length === 0) return;
   await tx.$executeRaw`
     UPDATE "Entity" e SET "searchText" = e."nameText" || COALESCE(E'\n' || (
-      SELECT string_agg(f.text, E'\n' ORDER BY f.id) FROM "Fact" f WHERE f."entityId" = e.id AND f.status = 'approved'
+      SELECT string_agg(f.text, E'\n' ORDER BY f.id) FROM "Fact" f WHERE f."entityId" = e.id AND f.status = 'approved' AND f."retiredAt" IS NULL
     ), '')
     WHERE e.id = ANY(${entityIds}::text[])`;
 }
@@ -42,9 +50,9 @@ export type ApproveResult = { entityId: string; status: 'approved'; candidateId:
 export class CanonService {
   constructor(private readonly prisma: PrismaClient) {}
 
-  /** Facts of each entity, in the order of the ids, each list by id. */
+  /** Live facts of each entity (retired ones are its history), in the order of the ids, each list by id. */
   async factsOf(entityIds: readonly string[]) {
-    const facts = await this.prisma.fact.findMany({ where: { entityId: { in: [...entityIds] } }, orderBy: { id: 'asc' } });
+    const facts = await this.prisma.fact.findMany({ where: { entityId: { in: [...entityIds] }, retiredAt: null }, orderBy: { id: 'asc' } });
     const byEntity = new Map(entityIds.map((id) => [id, [] as typeof facts]));
     for (const fact of facts) byEntity.get(fact.entityId)?.push(fact);
     return entityIds.map((id) => byEntity.get(id)!);
@@ -101,7 +109,7 @@ export class CanonService {
           });
         }
       }
-      await tx.entity.update({ where: { id: input.entityId }, data: { status: 'approved' } });
+      await tx.entity.update({ where: { id: input.entityId }, data: { status: 'approved', version: { increment: 1 } } });
       await refreshSearchText(tx, [input.entityId]);
       await tx.project.update({ where: { id: input.projectId }, data: { updatedAt: new Date() } });
       return { entityId: input.entityId, status: 'approved' as const, candidateId: candidate.id, decisionId: decision.id };

@@ -1,13 +1,20 @@
 // Entities as recall, search and the entity query return them, each read in one statement that also checks the
-// project belongs to the caller's account: the entity, its five latest mentions and its pending conflicts.
+// project belongs to the caller's account: the entity, its five latest mentions, its pending conflicts and its live
+// facts, with the state and facts as of a chapter when asked.
 import type { ApprovalStatus, EntityType } from '../../generated/prisma/enums.ts';
 import type { MentionItem } from './canon.ts';
 import type { ReadCache } from './readCache.ts';
+import { holdsSql, stateAtSql, unknownChapter } from './storyTime.ts';
 import { rows, statement, type SqlClient } from '../../db/sql.ts';
 import type DataLoader from 'dataloader';
 import { batchedRows } from '../../db/batch.ts';
 
 export const lastMentionCount = 5;
+/** How many approved, and how many suggested, facts an entity shows at most (the first by id). */
+export const factsPerEntity = 50;
+
+/** A live fact as recall shows it: `from` and `until` are chapter ids, null where open. */
+export type StoryFact = { id: string; text: string; from: string | null; until: string | null };
 
 export type EntityRecord = {
   id: string;
@@ -19,19 +26,41 @@ export type EntityRecord = {
   state: unknown;
   status: ApprovalStatus;
   confidence: number | null;
+  /** raised by every edit of the entity (optimistic concurrency) */
+  version: number;
   /** latest first */
   lastMentions: MentionItem[];
   pendingConflictIds: string[];
+  /** live facts holding at the chapter read at (else after the last chapter), by id */
+  approvedFacts: StoryFact[];
+  suggestedFacts: StoryFact[];
 };
 
 /**
- * The entities `picked` selects (from "Entity", in the owned project o) with their latest mentions and pending
- * conflicts, gathered for all of them at once. The answer has no row when the project is not the account's, and one
- * row with a null id when it is but nothing was picked, so "not found" and "no results" stay apart in one statement.
+ * SQL: a column of the chapter `id` (an SQL expression) points at, null when it points at none. Looked up by primary
+ * key only where there is one: most facts have no span, and a join planned for the few that do cost more than the
+ * rest of the facts' reading.
  */
-function entityStatement(name: string, picked: string, order: string, extraColumns = '') {
+const chapterOf = (id: string, column: string) => `CASE WHEN ${id} IS NULL THEN NULL ELSE (SELECT ${column} FROM "Chapter" WHERE id = ${id}) END`;
+
+/**
+ * The entities `picked` selects (from "Entity", in the owned project o) with their latest mentions, pending conflicts
+ * and live facts, gathered for all of them at once. The answer has no row when the project is not the account's, and
+ * one row with a null id when it is but nothing was picked, so "not found" and "no results" stay apart in one
+ * statement. `asOf`: the parameter holding a chapter id, for the state and facts as of that chapter, where every row
+ * also tells whether the project has it ("asOfKnown"), so an unknown one costs no statement of its own. Without it,
+ * the latest: Entity.state and the facts with no end, in the plainest SQL, as the hottest reads deserve (a CASE on a
+ * parameter choosing between the two made the planner's cost estimate of a search page cross PostgreSQL's JIT
+ * threshold, and compiling cost 50 ms a statement).
+ */
+function entityStatement(name: string, picked: string, order: string, { asOf, extraColumns = '' }: { asOf?: string; extraColumns?: string } = {}) {
+  const at = '(SELECT ordinal FROM asof)';
+  const factHolds = asOf
+    ? holdsSql(chapterOf('x."fromChapterId"', 'ordinal'), chapterOf('x."untilChapterId"', 'ordinal'), at)
+    : 'x."untilChapterId" IS NULL';
   return statement(name, `
     WITH o AS (SELECT id FROM "Project" WHERE id = $1 AND "accountId" = $2),
+    ${asOf ? `asof AS (SELECT ordinal FROM "Chapter" WHERE "projectId" = (SELECT id FROM o) AND "externalId" = ${asOf}::text),` : ''}
     e AS MATERIALIZED (${picked}),
     latest AS MATERIALIZED (
       SELECT m.* FROM e CROSS JOIN LATERAL (
@@ -50,11 +79,29 @@ function entityStatement(name: string, picked: string, order: string, extraColum
       SELECT ce."entityId" AS id, array_agg(ce."conflictId" ORDER BY ce."conflictId") AS ids
       FROM "ConflictEntity" ce JOIN "Conflict" k ON k.id = ce."conflictId" AND k.status = 'pending'
       WHERE ce."entityId" IN (SELECT id FROM e) GROUP BY ce."entityId"
+    ),
+    facts AS (
+      SELECT f."entityId" AS id, f.status,
+             json_agg(json_build_object('id', f.id, 'text', f.text, 'from', f."from", 'until', f."until") ORDER BY f.id) AS list
+      FROM e CROSS JOIN (VALUES ('approved'::"ApprovalStatus"), ('suggested'::"ApprovalStatus")) s(status) CROSS JOIN LATERAL (
+        SELECT x.id, x."entityId", x.status, x.text, ${chapterOf('x."fromChapterId"', '"externalId"')} AS "from",
+               ${chapterOf('x."untilChapterId"', '"externalId"')} AS "until"
+        FROM "Fact" x
+        WHERE x."entityId" = e.id AND x.status = s.status AND x."retiredAt" IS NULL
+          AND ${factHolds}
+        ORDER BY x.id LIMIT ${factsPerEntity}
+      ) f
+      GROUP BY f."entityId", f.status
     )
-    SELECT e.id, e."projectId", e.key, e.type::text AS type, e.name, e.aliases, e.state, e.status::text AS status,
-           e.confidence, COALESCE(mentions.list, '[]') AS "lastMentions", COALESCE(pending.ids, '{}') AS "pendingConflictIds"
+    SELECT e.id, e."projectId", e.key, e.type::text AS type, e.name, e.aliases,
+           ${asOf ? stateAtSql('e', at) : 'e.state'} AS state,
+           e.status::text AS status, e.confidence, e.version, COALESCE(mentions.list, '[]') AS "lastMentions",
+           COALESCE(pending.ids, '{}') AS "pendingConflictIds", COALESCE(approved.list, '[]') AS "approvedFacts",
+           COALESCE(suggested.list, '[]') AS "suggestedFacts" ${asOf ? ', EXISTS (SELECT 1 FROM asof) AS "asOfKnown"' : ''}
            ${extraColumns}
     FROM o LEFT JOIN e ON true LEFT JOIN mentions ON mentions.id = e.id LEFT JOIN pending ON pending.id = e.id
+      LEFT JOIN facts approved ON approved.id = e.id AND approved.status = 'approved'
+      LEFT JOIN facts suggested ON suggested.id = e.id AND suggested.status = 'suggested'
     ORDER BY ${order}`);
 }
 
@@ -71,19 +118,17 @@ export type Versioned<T> = { page: T; version: string | undefined };
 
 // In name order along the (projectId, name, id) index, stopping at the limit: right for no filter and for one or two
 // letters, which most names contain.
-const recallScan = entityStatement(
-  'recall_scan',
-  `SELECT * FROM "Entity" WHERE ${inProject} AND ($3::text IS NULL OR "nameText" ILIKE $3::text) ORDER BY name, id LIMIT $4::int`,
-  'e.name, e.id',
-);
-
+const recallScanPicked = `SELECT * FROM "Entity" WHERE ${inProject} AND ($3::text IS NULL OR "nameText" ILIKE $3::text) ORDER BY name, id LIMIT $4::int`;
 // Three letters and more: the matches come from the trigram index (OFFSET 0 keeps the planner from trading it for the
 // name-order scan, which reads most of a large project to find a rare name), then are sorted.
-const recallTrigram = entityStatement(
-  'recall_trigram',
-  `SELECT x.* FROM (SELECT * FROM "Entity" WHERE ${inProject} AND "nameText" ILIKE $3::text OFFSET 0) x ORDER BY x.name, x.id LIMIT $4::int`,
-  'e.name, e.id',
-);
+const recallTrigramPicked = `SELECT x.* FROM (SELECT * FROM "Entity" WHERE ${inProject} AND "nameText" ILIKE $3::text OFFSET 0) x ORDER BY x.name, x.id LIMIT $4::int`;
+const recallStatements = {
+  latest: { scan: entityStatement('recall_scan', recallScanPicked, 'e.name, e.id'), trigram: entityStatement('recall_trigram', recallTrigramPicked, 'e.name, e.id') },
+  asOf: {
+    scan: entityStatement('recall_scan_as_of', recallScanPicked, 'e.name, e.id', { asOf: '$5' }),
+    trigram: entityStatement('recall_trigram_as_of', recallTrigramPicked, 'e.name, e.id', { asOf: '$5' }),
+  },
+};
 
 const byIdsStatement = entityStatement('entities_by_id', `SELECT * FROM "Entity" WHERE ${inProject} AND id = ANY($3::text[])`, 'e.id');
 
@@ -91,13 +136,19 @@ const searchStatement = entityStatement(
   'search',
   `SELECT en.*, s.score FROM lore_search((SELECT id FROM o), $3, $4::float8, $5, $6, $7::int) s JOIN "Entity" en ON en.id = s.id`,
   'e.score::float8 DESC, e.id',
-  ', e.score',
+  { extraColumns: ', e.score' },
 );
 
-/** The rows of an owned project, or undefined when the project is not the account's. */
-function owning<R extends EntityRecord>(result: R[]): R[] | undefined {
+/**
+ * The rows of an owned project, or undefined when the project is not the account's; a validation_error naming as_of
+ * when the statement was asked as of a chapter the project does not have.
+ */
+function owning<R extends EntityRecord>(result: (R & { asOfKnown?: boolean })[], asOf?: string): R[] | undefined {
   if (result.length === 0) return undefined;
-  return result.filter((row) => row.id !== null);
+  const found = result.filter((row) => row.id !== null);
+  if (asOf === undefined) return found;
+  if (!result[0].asOfKnown) throw unknownChapter(asOf, 'as_of');
+  return found.map(({ asOfKnown: _, ...row }) => row as unknown as R);
 }
 
 /** `%` and `_` in a recall query are literal characters, not patterns. */
@@ -147,24 +198,30 @@ export class EntityReader {
     return page && { page, version: `${projectId}@${project.version}` };
   }
 
-  /** Entities whose name or an alias contains q (any case), by name. */
+  /**
+   * Entities whose name or an alias contains q (any case), by name; `asOf` (a chapter id): their state and facts as
+   * of that chapter, else the latest. An unknown chapter is a validation_error naming as_of.
+   */
   async recall(
     accountId: string,
     projectId: string,
     q: string | undefined,
     limit: number,
     version?: VersionRead,
+    asOf?: string,
   ): Promise<Versioned<EntityRecord[]> | undefined> {
     const read = async () => {
-      const statement = q && q.length >= 3 ? recallTrigram : recallScan;
-      return owning(await rows<EntityRecord>(this.sql, statement, [projectId, accountId, q ? substringPattern(q) : null, limit]));
+      const statements = asOf === undefined ? recallStatements.latest : recallStatements.asOf;
+      const statement = q && q.length >= 3 ? statements.trigram : statements.scan;
+      const values = [projectId, accountId, q ? substringPattern(q) : null, limit, ...(asOf === undefined ? [] : [asOf])];
+      return owning(await rows<EntityRecord & { asOfKnown?: boolean }>(this.sql, statement, values), asOf);
     };
-    return this.cachedPage(accountId, projectId, `recall\0${limit}\0${q ?? ''}`, read, version);
+    return this.cachedPage(accountId, projectId, `recall\0${limit}\0${asOf ?? ''}\0${q ?? ''}`, read, version);
   }
 
-  /** The given entities of a project, in the order of the ids. */
-  async byIds(accountId: string, projectId: string, ids: readonly string[]): Promise<EntityRecord[] | undefined> {
-    const result = owning(await rows<EntityRecord>(this.sql, byIdsStatement, [projectId, accountId, ids]));
+  /** The given entities of a project, in the order of the ids; `sql`: read inside a writer's transaction instead. */
+  async byIds(accountId: string, projectId: string, ids: readonly string[], sql: SqlClient = this.sql): Promise<EntityRecord[] | undefined> {
+    const result = owning(await rows<EntityRecord>(sql, byIdsStatement, [projectId, accountId, ids]));
     if (!result) return undefined;
     const byId = new Map(result.map((row) => [row.id, row]));
     return ids.flatMap((id) => byId.get(id) ?? []);

@@ -1,10 +1,19 @@
-// Names and aliases are unique per project, compared without case: recall, the MCP tools and the mention finder take a
-// name to mean one entity. Writers check under the project's writer lock (holdProject), so racing writes cannot both
-// take a name.
+// Keys are unique per project, and so are names and aliases, compared without case: recall, the MCP tools and the
+// mention finder take a name to mean one entity. Writers check under the project's writer lock (holdProject), so racing
+// writes cannot both take a name.
 import { LoreError } from '../errors.ts';
 import type { TxClient } from './canon.ts';
 
 export type NameClash = { name: string; entityId: string; entityName: string };
+
+/** A key for a new entity: its name as a slug, numbered when the project has it already. */
+export async function freeEntityKey(tx: TxClient, projectId: string, name: string): Promise<string> {
+  const base = name.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase().replace(/[^a-z0-9]+/g, '-').slice(0, 80).replace(/^-+|-+$/g, '') || 'entity';
+  const taken = new Set((await tx.entity.findMany({ where: { projectId, key: { startsWith: base } }, select: { key: true } })).map((e) => e.key));
+  let key = base;
+  for (let n = 2; taken.has(key); n++) key = `${base}-${n}`;
+  return key;
+}
 
 /** The names among `names` that another entity of the project (not `exceptEntityId`) already has as name or alias. */
 export async function nameClashes(tx: TxClient, projectId: string, names: string[], exceptEntityId?: string): Promise<NameClash[]> {

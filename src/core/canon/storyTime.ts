@@ -1,8 +1,9 @@
 // Story time: a fact or a state value holds from a chapter (inclusive) until a chapter (exclusive), compared by the
 // chapters' ordinals; a missing end is open. Callers name chapters by their ids in the manuscript (Chapter.externalId);
 // rows point at Chapter.id.
-import type { Prisma } from '../../generated/prisma/client.ts';
+import { Prisma } from '../../generated/prisma/client.ts';
 import { LoreError } from '../errors.ts';
+import type { FieldError } from '../validation.ts';
 import type { TxClient } from './canon.ts';
 
 type Db = Pick<TxClient, 'chapter'>;
@@ -27,31 +28,44 @@ export async function resolveSpans(db: Db, projectId: string, spans: { span: Spa
     ? await db.chapter.findMany({ where: { projectId, externalId: { in: wanted } }, select: { id: true, externalId: true, ordinal: true } })
     : [];
   const byExternal = new Map(chapters.map((c) => [c.externalId, c]));
-  const errors: { path: string; message: string }[] = [];
-  const at = (path: string, field: string) => (path ? `${path}.${field}` : field);
-  const resolved = spans.map(({ span, path }) => {
-    const from = span.from ? byExternal.get(span.from) : undefined;
-    const until = span.until ? byExternal.get(span.until) : undefined;
-    if (span.from && !from) errors.push({ path: at(path, 'from'), message: `${span.from} is not a chapter of this project` });
-    if (span.until && !until) errors.push({ path: at(path, 'until'), message: `${span.until} is not a chapter of this project` });
-    if (from && until && until.ordinal <= from.ordinal) {
-      errors.push({ path: at(path, 'until'), message: `must be a later chapter than from (${from.externalId}, ordinal ${from.ordinal}); ${until.externalId} has ordinal ${until.ordinal}` });
-    }
-    return { fromChapterId: from?.id ?? null, untilChapterId: until?.id ?? null };
-  });
+  const errors = spans.flatMap(({ span, path }) => spanErrors(span, (c) => byExternal.get(c)?.ordinal, path));
   if (errors.length > 0) {
     throw new LoreError('validation_error', errors.slice(0, 5).map((e) => `${e.path}: ${e.message}`).join('; '), { errors });
   }
-  return resolved;
+  return spans.map(({ span }) => ({
+    fromChapterId: span.from ? byExternal.get(span.from)!.id : null,
+    untilChapterId: span.until ? byExternal.get(span.until)!.id : null,
+  }));
+}
+
+/**
+ * What is wrong with a span, each error naming its field (`${path}.from`, `${path}.until`): a chapter `ordinalOf` does
+ * not know, or an `until` not after `from`. For checking spans against chapters not yet stored (a bundle's).
+ */
+export function spanErrors(span: Span, ordinalOf: (chapter: string) => number | undefined, path = ''): FieldError[] {
+  const errors: FieldError[] = [];
+  const at = (field: string) => (path ? `${path}.${field}` : field);
+  const from = span.from ? ordinalOf(span.from) : undefined;
+  const until = span.until ? ordinalOf(span.until) : undefined;
+  if (span.from && from === undefined) errors.push({ path: at('from'), message: `${span.from} is not a chapter of this project` });
+  if (span.until && until === undefined) errors.push({ path: at('until'), message: `${span.until} is not a chapter of this project` });
+  if (from !== undefined && until !== undefined && until <= from) {
+    errors.push({ path: at('until'), message: `must be a later chapter than from (${span.from}, ordinal ${from}); ${span.until} has ordinal ${until}` });
+  }
+  return errors;
 }
 
 /** The chapter `as_of` names, or a validation_error naming `field`. */
 export async function resolveAsOf(db: Db, projectId: string, chapter: string, field = 'as_of'): Promise<ChapterRef> {
   const found = await db.chapter.findFirst({ where: { projectId, externalId: chapter }, select: { id: true, externalId: true, ordinal: true } });
-  if (!found) {
-    throw new LoreError('validation_error', `${field}: ${chapter} is not a chapter of this project`, { errors: [{ path: field, message: `${chapter} is not a chapter of this project` }] });
-  }
+  if (!found) throw unknownChapter(chapter, field);
   return found;
+}
+
+/** The validation_error for a chapter id that is not a chapter of the project, naming `field`. */
+export function unknownChapter(chapter: string, field = 'as_of'): LoreError {
+  const message = `${chapter} is not a chapter of this project`;
+  return new LoreError('validation_error', `${field}: ${message}`, { errors: [{ path: field, message }] });
 }
 
 /** Ordinals of a span's ends; null where open. */
@@ -90,17 +104,33 @@ export async function timedValues(tx: TxClient, entityIds: string[]): Promise<Ma
 }
 
 /**
+ * SQL: whether a span holds at chapter ordinal `at`, all three SQL expressions (the ends null where open). holdsAt for
+ * a chapter, in SQL; after the last chapter, a span holds when its until is null.
+ */
+export const holdsSql = (from: string, until: string, at: string) => `(${from} IS NULL OR ${from} <= ${at}) AND (${until} IS NULL OR ${at} < ${until})`;
+
+/**
+ * SQL: the state of the entity row `entity` (an alias with id and "baseState") at chapter ordinal `at` (an SQL
+ * expression), or after the last chapter (null). stateAt, in SQL: per key, the holding value with the latest start
+ * wins, the later row on a tie; the timeless values stay where no timed value holds.
+ */
+export const stateAtSql = (entity: string, at: string | null) => `${entity}."baseState" || COALESCE((
+    SELECT jsonb_object_agg(held.key, held.value) FROM (
+      SELECT DISTINCT ON (v.key) v.key, v.value FROM "StateValue" v
+      LEFT JOIN "Chapter" vf ON vf.id = v."fromChapterId" LEFT JOIN "Chapter" vu ON vu.id = v."untilChapterId"
+      WHERE v."entityId" = ${entity}.id AND ${at === null ? 'v."untilChapterId" IS NULL' : holdsSql('vf.ordinal', 'vu.ordinal', at)}
+      ORDER BY v.key, vf.ordinal DESC NULLS LAST, v.id DESC
+    ) held), '{}'::jsonb)`;
+
+/**
  * Rewrites Entity.state (the state after the last chapter, which recall shows without as_of) from the base state and
- * the timed values: after any write of either, and after chapters are reordered or deleted.
+ * the timed values: after any write of either, and after chapters are reordered or deleted. One statement however
+ * many entities, writing only the rows whose state changes.
  */
 export async function recomputeLatestState(tx: TxClient, entityIds: string[]): Promise<void> {
   if (entityIds.length === 0) return;
-  const entities = await tx.entity.findMany({ where: { id: { in: entityIds } }, select: { id: true, baseState: true, state: true } });
-  const timed = await timedValues(tx, entityIds);
-  for (const e of entities) {
-    const latest = stateAt(e.baseState, timed.get(e.id) ?? [], undefined);
-    if (JSON.stringify(latest) !== JSON.stringify(e.state)) {
-      await tx.entity.update({ where: { id: e.id }, data: { state: latest as Prisma.InputJsonValue } });
-    }
-  }
+  await tx.$executeRaw`
+    UPDATE "Entity" e SET state = x.latest
+    FROM (SELECT n.id, ${Prisma.raw(stateAtSql('n', null))} AS latest FROM "Entity" n WHERE n.id = ANY(${entityIds}::text[])) x
+    WHERE e.id = x.id AND e.state IS DISTINCT FROM x.latest`;
 }

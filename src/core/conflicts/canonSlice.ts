@@ -1,8 +1,10 @@
 // The part of the canon a passage touches: the entities it names with their approved facts and state, the
 // relationships among them, the project's rules and open promises, and recent beats. It is what the deterministic
-// checks read and all that is sent to the model, so the prompt stays small however large the project is.
+// checks read and all that is sent to the model, so the prompt stays small however large the project is. Facts and
+// state are those holding at the passage's chapter (story time), or after the last chapter when it names none.
 import type { PrismaClient } from '../../generated/prisma/client.ts';
 import { MentionFinder } from '../ingest/mentionFinder.ts';
+import { stateAt, timedValues } from '../canon/storyTime.ts';
 
 export type SliceEntity = {
   id: string;
@@ -61,14 +63,23 @@ export async function loadCanonSlice(prisma: PrismaClient, projectId: string, pa
   const finder = new MentionFinder(names.flatMap((e) => [e.name, ...e.aliases].map((text) => ({ entityId: e.id, text }))));
   const named = [...new Set(finder.find(passage).map((m) => m.entityId))];
 
+  // Story time: the facts and state as they stand at the passage's chapter; without one, after the last chapter.
+  const holding = chapter
+    ? {
+        AND: [
+          { OR: [{ fromChapterId: null }, { fromChapter: { is: { ordinal: { lte: chapter.ordinal } } } }] },
+          { OR: [{ untilChapterId: null }, { untilChapter: { is: { ordinal: { gt: chapter.ordinal } } } }] },
+        ],
+      }
+    : { untilChapterId: null };
   const factSelect = {
-    where: { status: 'approved' as const },
+    where: { status: 'approved' as const, retiredAt: null, ...holding },
     select: { id: true, text: true },
     orderBy: { id: 'asc' as const },
     take: limits.factsPerEntity,
   };
-  const entitySelect = { id: true, type: true, name: true, aliases: true, state: true, facts: factSelect };
-  const [entities, relationships, rules, promises] = await Promise.all([
+  const entitySelect = { id: true, type: true, name: true, aliases: true, state: true, baseState: true, facts: factSelect };
+  const [latestEntities, relationships, latestRules, latestPromises] = await Promise.all([
     prisma.entity.findMany({ where: { projectId, id: { in: named }, status: 'approved' }, select: entitySelect, orderBy: { id: 'asc' } }),
     prisma.relationship.findMany({
       where: { projectId, OR: [{ fromId: { in: named } }, { toId: { in: named } }] },
@@ -80,9 +91,14 @@ export async function loadCanonSlice(prisma: PrismaClient, projectId: string, pa
       prisma.entity.findMany({ where: { id: { in: ids }, status: 'approved' }, select: entitySelect, orderBy: { id: 'asc' } }),
     ),
     relevant(prisma, projectId, 'promise', passage, named, limits.promises).then((ids) =>
-      prisma.entity.findMany({ where: { id: { in: ids } }, select: entitySelect, orderBy: { id: 'asc' } }),
+      prisma.entity.findMany({ where: { id: { in: ids }, status: 'approved' }, select: entitySelect, orderBy: { id: 'asc' } }),
     ),
   ]);
+
+  const timed = chapter ? await timedValues(prisma, [...latestEntities, ...latestRules, ...latestPromises].map((e) => e.id)) : undefined;
+  const asOf = <E extends EntityRow & { baseState: unknown }>(rows: E[]): EntityRow[] =>
+    timed && chapter ? rows.map((e) => ({ ...e, state: stateAt(e.baseState, timed.get(e.id) ?? [], chapter.ordinal) })) : rows;
+  const [entities, rules, promises] = [asOf(latestEntities), asOf(latestRules), asOf(latestPromises)];
 
   const chapters = await prisma.chapter.findMany({
     where: { projectId, ...(chapter ? { ordinal: { lte: chapter.ordinal } } : {}) },

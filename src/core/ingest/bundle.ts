@@ -4,8 +4,32 @@ import { factText, projectDescription, projectName, storableJson, text } from '.
 
 export const entityTypes = ['character', 'location', 'object', 'event', 'rule', 'promise'] as const;
 
-const key = z.string().min(1).max(100).regex(/^[A-Za-z0-9_.:-]+$/, 'must be letters, digits, _ . : or -');
+/** An entity key (also a chapter id): unique in a project. */
+export const key = z.string().min(1).max(100).regex(/^[A-Za-z0-9_.:-]+$/, 'must be letters, digits, _ . : or -');
+/** A relationship's kind: one word. */
+export const relationshipKind = z.string().trim().min(1).max(64).regex(/^[A-Za-z][A-Za-z0-9_]*$/, 'must be a word such as sibling_of');
 const label = text().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters');
+const approval = z.enum(['approved', 'suggested']);
+const stateValues = storableJson(z.record(z.string(), z.unknown()));
+
+/**
+ * A fact: its text alone (timeless, with the entity's status), or with its story time (`from` a chapter id, inclusive;
+ * `until` one, exclusive) and a status of its own.
+ */
+const factObject = z.object({ text: factText, from: key.optional(), until: key.optional(), status: approval.optional() });
+// Chosen by the item's type rather than by z.union, whose error for an object would not name the bad field.
+const bundleFact = z.unknown().transform((item, ctx): string | z.infer<typeof factObject> => {
+  const parsed = typeof item === 'string' ? factText.safeParse(item) : factObject.safeParse(item);
+  if (parsed.success) return parsed.data;
+  for (const issue of parsed.error.issues) ctx.addIssue({ code: 'custom', path: issue.path, message: issue.message });
+  return z.NEVER;
+});
+
+/** State values that hold for part of the story: from a chapter, until a chapter, or both. */
+const stateChange = z
+  .object({ from: key.optional(), until: key.optional(), state: stateValues })
+  .refine((c) => c.from !== undefined || c.until !== undefined, { message: 'must have from or until (timeless values go in state)', path: ['from'] })
+  .refine((c) => Object.keys(c.state).length > 0, { message: 'must set at least one value', path: ['state'] });
 
 export const bundleSchema = z
   .object({
@@ -17,9 +41,11 @@ export const bundleSchema = z
           type: z.enum(entityTypes),
           name: label,
           aliases: z.array(label).max(100).default([]),
-          state: storableJson(z.record(z.string(), z.unknown())).default({}),
-          facts: z.array(factText).max(1000).default([]),
-          status: z.enum(['approved', 'suggested']).default('approved'),
+          state: stateValues.default({}),
+          facts: z.array(bundleFact).max(1000).default([]),
+          /** absent: the entity's stored timed values stay as they are; a list (even empty) replaces them */
+          stateChanges: z.array(stateChange).max(1000).optional(),
+          status: approval.default('approved'),
           confidence: z.number().min(0).max(1).optional(),
         }),
       )
@@ -30,7 +56,7 @@ export const bundleSchema = z
         z.object({
           from: key,
           to: key,
-          kind: z.string().trim().min(1).max(64).regex(/^[A-Za-z][A-Za-z0-9_]*$/, 'must be a word such as sibling_of'),
+          kind: relationshipKind,
           weight: z.number().finite().default(1),
         }),
       )
@@ -67,6 +93,24 @@ export const bundleSchema = z
     duplicates(bundle.entities.map((e) => e.key), (i) => ['entities', i, 'key'], 'entity key');
     duplicates(bundle.chapters.map((c) => c.id), (i) => ['chapters', i, 'id'], 'chapter id');
     duplicates(bundle.timeline.map((t) => t.chapter), (i) => ['timeline', i, 'chapter'], 'timeline chapter');
+    // A live fact is unique per entity and text: the same text twice must say the same thing.
+    bundle.entities.forEach((e, i) => {
+      const seen = new Map<string, string>();
+      e.facts.forEach((item, j) => {
+        const fact = bundleFactOf(item, e.status);
+        const said = JSON.stringify([fact.from, fact.until, fact.status]);
+        if (seen.has(fact.text) && seen.get(fact.text) !== said) {
+          ctx.addIssue({ code: 'custom', path: ['entities', i, 'facts', j], message: 'the same fact text twice, with another span or status' });
+        }
+        seen.set(fact.text, said);
+      });
+    });
   });
 
 export type CanonBundle = z.infer<typeof bundleSchema>;
+export type BundleFact = { text: string; from?: string; until?: string; status: z.infer<typeof approval> };
+
+/** A bundle's fact item as an object: a bare text is timeless and takes the entity's status. */
+export function bundleFactOf(item: z.infer<typeof bundleFact>, entityStatus: z.infer<typeof approval>): BundleFact {
+  return typeof item === 'string' ? { text: item, status: entityStatus } : { ...item, status: item.status ?? entityStatus };
+}

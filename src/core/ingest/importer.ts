@@ -2,8 +2,10 @@
 // twice changes nothing; a bundle with any error is rejected whole with the paths of its errors.
 import { Prisma, type PrismaClient } from '../../generated/prisma/client.ts';
 import { newId } from '../../ids.ts';
-import { bundleSchema, type CanonBundle } from './bundle.ts';
-import { holdProject, holdUntilCommit, nameText, refreshSearchText, type TxClient } from '../canon/canon.ts';
+import { bundleFactOf, bundleSchema, type CanonBundle } from './bundle.ts';
+import { holdProject, nameText, refreshSearchText, type TxClient } from '../canon/canon.ts';
+import { holdProjectName } from '../canon/projects.ts';
+import { recomputeLatestState, spanErrors } from '../canon/storyTime.ts';
 import { LoreError } from '../errors.ts';
 import type { GraphEdgeChange, GraphNodeChange, GraphOutbox } from '../relationships/outbox.ts';
 import { stableStringify } from '../json.ts';
@@ -14,6 +16,8 @@ export type ImportCounts = {
   entitiesCreated: number;
   entitiesUpdated: number;
   factsCreated: number;
+  /** live facts whose story time (from, until) the bundle changed */
+  factsUpdated: number;
   relationshipsCreated: number;
   relationshipsUpdated: number;
   chaptersCreated: number;
@@ -24,6 +28,17 @@ export type ImportCounts = {
 export type ImportResult = { projectId: string; projectCreated: boolean; changed: boolean; counts: ImportCounts };
 
 const sameJson = (a: unknown, b: unknown) => stableStringify(a) === stableStringify(b);
+
+type TimedRow = { key: string; value: unknown; fromChapterId: string | null; untilChapterId: string | null };
+/**
+ * Timed values in an order that keeps only what decides the state: values of one key starting at one chapter keep
+ * theirs (the later wins a tie), the rest is sorted, so the same values listed in another order (as an export groups
+ * them) are not a change.
+ */
+const meaningOf = (rows: TimedRow[]) => {
+  const order = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+  return [...rows].sort((a, b) => order(a.key, b.key) || order(a.fromChapterId ?? '', b.fromChapterId ?? ''));
+};
 
 export class Importer {
   constructor(
@@ -41,7 +56,7 @@ export class Importer {
 
   private async write(tx: TxClient, accountId: string, keyId: string, bundle: CanonBundle, projectId?: string): Promise<ImportResult> {
     const counts: ImportCounts = {
-      entitiesCreated: 0, entitiesUpdated: 0, factsCreated: 0, relationshipsCreated: 0, relationshipsUpdated: 0,
+      entitiesCreated: 0, entitiesUpdated: 0, factsCreated: 0, factsUpdated: 0, relationshipsCreated: 0, relationshipsUpdated: 0,
       chaptersCreated: 0, chaptersUpdated: 0, mentionsRecorded: 0, beatsRecorded: 0,
     };
     const project = await this.resolveProject(tx, accountId, bundle, projectId);
@@ -49,29 +64,36 @@ export class Importer {
     // Entities, matched by key.
     const existing = await tx.entity.findMany({ where: { projectId: project.id } });
     const byKey = new Map(existing.map((e) => [e.key, e]));
-    this.checkReferences(bundle, new Set([...byKey.keys(), ...bundle.entities.map((e) => e.key)]), await this.chapterIds(tx, project.id));
+    const chapters = await tx.chapter.findMany({ where: { projectId: project.id }, select: { id: true, externalId: true, contentHash: true, title: true, ordinal: true } });
+    // Story time is judged on the chapters as they will stand after this import: the bundle's ordinals win.
+    const ordinals = new Map([...chapters.map((c) => [c.externalId, c.ordinal] as const), ...bundle.chapters.map((c) => [c.id, c.ordinal] as const)]);
+    this.checkReferences(bundle, new Set([...byKey.keys(), ...bundle.entities.map((e) => e.key)]), ordinals);
 
     const touched = new Set<string>();
+    // entities whose latest state (Entity.state) may have to be derived again
+    const restate = new Set<string>();
     const creates: Prisma.EntityCreateManyInput[] = [];
     const renamed: GraphNodeChange[] = [];
     for (const e of bundle.entities) {
       const current = byKey.get(e.key);
       const fields = {
-        type: e.type, name: e.name, aliases: e.aliases, state: e.state as Prisma.InputJsonValue, baseState: e.state as Prisma.InputJsonValue, status: e.status,
+        type: e.type, name: e.name, aliases: e.aliases, baseState: e.state as Prisma.InputJsonValue, status: e.status,
         confidence: e.confidence ?? null, nameText: nameText(e.name, e.aliases),
       };
       if (!current) {
         const id = newId('ent');
-        creates.push({ id, projectId: project.id, key: e.key, ...fields, searchText: fields.nameText });
+        creates.push({ id, projectId: project.id, key: e.key, ...fields, state: fields.baseState, searchText: fields.nameText });
         byKey.set(e.key, { ...fields, id, key: e.key } as (typeof existing)[number]);
         touched.add(id);
+        if (e.stateChanges?.length) restate.add(id);
       } else if (
         current.type !== fields.type || current.name !== fields.name || !sameJson(current.aliases, fields.aliases) ||
         !sameJson(current.baseState, fields.baseState) || current.status !== fields.status || current.confidence !== fields.confidence
       ) {
-        await tx.entity.update({ where: { id: current.id }, data: fields });
+        await tx.entity.update({ where: { id: current.id }, data: { ...fields, version: { increment: 1 } } });
         if (current.name !== fields.name || current.type !== fields.type) renamed.push({ id: current.id, label: fields.name, type: fields.type });
         touched.add(current.id);
+        restate.add(current.id);
         counts.entitiesUpdated++;
       }
     }
@@ -79,29 +101,83 @@ export class Importer {
     counts.entitiesCreated = creates.length;
     const idOf = (key: string) => byKey.get(key)!.id;
 
-    // Facts, matched by text; approved ones carry their provenance (candidate and decision by the importing key).
-    const knownFacts = new Set(
-      (await tx.fact.findMany({ where: { projectId: project.id, retiredAt: null }, select: { entityId: true, text: true } })).map((f) => `${f.entityId}\u0000${f.text}`),
-    );
+    // Chapters, matched by id: written before the facts and state values whose spans point at them.
+    const chapterByExternal = new Map(chapters.map((c) => [c.externalId, c]));
+    let reordered = false;
+    for (const c of bundle.chapters) {
+      const contentHash = sha256(c.text);
+      const current = chapterByExternal.get(c.id);
+      if (!current) {
+        const row = { id: newId('chp'), projectId: project.id, externalId: c.id, title: c.title, ordinal: c.ordinal, text: c.text, contentHash };
+        await tx.chapter.create({ data: row });
+        chapterByExternal.set(c.id, row);
+        counts.chaptersCreated++;
+      } else if (current.contentHash !== contentHash || current.title !== c.title || current.ordinal !== c.ordinal) {
+        await tx.chapter.update({ where: { id: current.id }, data: { title: c.title, ordinal: c.ordinal, text: c.text, contentHash } });
+        reordered ||= current.ordinal !== c.ordinal;
+        counts.chaptersUpdated++;
+      }
+    }
+    const chapterId = (externalId: string | undefined) => (externalId ? chapterByExternal.get(externalId)!.id : null);
+
+    // Facts, matched by text; approved ones carry their provenance (candidate and decision by the importing key). A
+    // known text keeps its row and status; only its story time follows the bundle.
+    const live = await tx.fact.findMany({
+      where: { projectId: project.id, retiredAt: null },
+      select: { id: true, entityId: true, text: true, fromChapterId: true, untilChapterId: true },
+    });
+    const knownFacts = new Map(live.map((f) => [`${f.entityId}\u0000${f.text}`, f]));
     const facts: Prisma.FactCreateManyInput[] = [];
     const candidates: Prisma.CandidateCreateManyInput[] = [];
     const decisions: Prisma.DecisionCreateManyInput[] = [];
+    const respanned: { id: string; fromChapterId: string | null; untilChapterId: string | null }[] = [];
     for (const e of bundle.entities) {
       const entityId = idOf(e.key);
-      for (const text of new Set(e.facts)) {
-        if (knownFacts.has(`${entityId}\u0000${text}`)) continue;
+      for (const item of e.facts) {
+        const { text, from, until, status } = bundleFactOf(item, e.status);
+        const span = { fromChapterId: chapterId(from), untilChapterId: chapterId(until) };
+        const known = knownFacts.get(`${entityId}\u0000${text}`);
+        if (known) {
+          if (known.fromChapterId !== span.fromChapterId || known.untilChapterId !== span.untilChapterId) {
+            respanned.push({ id: known.id, ...span });
+            Object.assign(known, span);
+          }
+          continue;
+        }
+        const id = newId('fct');
         const candidateId = newId('cnd');
-        candidates.push({ id: candidateId, projectId: project.id, entityId, fact: text, source: 'import', proposedBy: keyId, status: e.status === 'approved' ? 'approved' : 'pending' });
-        if (e.status === 'approved') decisions.push({ id: newId('dec'), candidateId, status: 'approved', decidedBy: keyId });
-        facts.push({ id: newId('fct'), projectId: project.id, entityId, text, status: e.status, source: 'import', candidateId, createdBy: keyId });
+        candidates.push({ id: candidateId, projectId: project.id, entityId, fact: text, source: 'import', proposedBy: keyId, status: status === 'approved' ? 'approved' : 'pending' });
+        if (status === 'approved') decisions.push({ id: newId('dec'), candidateId, status: 'approved', decidedBy: keyId });
+        facts.push({ id, projectId: project.id, entityId, text, status, source: 'import', candidateId, createdBy: keyId, ...span });
+        knownFacts.set(`${entityId}\u0000${text}`, { id, entityId, text, ...span });
         touched.add(entityId);
       }
     }
     for (const part of chunk(candidates, rowsPerInsert)) await tx.candidate.createMany({ data: part });
     for (const part of chunk(decisions, rowsPerInsert)) await tx.decision.createMany({ data: part });
     for (const part of chunk(facts, rowsPerInsert)) await tx.fact.createMany({ data: part });
+    for (const part of chunk(respanned, rowsPerInsert)) {
+      await tx.$executeRaw`
+        UPDATE "Fact" f SET "fromChapterId" = x.from_id, "untilChapterId" = x.until_id
+        FROM unnest(${part.map((f) => f.id)}::text[], ${part.map((f) => f.fromChapterId)}::text[], ${part.map((f) => f.untilChapterId)}::text[]) AS x(id, from_id, until_id)
+        WHERE f.id = x.id`;
+    }
     counts.factsCreated = facts.length;
+    counts.factsUpdated = respanned.length;
     await refreshSearchText(tx, [...touched]);
+
+    // Timed state values: an entity that lists stateChanges has exactly those, replaced only when they differ.
+    const retimed = await this.recordStateChanges(tx, project.id, bundle, idOf, chapterId);
+    const newIds = new Set(creates.map((e) => e.id));
+    const retimedExisting = retimed.filter((id) => !newIds.has(id) && !restate.has(id));
+    for (const part of chunk(retimedExisting, rowsPerInsert)) await tx.entity.updateMany({ where: { id: { in: part } }, data: { version: { increment: 1 } } });
+    counts.entitiesUpdated += retimedExisting.length;
+    for (const id of retimed) restate.add(id);
+    // The latest state depends on the order of the chapters its timed values start at.
+    if (reordered) {
+      for (const { entityId } of await tx.stateValue.findMany({ where: { projectId: project.id }, select: { entityId: true }, distinct: ['entityId'] })) restate.add(entityId);
+    }
+    await recomputeLatestState(tx, [...restate]);
 
     // Relationships, matched by their two ends and kind.
     const relationships = await tx.relationship.findMany({ where: { projectId: project.id } });
@@ -130,23 +206,6 @@ export class Importer {
       edges: [...newRelationships.map((r) => ({ id: r.id!, from: r.fromId, to: r.toId, kind: r.kind, weight: r.weight ?? 1 })), ...reweighted],
     });
 
-    // Chapters, matched by id.
-    const chapters = await tx.chapter.findMany({ where: { projectId: project.id }, select: { id: true, externalId: true, contentHash: true, title: true, ordinal: true } });
-    const chapterByExternal = new Map(chapters.map((c) => [c.externalId, c]));
-    for (const c of bundle.chapters) {
-      const contentHash = sha256(c.text);
-      const current = chapterByExternal.get(c.id);
-      if (!current) {
-        const row = { id: newId('chp'), projectId: project.id, externalId: c.id, title: c.title, ordinal: c.ordinal, text: c.text, contentHash };
-        await tx.chapter.create({ data: row });
-        chapterByExternal.set(c.id, row);
-        counts.chaptersCreated++;
-      } else if (current.contentHash !== contentHash || current.title !== c.title || current.ordinal !== c.ordinal) {
-        await tx.chapter.update({ where: { id: current.id }, data: { title: c.title, ordinal: c.ordinal, text: c.text, contentHash } });
-        counts.chaptersUpdated++;
-      }
-    }
-
     counts.mentionsRecorded = await recordChapterMentions(tx, project.id);
     counts.beatsRecorded = await this.recordBeats(tx, project.id, bundle, idOf, chapterByExternal);
 
@@ -162,10 +221,14 @@ export class Importer {
   private async resolveProject(tx: TxClient, accountId: string, bundle: CanonBundle, projectId?: string) {
     const description = bundle.project.description;
     // Without an explicit project, the account's project of the same name is the target, so a re-import lands where the first did.
-    if (!projectId) await holdUntilCommit(tx, JSON.stringify(['import by name', accountId, bundle.project.name]));
-    const found = projectId
-      ? await tx.project.findFirst({ where: { id: projectId, accountId } })
-      : await tx.project.findFirst({ where: { accountId, name: bundle.project.name }, orderBy: { id: 'asc' } });
+    if (!projectId) await holdProjectName(tx, accountId, bundle.project.name);
+    const named = projectId ? [] : await tx.project.findMany({ where: { accountId, name: bundle.project.name }, orderBy: { id: 'asc' }, take: 10 });
+    // Names are unique per account since projects are created through one check; older accounts may hold two.
+    if (named.length > 1) {
+      const message = `${named.length} projects of this account are named "${bundle.project.name}" (${named.map((p) => p.id).join(', ')}); choose one with projectId (lore import --project)`;
+      throw new LoreError('name_taken', `project.name: ${message}.`, { errors: [{ path: 'project.name', message }] });
+    }
+    const found = projectId ? await tx.project.findFirst({ where: { id: projectId, accountId } }) : named[0];
     if (projectId && !found) throw new LoreError('not_found', `Project ${projectId} not found.`);
     if (found) {
       await holdProject(tx, found.id);
@@ -179,19 +242,22 @@ export class Importer {
     return { id: created.id, created: true, descriptionChanged: false };
   }
 
-  private async chapterIds(tx: TxClient, projectId: string): Promise<Set<string>> {
-    return new Set((await tx.chapter.findMany({ where: { projectId }, select: { externalId: true } })).map((c) => c.externalId));
-  }
-
-  private checkReferences(bundle: CanonBundle, entityKeys: Set<string>, storedChapters: Set<string>) {
+  /** `ordinals`: every chapter id the project will have after the import, with its ordinal. */
+  private checkReferences(bundle: CanonBundle, entityKeys: Set<string>, ordinals: Map<string, number>) {
     const errors: FieldError[] = [];
     bundle.relationships.forEach((r, i) => {
       if (!entityKeys.has(r.from)) errors.push({ path: `relationships.${i}.from`, message: `unknown entity key ${r.from}` });
       if (!entityKeys.has(r.to)) errors.push({ path: `relationships.${i}.to`, message: `unknown entity key ${r.to}` });
     });
-    const chapterKeys = new Set([...storedChapters, ...bundle.chapters.map((c) => c.id)]);
+    const ordinalOf = (chapter: string) => ordinals.get(chapter);
+    bundle.entities.forEach((e, i) => {
+      e.facts.forEach((item, j) => {
+        if (typeof item !== 'string') errors.push(...spanErrors(item, ordinalOf, `entities.${i}.facts.${j}`));
+      });
+      e.stateChanges?.forEach((change, j) => errors.push(...spanErrors(change, ordinalOf, `entities.${i}.stateChanges.${j}`)));
+    });
     bundle.timeline.forEach((t, i) => {
-      if (!chapterKeys.has(t.chapter)) errors.push({ path: `timeline.${i}.chapter`, message: `unknown chapter ${t.chapter}` });
+      if (!ordinals.has(t.chapter)) errors.push({ path: `timeline.${i}.chapter`, message: `unknown chapter ${t.chapter}` });
       t.beats.forEach((b, j) =>
         b.entities.forEach((key, k) => {
           if (!entityKeys.has(key)) errors.push({ path: `timeline.${i}.beats.${j}.entities.${k}`, message: `unknown entity key ${key}` });
@@ -201,6 +267,45 @@ export class Importer {
     if (errors.length > 0) {
       throw new LoreError('invalid_bundle', errors.slice(0, 5).map((e) => `${e.path}: ${e.message}`).join('; '), { errors });
     }
+  }
+
+  /**
+   * Writes the timed state values of the entities that list stateChanges (one row per key of each change) where they
+   * differ from the stored ones, in set statements; returns the ids of the entities whose values were replaced.
+   */
+  private async recordStateChanges(
+    tx: TxClient,
+    projectId: string,
+    bundle: CanonBundle,
+    idOf: (key: string) => string,
+    chapterId: (externalId: string | undefined) => string | null,
+  ): Promise<string[]> {
+    const listed = bundle.entities.filter((e) => e.stateChanges !== undefined);
+    if (listed.length === 0) return [];
+    const stored = new Map<string, TimedRow[]>();
+    const rows = await tx.stateValue.findMany({
+      where: { projectId },
+      select: { entityId: true, key: true, value: true, fromChapterId: true, untilChapterId: true },
+      orderBy: { id: 'asc' },
+    });
+    for (const { entityId, ...value } of rows) stored.set(entityId, [...(stored.get(entityId) ?? []), value]);
+    const replaced: string[] = [];
+    const values: Prisma.StateValueCreateManyInput[] = [];
+    for (const e of listed) {
+      const entityId = idOf(e.key);
+      // In the bundle's order, which stateAt keeps for values of one key starting at the same chapter.
+      const wanted = e.stateChanges!.flatMap((change) =>
+        Object.entries(change.state).map(([key, value]) => ({ key, value, fromChapterId: chapterId(change.from), untilChapterId: chapterId(change.until) })),
+      );
+      if (sameJson(meaningOf(wanted), meaningOf(stored.get(entityId) ?? []))) continue;
+      replaced.push(entityId);
+      for (const v of wanted) {
+        values.push({ id: newId('stv'), projectId, entityId, ...v, value: v.value === null ? Prisma.JsonNull : (v.value as Prisma.InputJsonValue) });
+      }
+    }
+    for (const part of chunk(replaced, rowsPerInsert)) await tx.stateValue.deleteMany({ where: { entityId: { in: part } } });
+    for (const part of chunk(values, rowsPerInsert)) await tx.stateValue.createMany({ data: part });
+    return replaced;
   }
 
   /** Imported beats replace a chapter's beats only when they differ. */

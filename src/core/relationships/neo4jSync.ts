@@ -8,7 +8,7 @@ import type { PrismaClient } from '../../generated/prisma/client.ts';
 import { isNeo4jUnavailable, type Neo4jClient } from '../../db/neo4j.ts';
 import type { Logger } from '../../logger.ts';
 import { LoreError } from '../errors.ts';
-import { itemsPerRow, type GraphEdgeChange, type GraphNodeChange, type GraphOutbox, type OutboxHealth } from './outbox.ts';
+import { itemsPerRow, type GraphEdgeChange, type GraphNodeChange, type GraphOutbox, type GraphRemovals, type OutboxHealth } from './outbox.ts';
 
 const drainLockId = 4_242_002;
 const projectsPerStep = 16;
@@ -32,6 +32,15 @@ const upsertEdges = `
   MATCH (b:Entity {id: item.to, projectId: $projectId})
   MERGE (a)-[r:REL {kind: item.kind}]->(b)
   SET r.id = item.id, r.weight = item.weight`;
+// Removals, matched within the project only: a node or edge of another project is never touched.
+const deleteEdges = `
+  UNWIND $items AS item
+  MATCH (:Entity {id: item.from, projectId: $projectId})-[r:REL {id: item.id}]->(:Entity {id: item.to, projectId: $projectId})
+  DELETE r`;
+const deleteNodes = `
+  UNWIND $ids AS id
+  MATCH (n:Entity {id: id, projectId: $projectId})
+  DETACH DELETE n`;
 const deleteProjectEdges = `
   MATCH (:Entity {projectId: $projectId})-[r:REL]->()
   WITH r LIMIT $limit
@@ -199,7 +208,8 @@ export class GraphSyncWorker {
       try {
         if (row.op === 'rebuild') return await this.copyProject(projectId);
         await this.apply(projectId, row);
-        await this.prisma.graphOutbox.delete({ where: { id: row.id } });
+        // deleteMany: a project deleted meanwhile has taken its rows with it.
+        await this.prisma.graphOutbox.deleteMany({ where: { id: row.id } });
         removed++;
       } catch (error) {
         await this.prisma.graphOutbox
@@ -212,9 +222,22 @@ export class GraphSyncWorker {
   }
 
   private async apply(projectId: string, row: OutboxRow): Promise<void> {
-    const { items } = row.payload as { items: GraphNodeChange[] | GraphEdgeChange[] };
-    if (row.op !== 'nodes' && row.op !== 'edges') throw new Error(`unknown outbox operation ${row.op} (row ${row.id})`);
-    await this.neo4j.write((tx) => tx.run(row.op === 'nodes' ? upsertNodes : upsertEdges, { projectId, items }));
+    if (row.op === 'nodes' || row.op === 'edges') {
+      const { items } = row.payload as { items: GraphNodeChange[] | GraphEdgeChange[] };
+      await this.neo4j.write((tx) => tx.run(row.op === 'nodes' ? upsertNodes : upsertEdges, { projectId, items }));
+    } else if (row.op === 'delete') {
+      const { nodes, edges } = row.payload as GraphRemovals;
+      await this.neo4j.write(async (tx) => {
+        if (edges.length > 0) await tx.run(deleteEdges, { projectId, items: edges });
+        if (nodes.length > 0) await tx.run(deleteNodes, { projectId, ids: nodes });
+      });
+    } else if (row.op === 'dropProject') {
+      // In batches (a project may be large); a batch applied twice deletes nothing more.
+      await this.deleteInBatches(deleteProjectEdges, { projectId });
+      await this.deleteInBatches(deleteProjectNodes, { projectId });
+    } else {
+      throw new Error(`unknown outbox operation ${row.op} (row ${row.id})`);
+    }
   }
 
   /**

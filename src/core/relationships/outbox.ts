@@ -6,7 +6,15 @@ import type { TxClient } from '../canon/canon.ts';
 export type GraphNodeChange = { id: string; label: string; type: string };
 export type GraphEdgeChange = { id: string; from: string; to: string; kind: string; weight: number };
 export type GraphChanges = { nodes: GraphNodeChange[]; edges: GraphEdgeChange[] };
-export type OutboxOp = 'nodes' | 'edges' | 'rebuild';
+/** An edge to remove: its id and its two ends (so the worker finds it through the nodes' index). */
+export type GraphEdgeRef = { id: string; from: string; to: string };
+/** Removed nodes (their edges go with them) and removed edges. */
+export type GraphRemovals = { nodes: string[]; edges: GraphEdgeRef[] };
+/**
+ * "nodes" and "edges" upsert ({ items }), "delete" removes ({ nodes, edges }: GraphRemovals), "dropProject" removes every
+ * node of a deleted project, "rebuild" copies the whole project from PostgreSQL.
+ */
+export type OutboxOp = 'nodes' | 'edges' | 'delete' | 'dropProject' | 'rebuild';
 
 /** Items per outbox row: each row becomes one Neo4j transaction. */
 export const itemsPerRow = 1_000;
@@ -33,6 +41,29 @@ export class GraphOutbox {
       ...chunk(changes.edges, itemsPerRow).map((items) => ({ projectId, op: 'edges', payload: { items } })),
     ];
     await tx.graphOutbox.createMany({ data: rows });
+  }
+
+  /** Records removed nodes and edges inside the caller's transaction (which must be the one that removes them). */
+  async recordDeletes(tx: TxClient, projectId: string, removed: GraphRemovals): Promise<void> {
+    if (removed.nodes.length === 0 && removed.edges.length === 0) return;
+    if (!this.detailed) return this.markForRebuild(tx, projectId);
+    await lockProject(tx, projectId);
+    const rows = [
+      ...chunk(removed.nodes, itemsPerRow).map((nodes) => ({ projectId, op: 'delete', payload: { nodes, edges: [] } })),
+      ...chunk(removed.edges, itemsPerRow).map((edges) => ({ projectId, op: 'delete', payload: { nodes: [], edges } })),
+    ];
+    await tx.graphOutbox.createMany({ data: rows });
+  }
+
+  /**
+   * The project is being deleted in the caller's transaction, which must call this while the Project row still exists:
+   * its lock numbers the "dropProject" row after every committed row of the project. The project's waiting rows go
+   * (they are moot, and one that kept failing would hold the removal up); without Neo4j nothing is left behind.
+   */
+  async recordProjectDeleted(tx: TxClient, projectId: string): Promise<void> {
+    await lockProject(tx, projectId);
+    await tx.graphOutbox.deleteMany({ where: { projectId } });
+    if (this.detailed) await tx.graphOutbox.create({ data: { projectId, op: 'dropProject' } });
   }
 
   /** Queues a copy of the whole project from PostgreSQL (`lore graph rebuild`, an empty Neo4j). */

@@ -1,0 +1,68 @@
+import { z } from 'zod';
+import { chapterRef, factStatus, factText, idempotencyKey, resourceId, sourceContent } from '../../src/core/validation.ts';
+import { parseArgs } from '../args.ts';
+import { builder } from '../builder.ts';
+import { ApprovalStatus } from '../types/Entity.ts';
+import { Fact } from '../types/Fact.ts';
+
+const createFactArgs = z.object({
+  projectId: resourceId,
+  entityId: resourceId,
+  input: z.object({
+    text: factText,
+    from: chapterRef.nullish(),
+    until: chapterRef.nullish(),
+    status: factStatus.nullish(),
+    content: sourceContent.nullish(),
+  }),
+  idempotencyKey: idempotencyKey.optional(),
+});
+
+const CreateFactInput = builder.inputType('CreateFactInput', {
+  fields: (t) => ({
+    text: t.string({ required: true, description: 'the statement, at most 2000 characters' }),
+    from: t.string({ description: 'story time: the chapter id it holds from (inclusive); absent: from the start' }),
+    until: t.string({ description: 'story time: the chapter id it holds until (exclusive); absent: to the end' }),
+    status: t.field({ type: ApprovalStatus, description: "approved (default: the author's own canon) or suggested (waits for review)" }),
+    content: t.string({ description: 'the source text the fact comes from' }),
+  }),
+});
+
+builder.mutationField('createFact', (t) =>
+  t.field({
+    type: Fact,
+    description:
+      'Adds a fact about an entity, with its provenance: a candidate (approved, or pending review for a suggested fact) and, for an approved fact, the decision by this key. A live fact with the same text on the entity is a 409 already_exists.',
+    authScopes: { scope: 'remember' },
+    cost: 1,
+    idempotent: true,
+    args: {
+      projectId: t.arg.id({ required: true }),
+      entityId: t.arg.id({ required: true }),
+      input: t.arg({ type: CreateFactInput, required: true }),
+      idempotencyKey: t.arg.string(),
+    },
+    resolve: async (_root, rawArgs, ctx, info) => {
+      const args = parseArgs(createFactArgs, rawArgs);
+      const principal = await ctx.principal();
+      await ctx.services.projects.requireOwned(principal.accountId, args.projectId);
+      const { input } = args;
+      const request = {
+        projectId: args.projectId,
+        entityId: args.entityId,
+        text: input.text,
+        from: input.from ?? undefined,
+        until: input.until ?? undefined,
+        status: input.status ?? 'approved',
+        content: input.content ?? undefined,
+      };
+      const created = await ctx.services.idempotency.run(
+        { accountId: principal.accountId, operation: 'createFact', key: args.idempotencyKey },
+        request,
+        ctx.reservations.get(info.path.key)!,
+        () => ctx.services.facts.create({ ...request, keyId: principal.keyId }),
+      );
+      return ctx.services.prisma.fact.findUniqueOrThrow({ where: { id: created.id } });
+    },
+  }),
+);

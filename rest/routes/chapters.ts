@@ -1,0 +1,44 @@
+// Chapters (extension): put one (create or replace; only its own mentions are recorded again) and delete one.
+import type { RouteDef } from '../route.ts';
+import { chapterPath, DeletedChapter, putChapterBody, PutChapterResult } from '../schemas/chapters.ts';
+
+export const putChapter: RouteDef = {
+  method: 'put',
+  path: '/projects/{id}/chapters/{chapterId}',
+  operationId: 'putChapter',
+  summary: 'Create or replace a chapter',
+  description:
+    "Extension. Creates the chapter (201) or replaces it (200). Its mentions are recorded again from its text; other chapters' mentions are untouched. A new ordinal that would end a fact's or state value's span before it begins is 409 in_use. A PUT is idempotent by itself: sending it again changes nothing.",
+  scope: 'remember',
+  cost: 1,
+  params: chapterPath,
+  body: putChapterBody,
+  success: { status: 200, schema: PutChapterResult, description: 'the chapter replaced' },
+  created: { description: 'the chapter created', when: (data) => (data.result as { created: boolean }).created },
+  errors: [400, 402, 404, 409, 413, 415],
+  operation: 'PutChapter',
+  errorPaths: { input: 'body', chapterId: 'path.chapterId' },
+  variables: ({ params, body }) => ({ projectId: params.id, chapterId: params.chapterId, input: { title: body.title, ordinal: body.ordinal, text: body.text } }),
+  respond: (data) => {
+    const { mentionsRecorded, ...result } = data.result as Record<string, unknown>;
+    return { ...result, mentions_recorded: mentionsRecorded };
+  },
+};
+
+export const deleteChapter: RouteDef = {
+  method: 'delete',
+  path: '/projects/{id}/chapters/{chapterId}',
+  operationId: 'deleteChapter',
+  summary: 'Delete a chapter',
+  description:
+    'Extension. Deletes the chapter with its mentions and beats. Refused with 409 in_use (errors list them) while live facts or state values hold from or until it; retired facts keep their text and lose the reference.',
+  scope: 'remember',
+  cost: 1,
+  params: chapterPath,
+  success: { status: 200, schema: DeletedChapter, description: 'the chapter is gone' },
+  errors: [400, 402, 404, 409],
+  operation: 'DeleteChapter',
+  errorPaths: { chapterId: 'path.chapterId' },
+  variables: ({ params }) => ({ projectId: params.id, chapterId: params.chapterId }),
+  respond: (data) => data.result,
+};

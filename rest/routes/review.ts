@@ -1,0 +1,69 @@
+// The review queue (extension): propose canon, list the candidates, approve or reject one.
+import type { RouteDef } from '../route.ts';
+import { projectPath } from '../schemas.ts';
+import { candidatePath, CandidateList, candidatesQueryParams, DecidedCandidate, decideBody, proposeBody, ProposeResult } from '../schemas/review.ts';
+
+export const propose: RouteDef = {
+  method: 'post',
+  path: '/projects/{id}/candidates',
+  operationId: 'proposeCanon',
+  summary: 'Propose canon for review',
+  description:
+    'Extension. Facts about a known entity (entity_id, or its exact name or alias in name) become suggested facts, each with a pending candidate; a name no entity has creates a suggested entity (type required) with its aliases and facts, under one pending candidate of kind entity. A text the entity already has as a live fact records nothing and is listed in already_canon. With approve: true, what is recorded is approved at once by the same key. Supports Idempotency-Key.',
+  scope: 'remember',
+  cost: 1,
+  params: projectPath,
+  body: proposeBody,
+  idempotent: true,
+  success: { status: 201, schema: ProposeResult, description: 'what was recorded' },
+  errors: [400, 402, 404, 409, 413, 415, 422],
+  operation: 'Propose',
+  variables: ({ params, body, idempotencyKey }) => ({
+    projectId: params.id,
+    input: { entityId: body.entity_id, name: body.name, type: body.type, aliases: body.aliases, facts: body.facts, content: body.content, approve: body.approve },
+    idempotencyKey,
+  }),
+  respond: (data) => data.result,
+};
+
+export const listCandidates: RouteDef = {
+  method: 'get',
+  path: '/projects/{id}/candidates',
+  operationId: 'listCandidates',
+  summary: 'List the review queue',
+  description: 'Extension. Candidates with the given status (pending by default), oldest first, each with the facts it proposes, its source, who proposed it and when, and its latest decision.',
+  scope: 'recall',
+  cost: 1,
+  params: projectPath,
+  query: candidatesQueryParams,
+  success: { status: 200, schema: CandidateList, description: 'a page of candidates' },
+  errors: [400, 402, 404],
+  operation: 'Candidates',
+  variables: ({ params, query }) => ({ projectId: params.id, status: query.status, limit: query.limit, startingAfter: query.starting_after }),
+  respond: (data) => data.page,
+};
+
+const decide = (decision: 'approve' | 'reject', summary: string, description: string): RouteDef => ({
+  method: 'post',
+  path: `/projects/{id}/candidates/{candidateId}/${decision}`,
+  operationId: `${decision}Candidate`,
+  summary,
+  description: `Extension. ${description} The decision is recorded with the key, the time and the optional reason; a candidate already decided is 409 already_decided. The body is optional.`,
+  scope: 'remember',
+  cost: 1,
+  params: candidatePath,
+  body: decideBody,
+  bodyOptional: true,
+  success: { status: 200, schema: DecidedCandidate, description: 'the candidate with its decision' },
+  errors: [400, 402, 404, 409, 413, 415],
+  operation: 'DecideCandidate',
+  variables: ({ params, body }) => ({ projectId: params.id, candidateId: params.candidateId, decision, reason: body.reason }),
+  respond: (data) => data.candidate,
+});
+
+export const approveCandidate = decide('approve', 'Approve a candidate', 'Its facts become approved canon; for an entity proposal, the entity too.');
+export const rejectCandidate = decide(
+  'reject',
+  'Reject a candidate',
+  'Its suggested fact is removed; for an entity proposal, the suggested entity with its facts (and pending proposals about it, with the same decision). The candidate stays, with the text it proposed.',
+);

@@ -1,0 +1,38 @@
+// Field rules of review (proposals and decisions), shared by the GraphQL core, the REST schemas and the MCP tools.
+// Kept apart from review.ts so that the surfaces, which never touch the database, can use them.
+import { z } from 'zod';
+import { entityTypes } from '../ingest/bundle.ts';
+import { chapterRef, factText, resourceId, sourceContent, text } from '../validation.ts';
+
+export const candidateStatuses = ['pending', 'approved', 'rejected'] as const;
+export const candidateKinds = ['fact', 'entity'] as const;
+export const decisionChoices = ['approve', 'reject'] as const;
+export type CandidateStatus = (typeof candidateStatuses)[number];
+export type DecisionChoice = (typeof decisionChoices)[number];
+
+export const maxProposedFacts = 50;
+
+/** An entity's name or alias, as the bundle takes it. */
+export const entityLabel = text().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters');
+export const proposedAliases = z.array(entityLabel).max(100, 'must be at most 100 aliases');
+export const proposedFact = z.object({ text: factText, from: chapterRef.optional(), until: chapterRef.optional() });
+export const proposedFacts = z.array(proposedFact).max(maxProposedFacts, `must be at most ${maxProposedFacts} facts`);
+export const decisionReason = text().trim().min(1, 'must not be empty').max(2000, 'must be at most 2000 characters');
+
+/** What propose takes; `entityId` or `name`, exactly one. */
+export const proposeInput = z
+  .object({
+    entityId: resourceId.optional(),
+    name: entityLabel.optional(),
+    type: z.enum(entityTypes).optional(),
+    aliases: proposedAliases.optional(),
+    facts: proposedFacts.default([]),
+    content: sourceContent.optional(),
+    approve: z.boolean().default(false),
+  })
+  .superRefine((input, ctx) => {
+    if ((input.entityId === undefined) === (input.name === undefined)) {
+      ctx.addIssue({ code: 'custom', path: [input.entityId === undefined ? 'name' : 'entityId'], message: 'give exactly one of entityId and name' });
+    }
+  });
+export type ProposeInput = z.infer<typeof proposeInput>;
