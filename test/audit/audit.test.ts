@@ -6,7 +6,7 @@ import { AuditList } from '../../rest/schemas/audit.ts';
 import { lore } from '../support/cli.ts';
 import { saltmarshBundle } from '../support/fixtures.ts';
 import { startFakeLlm, type FakeLlm } from '../support/fakeLlm.ts';
-import { startTestGateway, type ApiResponse, type TestGateway } from '../support/gateway.ts';
+import { entityIdsByName, startTestGateway, type ApiResponse, type TestGateway } from '../support/gateway.ts';
 import { expectProblem } from '../support/problem.ts';
 
 let gw: TestGateway;
@@ -50,8 +50,7 @@ async function importSaltmarsh(key: string) {
 }
 
 async function entityIds(key: string, projectId: string): Promise<Record<string, string>> {
-  const recall = await gw.request(`/projects/${projectId}/recall?limit=100`, { key });
-  return Object.fromEntries(recall.body.entities.map((e: any) => [e.canonicalName, e.id]));
+  return entityIdsByName(gw, key, projectId);
 }
 
 describe('audit log: writes', () => {

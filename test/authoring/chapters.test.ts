@@ -7,7 +7,7 @@ import { DeletedChapter, PutChapterResult } from '../../rest/schemas/chapters.ts
 import { Dependents, Fact } from '../../rest/schemas/facts.ts';
 import { saltmarshBundle } from '../support/fixtures.ts';
 import { startFakeLlm, type FakeLlm } from '../support/fakeLlm.ts';
-import { importBundle, startTestGateway, type ApiResponse, type TestGateway } from '../support/gateway.ts';
+import { entityIdsByName, importBundle, startTestGateway, type ApiResponse, type TestGateway } from '../support/gateway.ts';
 import { expectProblem } from '../support/problem.ts';
 
 let gw: TestGateway;
@@ -34,8 +34,7 @@ beforeAll(async () => {
   // Enough rate and quota for every request of this file in one minute.
   ({ key } = await gw.createKey('enterprise', { customQuota: 1_000_000, customRate: 1_000_000 }));
   projectId = (await importBundle(gw, key, bundle())).projectId;
-  const recall = await gw.request(`/projects/${projectId}/recall?limit=100`, { key });
-  ids = Object.fromEntries(recall.body.entities.map((e: any) => [e.canonicalName, e.id]));
+  ids = await entityIdsByName(gw, key, projectId);
 });
 afterAll(async () => {
   await gw?.close();

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Entity } from '../../rest/schemas/authoring.ts';
 import { saltmarshBundle } from '../support/fixtures.ts';
-import { importBundle, startTestGateway, type ApiResponse, type TestGateway } from '../support/gateway.ts';
+import { entityIdsByName, importBundle, startTestGateway, type ApiResponse, type TestGateway } from '../support/gateway.ts';
 import { expectProblem } from '../support/problem.ts';
 
 let gw: TestGateway;
@@ -16,8 +16,7 @@ beforeAll(async () => {
   // No rate limit in the way of the racing writes.
   ({ key } = await gw.createKey('enterprise', { customQuota: 1_000_000, customRate: 1_000_000 }));
   projectId = (await importBundle(gw, key, saltmarshBundle())).projectId;
-  const recall = await gw.request(`/projects/${projectId}/recall?limit=100`, { key });
-  ids = Object.fromEntries(recall.body.entities.map((e: any) => [e.canonicalName, e.id]));
+  ids = await entityIdsByName(gw, key, projectId);
 });
 afterAll(() => gw?.close());
 

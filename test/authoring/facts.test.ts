@@ -6,7 +6,7 @@ import { ConflictCheckResult } from '../../rest/schemas.ts';
 import { Dependents, Fact, FactHistory, RetconResult } from '../../rest/schemas/facts.ts';
 import { saltmarshBundle } from '../support/fixtures.ts';
 import { startFakeLlm, type FakeLlm } from '../support/fakeLlm.ts';
-import { importBundle, startTestGateway, type ApiResponse, type TestGateway } from '../support/gateway.ts';
+import { entityIdsByName, importBundle, startTestGateway, type ApiResponse, type TestGateway } from '../support/gateway.ts';
 import { expectProblem } from '../support/problem.ts';
 
 let gw: TestGateway;
@@ -29,8 +29,7 @@ beforeAll(async () => {
   // Enough rate and quota for every request of this file in one minute.
   ({ key, id: keyId } = await gw.createKey('enterprise', { customQuota: 1_000_000, customRate: 1_000_000 }));
   projectId = (await importBundle(gw, key, bundle())).projectId;
-  const recall = await gw.request(`/projects/${projectId}/recall?limit=100`, { key });
-  ids = Object.fromEntries(recall.body.entities.map((e: any) => [e.canonicalName, e.id]));
+  ids = await entityIdsByName(gw, key, projectId);
 });
 afterAll(async () => {
   await gw?.close();

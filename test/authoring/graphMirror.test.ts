@@ -2,7 +2,7 @@
 // outbox, so Neo4j holds exactly PostgreSQL's graph afterwards, and nothing of another project is touched.
 import { afterAll, beforeAll, expect } from 'vitest';
 import { saltmarshBundle } from '../support/fixtures.ts';
-import { importBundle, startTestGateway, type TestGateway } from '../support/gateway.ts';
+import { entityIdsByName, importBundle, startTestGateway, type TestGateway } from '../support/gateway.ts';
 import { startNeo4j, type TestNeo4j } from '../support/neo4j.ts';
 import { test } from '../support/neo4jTests.ts';
 import { waitFor } from '../support/wait.ts';
@@ -28,8 +28,7 @@ async function importBook(name: string) {
   const bundle = saltmarshBundle();
   bundle.project.name = name;
   const projectId = (await importBundle(gw, key, bundle)).projectId;
-  const recall = await gw.request(`/projects/${projectId}/recall?limit=100`, { key });
-  return { projectId, ids: Object.fromEntries(recall.body.entities.map((e: any) => [e.canonicalName, e.id])) as Record<string, string> };
+  return { projectId, ids: await entityIdsByName(gw, key, projectId) };
 }
 
 /** The project's graph as Neo4j holds it. */

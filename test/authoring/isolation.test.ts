@@ -2,7 +2,7 @@
 // exactly like a missing one (404 not_found), and nothing of the other account changes.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { saltmarshBundle } from '../support/fixtures.ts';
-import { importBundle, startTestGateway, type ApiResponse, type TestGateway } from '../support/gateway.ts';
+import { entityIdsByName, importBundle, startTestGateway, type ApiResponse, type TestGateway } from '../support/gateway.ts';
 
 let gw: TestGateway;
 let a: { key: string };
@@ -23,8 +23,7 @@ beforeAll(async () => {
   b = await gw.createKey('enterprise', { customQuota: 1_000_000, customRate: 1_000_000 });
   projectA = (await importBundle(gw, a.key, saltmarshBundle())).projectId;
   projectB = (await importBundle(gw, b.key, { project: { name: 'B book' }, entities: [{ key: 'wren', type: 'character', name: 'Wren' }] })).projectId;
-  const recall = await gw.request(`/projects/${projectA}/recall?limit=100`, { key: a.key });
-  const byName = Object.fromEntries(recall.body.entities.map((e: any) => [e.canonicalName, e.id]));
+  const byName = await entityIdsByName(gw, a.key, projectA);
   [entityA, otherEntityA] = [byName['Mara Voss'], byName['Keth Voss']];
   relationshipA = (await db().relationship.findFirstOrThrow({ where: { projectId: projectA } })).id;
   entityB = (await gw.request(`/projects/${projectB}/recall`, { key: b.key })).body.entities[0].id;

@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Relationship } from '../../rest/schemas/authoring.ts';
 import { saltmarshBundle } from '../support/fixtures.ts';
-import { importBundle, startTestGateway, type ApiResponse, type TestGateway } from '../support/gateway.ts';
+import { entityIdsByName, importBundle, startTestGateway, type ApiResponse, type TestGateway } from '../support/gateway.ts';
 import { expectProblem } from '../support/problem.ts';
 
 let gw: TestGateway;
@@ -14,8 +14,7 @@ beforeAll(async () => {
   gw = await startTestGateway();
   ({ key } = await gw.createKey('enterprise', { customQuota: 1_000_000, customRate: 1_000_000 }));
   projectId = (await importBundle(gw, key, saltmarshBundle())).projectId;
-  const recall = await gw.request(`/projects/${projectId}/recall?limit=100`, { key });
-  ids = Object.fromEntries(recall.body.entities.map((e: any) => [e.canonicalName, e.id]));
+  ids = await entityIdsByName(gw, key, projectId);
 });
 afterAll(() => gw?.close());
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ConflictCheckResult } from '../../rest/schemas.ts';
 import { saltmarshBundle } from '../support/fixtures.ts';
 import { startFakeLlm, type FakeLlm } from '../support/fakeLlm.ts';
-import { importBundle, startTestGateway, type TestGateway } from '../support/gateway.ts';
+import { entityIdsByName, importBundle, startTestGateway, type TestGateway } from '../support/gateway.ts';
 
 let gw: TestGateway;
 let fake: FakeLlm;
@@ -23,8 +23,7 @@ beforeAll(async () => {
   });
   ({ key } = await gw.createKey('pro'));
   projectId = (await importBundle(gw, key, saltmarshBundle())).projectId;
-  const recall = await gw.request(`/projects/${projectId}/recall?limit=100`, { key });
-  ids = Object.fromEntries(recall.body.entities.map((e: any) => [e.canonicalName, e.id]));
+  ids = await entityIdsByName(gw, key, projectId);
 });
 afterAll(async () => {
   await gw?.close();

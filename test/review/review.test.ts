@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Candidate, CandidateList, DecidedCandidate, ProposeResult } from '../../rest/schemas/review.ts';
 import { saltmarshBundle } from '../support/fixtures.ts';
-import { importBundle, startTestGateway, type ApiResponse, type TestGateway } from '../support/gateway.ts';
+import { entityIdsByName, importBundle, startTestGateway, type ApiResponse, type TestGateway } from '../support/gateway.ts';
 import { expectProblem as expectProblemAt } from '../support/problem.ts';
 
 let gw: TestGateway;
@@ -24,8 +24,7 @@ async function newProject(key = owner.key) {
   const bundle = saltmarshBundle();
   bundle.project.name = `Review ${Math.random().toString(36).slice(2)}`;
   const { projectId } = await importBundle(gw, key, bundle);
-  const recall = await gw.request(`/projects/${projectId}/recall?limit=100`, { key });
-  const ids = Object.fromEntries(recall.body.entities.map((e: any) => [e.canonicalName, e.id])) as Record<string, string>;
+  const ids = await entityIdsByName(gw, key, projectId);
   return { projectId, ids };
 }
 

@@ -67,6 +67,13 @@ export async function importBundle(gw: TestGateway, key: string, bundle: unknown
   return result.data.importBundle as { projectId: string; changed: boolean; counts: { entitiesCreated: number; mentionsRecorded: number } };
 }
 
+/** A project's entity ids by canonical name, read through recall as any client would. */
+export async function entityIdsByName(gw: TestGateway, key: string, projectId: string): Promise<Record<string, string>> {
+  const recall = await gw.request(`/projects/${projectId}/recall?limit=100`, { key });
+  if (recall.status !== 200) throw new Error(`recall failed: ${recall.text}`);
+  return Object.fromEntries(recall.body.entities.map((e: { canonicalName: string; id: string }) => [e.canonicalName, e.id]));
+}
+
 /** `count` more gateways on `databaseUrl()`, started before the enclosing tests and stopped after them. */
 export function sharedGateways(count: number, databaseUrl: () => string): GatewayProcess[] {
   const processes: GatewayProcess[] = [];
