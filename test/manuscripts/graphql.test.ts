@@ -210,6 +210,16 @@ describe('extractCanon', () => {
     expect(fake.requests).toHaveLength(1);
   });
 
+  it('when the model proposes nothing for a chapter, then that version is not asked again either', async () => {
+    const quiet = (await importBundle(gw, key, { project: { name: 'Quiet book' }, chapters: [{ id: 'fog', title: 'Fog', ordinal: 1, text: 'Fog lay on the flats all day.' }] })).projectId;
+    fake.script({ object: { entities: [] } });
+    const first = await gql(extractCanon, { projectId: quiet }, { headers: byok });
+    expect(first.data.extractCanon.chapters).toEqual([expect.objectContaining({ chapter: 'fog', status: 'asked', candidateIds: [] })]);
+    const again = await gql(extractCanon, { projectId: quiet }, { headers: byok });
+    expect(again.data.extractCanon.chapters).toEqual([expect.objectContaining({ chapter: 'fog', status: 'cached' })]);
+    expect(fake.requests).toHaveLength(1);
+  });
+
   it('when many chapters are extracted, then at most four are asked at once, limit bounds a call and nextStartingAfter goes on', async () => {
     const chapters = Array.from({ length: 7 }, (_, i) => ({ title: `Part ${i + 1}`, text: `Mara sailed on day ${i + 1}.` }));
     const many = (await importBundle(gw, key, { project: { name: 'Many chapters' }, entities: [{ key: 'mara', type: 'character', name: 'Mara Voss', aliases: ['Mara'] }] })).projectId;

@@ -84,7 +84,7 @@ export type ExtractResult = {
   nextStartingAfter: string | null;
 };
 
-type ChapterRow = { id: string; externalId: string; title: string; ordinal: number; contentHash: string };
+type ChapterRow = { id: string; externalId: string; title: string; ordinal: number; contentHash: string; extractedHash: string | null };
 type Known = { id: string; name: string };
 
 /** The first line of every proposal's content: which chapter, at which version of its text. */
@@ -99,13 +99,13 @@ export class ExtractionService {
 
   async extract(input: ExtractInput): Promise<ExtractResult> {
     const selection = await this.selection(input);
-    const asked = await this.askedVersions(input.projectId);
+    const asked = (chapter: ChapterRow) => chapter.extractedHash === chapter.contentHash;
     const batch: ChapterRow[] = [];
     let toAsk = 0;
     for (const chapter of selection) {
       if (toAsk === input.limit) break;
       batch.push(chapter);
-      if (!asked.has(provenanceLine(chapter))) toAsk++;
+      if (!asked(chapter)) toAsk++;
     }
 
     const texts = new Map((await this.prisma.chapter.findMany({ where: { projectId: input.projectId, id: { in: batch.map((c) => c.id) } }, select: { id: true, text: true } })).map((c) => [c.id, c.text]));
@@ -118,9 +118,14 @@ export class ExtractionService {
         const base = { chapter: chapter.externalId, title: chapter.title, ordinal: chapter.ordinal, entitiesProposed: 0, factsProposed: 0, entitiesMatched: 0, dropped: 0, candidateIds: [] };
         const text = texts.get(chapter.id) ?? '';
         if (!text.trim()) return { ...base, status: 'empty' };
-        if (asked.has(provenanceLine(chapter))) return { ...base, status: 'cached' };
+        if (asked(chapter)) return { ...base, status: 'cached' };
         const replies = await modelLimit(() => this.ask(text, known, input.llm));
-        return writeLimit(() => this.record(input, chapter, text, replies, known)).then((counts) => ({ ...base, ...counts, status: 'asked' as const }));
+        return writeLimit(async () => {
+          const counts = await this.record(input, chapter, text, replies, known);
+          // This version of the text has been read, whatever it yielded; an edit meanwhile leaves it to be read again.
+          await this.prisma.chapter.updateMany({ where: { id: chapter.id, contentHash: chapter.contentHash }, data: { extractedHash: chapter.contentHash } });
+          return { ...base, ...counts, status: 'asked' as const };
+        });
       }),
     );
     const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
@@ -142,7 +147,7 @@ export class ExtractionService {
 
   /** The chapters asked for (named ones, each of which must exist, or all), in reading order, after the cursor. */
   private async selection(input: ExtractInput): Promise<ChapterRow[]> {
-    const select = { id: true, externalId: true, title: true, ordinal: true, contentHash: true } as const;
+    const select = { id: true, externalId: true, title: true, ordinal: true, contentHash: true, extractedHash: true } as const;
     const orderBy = [{ ordinal: 'asc' as const }, { id: 'asc' as const }];
     const rows = await this.prisma.chapter.findMany({ where: { projectId: input.projectId, ...(input.chapters ? { externalId: { in: input.chapters } } : {}) }, select, orderBy });
     if (input.chapters) {
@@ -154,14 +159,6 @@ export class ExtractionService {
     const at = rows.findIndex((r) => r.externalId === input.startingAfter);
     if (at < 0) throw new LoreError('invalid_cursor', `starting_after ${input.startingAfter} is not a chapter of this selection.`);
     return rows.slice(at + 1);
-  }
-
-  /** The chapter versions proposals were extracted from before: the first line of their candidates' content. */
-  private async askedVersions(projectId: string): Promise<Set<string>> {
-    const rows = await this.prisma.$queryRaw<{ head: string }[]>`
-      SELECT DISTINCT split_part(content, E'\n', 1) AS head FROM "Candidate"
-      WHERE "projectId" = ${projectId} AND source = 'proposal' AND content LIKE 'Extracted from chapter %'`;
-    return new Set(rows.map((r) => r.head));
   }
 
   /** Every entity of the project by lowercase name and alias. */
