@@ -95,7 +95,10 @@ function printImport(helpers: CliHelpers, target: string, result: ImportAnswer, 
   else {
     const summary = ['added', 'edited', 'moved', 'retitled', ...(sync ? ['removed'] : [])].map((c) => `${count(c)} ${c}`).join(', ');
     helpers.print(`${head}: ${summary}, ${result.unchangedChapters} unchanged; ${result.counts.importer.mentionsRecorded} mentions recorded`);
-    for (const c of result.chapters) helpers.print(`  ${marks[c.change]} ${c.id} "${c.title}"${c.file ? ` (${c.file})` : ''} ${c.change}`);
+    // A first import of a series changes hundreds: the first few say what happened, --json lists them all.
+    const shown = 20;
+    for (const c of result.chapters.slice(0, shown)) helpers.print(`  ${marks[c.change]} ${c.id} "${c.title}"${c.file ? ` (${c.file})` : ''} ${c.change}`);
+    if (result.chapters.length > shown) helpers.print(`  … and ${result.chapters.length - shown} more (--json lists every one)`);
     const e = result.counts.importer;
     if (result.entityCount > 0) helpers.print(`  entities: ${e.entitiesCreated} created, ${e.entitiesUpdated} updated; facts: ${e.factsCreated} created; relationships: ${e.relationshipsCreated} created`);
   }

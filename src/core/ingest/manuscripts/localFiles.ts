@@ -3,6 +3,7 @@
 // itself inside it.
 import { readdir, readFile, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
+import pLimit from 'p-limit';
 import { LoreError } from '../../errors.ts';
 import { maxFileBytes, maxFiles, maxTotalBytes, scrivenerFileName, type ManuscriptFile, type ManuscriptFormat, type SkippedFile } from './manuscript.ts';
 import { textFileName } from './markdown.ts';
@@ -81,25 +82,40 @@ export async function readLocalManuscript(target: string, format: ManuscriptForm
         }
         file = real;
       } else if (!entry.isFile()) continue;
-      if (!wanted[format](relative)) continue;
-      found.push({ relative, absolute: file, size: (await stat(file)).size });
+      if (wanted[format](relative)) found.push({ relative, absolute: file, size: 0 });
     }
   };
   await walk(root, '');
   if (found.length > maxFiles) throw fail(target, `holds ${found.length} files to read; at most ${maxFiles} are read`);
+  // A series is thousands of small files: asked for a few dozen at a time, not one after another.
+  const limit = pLimit(32);
+  await Promise.all(found.map((f) => limit(async () => void (f.size = (await stat(f.absolute)).size))));
+  const large = found.find((f) => f.size > maxFileBytes);
+  if (large) throw tooLarge(large.relative, large.size);
   const total = found.reduce((n, f) => n + f.size, 0);
   if (total > maxTotalBytes) throw fail(target, `holds ${(total / 1048576).toFixed(1)} MB of files to read; at most ${maxTotalBytes / 1048576} MB are read`);
-  const files: ManuscriptFile[] = [];
-  for (const f of found) {
-    files.push({ path: f.relative, content: await readLimited(f.absolute, f.relative) });
-    onFile?.(files.length, found.length);
-  }
+  let done = 0;
+  const files: ManuscriptFile[] = await Promise.all(
+    found.map((f) =>
+      limit(async () => {
+        const content = await readWhole(f.absolute, f.relative);
+        onFile?.(++done, found.length);
+        return { path: f.relative, content };
+      }),
+    ),
+  );
   return { format, root, name: path.basename(root).replace(/\.scriv$/i, ''), files, skipped };
 }
 
+const tooLarge = (shown: string, size: number) => fail(shown, `is ${(size / 1048576).toFixed(1)} MB; a file may have at most ${maxFileBytes / 1048576} MB`);
+
 async function readLimited(file: string, shown: string): Promise<Buffer> {
   const info = await stat(file).catch(() => undefined);
-  if (info && info.size > maxFileBytes) throw fail(shown, `is ${(info.size / 1048576).toFixed(1)} MB; a file may have at most ${maxFileBytes / 1048576} MB`);
+  if (info && info.size > maxFileBytes) throw tooLarge(shown, info.size);
+  return readWhole(file, shown);
+}
+
+async function readWhole(file: string, shown: string): Promise<Buffer> {
   try {
     return await readFile(file);
   } catch (error) {

@@ -1,7 +1,7 @@
 // Text helpers the readers share: strict UTF-8 decoding, YAML front matter, natural file order, stable ids and the
 // split of a text at its headings.
 import { createHash } from 'node:crypto';
-import type { Origin, Problems } from './manuscript.ts';
+import type { Problems } from './manuscript.ts';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -143,5 +143,3 @@ export function chapterLevel(levels: number[], asked: 1 | 2 | undefined): { leve
 
 /** A file's name without its folder and extension. */
 export const baseName = (path: string) => path.split('/').pop()!.replace(/\.[^.]*$/, '');
-
-export const originOf = (file: string, line?: number): Origin => (line ? { file, line } : { file });
