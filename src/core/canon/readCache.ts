@@ -6,6 +6,7 @@ import { LRUCache } from 'lru-cache';
 
 export class ReadCache {
   private readonly pages?: LRUCache<string, object>;
+  private readonly loading = new Map<string, Promise<object | undefined>>();
 
   /** `megabytes`: the budget, measured as the pages' JSON length (a page of 100 entities is about 100 kB); 0: off */
   constructor(megabytes: number) {
@@ -19,12 +20,26 @@ export class ReadCache {
     return this.pages !== undefined;
   }
 
-  /** The page stored under `key`, or `load`'s answer, stored when it is defined. */
-  async through<T extends object>(key: string, load: () => Promise<T | undefined>): Promise<T | undefined> {
-    const cached = this.pages?.get(key) as T | undefined;
+  /**
+   * The page stored under `key`, or `load`'s answer, stored when it is defined and `keep` accepts it. Requests that miss
+   * the same key at the same time share one load: after a write moves the version, the readers of a page wait for one
+   * statement instead of each running their own.
+   */
+  async through<T extends object>(key: string, load: () => Promise<T | undefined>, keep: (page: T) => boolean = () => true): Promise<T | undefined> {
+    if (!this.pages) return load();
+    const cached = this.pages.get(key) as T | undefined;
     if (cached) return cached;
-    const loaded = await load();
-    if (loaded) this.pages?.set(key, loaded);
-    return loaded;
+    const pending = this.loading.get(key) as Promise<T | undefined> | undefined;
+    if (pending) return pending;
+    const loading = load().then((loaded) => {
+      if (loaded && keep(loaded)) this.pages!.set(key, loaded);
+      return loaded;
+    });
+    this.loading.set(key, loading);
+    try {
+      return await loading;
+    } finally {
+      this.loading.delete(key);
+    }
   }
 }
