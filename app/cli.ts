@@ -268,6 +268,37 @@ program
   });
 
 program
+  .command('embeddings')
+  .description('the vectors semantic search ranks by (LORE_EMBEDDINGS_URL, LORE_EMBEDDINGS_MODEL)')
+  .command('rebuild')
+  .description('embed every entity and approved fact again with the configured model (after a model change), for one project or all')
+  .option('--project <id>', 'only this project (default: every project)')
+  .option('--json', 'print JSON')
+  .action(async (opts) => {
+    if (!loadConfig().embeddings) fail('embeddings rebuild needs an embedding provider: set LORE_EMBEDDINGS_URL and LORE_EMBEDDINGS_MODEL');
+    const result = await withRuntime(async (rt) => {
+      if (opts.project && !(await rt.services.prisma.project.findUnique({ where: { id: opts.project }, select: { id: true } }))) {
+        fail(`not_found: Project ${opts.project} not found.`);
+      }
+      const worker = rt.services.embeddingSync!;
+      try {
+        return await worker.rebuild(opts.project);
+      } catch (error) {
+        fail(`${(error as Error).message}; what is not embedded stays queued, and a running gateway embeds it when the provider answers`);
+      } finally {
+        await worker.stop();
+      }
+    });
+    if (opts.json) {
+      print(JSON.stringify(result));
+      return;
+    }
+    const where = result.projectId ? `project ${result.projectId}` : 'every project';
+    print(`re-embedded ${result.queued - result.waiting} of ${result.queued} items in ${where} with ${loadConfig().embeddings!.model}`);
+    if (result.waiting > 0) print(`${result.waiting} items the provider refused wait in the outbox (GET /health shows the last error)`);
+  });
+
+program
   .command('schema')
   .description('GraphQL schema tools')
   .command('print')

@@ -39,6 +39,7 @@ export async function startGateway(config: Config): Promise<Gateway> {
     res.once('finish', () => closing && setImmediate(() => server.closeIdleConnections()));
   });
   runtime.services.graphSync?.start();
+  runtime.services.embeddingSync?.start();
   const { port } = server.address() as AddressInfo;
   return {
     runtime,
@@ -59,6 +60,7 @@ export async function startGateway(config: Config): Promise<Gateway> {
       await closed;
       clearTimeout(cutOff);
       await runtime.services.graphSync?.stop();
+      await runtime.services.embeddingSync?.stop();
       await runtime.close();
       return { forced };
     },

@@ -14,12 +14,19 @@ function takeOver(subclass: { prototype: object }, current: object): object {
   return subclass.prototype;
 }
 
+/**
+ * Room for the request line and headers of any request the OpenAPI document allows: its longest query value, a
+ * retirement reason of 2000 characters, takes up to 24 kB percent-encoded (12 bytes a character), past Node's 16 kB.
+ * Beyond it Node answers 431 itself, as the document says.
+ */
+export const maxHeaderSize = 64 * 1024;
+
 export function createHttpServer(app: Express): Server {
   class Request extends IncomingMessage {}
   class Response extends ServerResponse {}
   app.request = takeOver(Request, app.request) as Express['request'];
   app.response = takeOver(Response, app.response) as Express['response'];
-  return createServer({ IncomingMessage: Request, ServerResponse: Response }, app);
+  return createServer({ IncomingMessage: Request, ServerResponse: Response, maxHeaderSize }, app);
 }
 
 export function listen(app: Express, port: number, host: string): Promise<Server> {

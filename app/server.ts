@@ -63,7 +63,7 @@ export function createApp(services: Services, config: Config) {
   app.disable('etag');
   app.set('trust proxy', 'loopback');
   const executor = new Executor(services);
-  const openapi = buildOpenApiDocument();
+  const openapi = buildOpenApiDocument(config);
 
   app.use((req, res, next) => {
     res.setHeader('X-Request-Id', `req_${randomUUID().replaceAll('-', '')}`);
@@ -83,7 +83,20 @@ export function createApp(services: Services, config: Config) {
         oldest_pending_age_seconds: sync.oldestPendingAgeSeconds,
         last_error: sync.lastError,
       };
-      res.json({ status: 'ok', database: services.dbMode, graph: services.graph.name, ...(graphSync && { graph_sync: graphSync }), latency_ms: Date.now() - started });
+      // With an embedding provider: the vectors still to compute (semantic search lags the canon by this much).
+      const embedding = await services.embeddingSync?.health();
+      const embeddings = embedding && {
+        provider: embedding.provider,
+        model: services.config.embeddings!.model,
+        vectors: embedding.vectors,
+        outbox_pending: embedding.pending,
+        oldest_pending_age_seconds: embedding.oldestPendingAgeSeconds,
+        last_error: embedding.lastError,
+      };
+      res.json({
+        status: 'ok', database: services.dbMode, graph: services.graph.name, ...(graphSync && { graph_sync: graphSync }),
+        ...(embeddings && { embeddings }), latency_ms: Date.now() - started,
+      });
     } catch {
       res.status(503).json({ status: 'unavailable', database: services.dbMode });
     }

@@ -1,9 +1,12 @@
 // The OpenAPI 3.1 description of /api/v1, generated from the route declarations and their zod schemas.
 import { OpenApiGeneratorV31, OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
+import type { Config } from '../src/config.ts';
 import { problemCatalog } from '../src/core/errors.ts';
+import { llmHeaderRules, offeredProviders } from '../src/core/llm/provider.ts';
 import { routes } from './routes/index.ts';
 import { Problem } from './schemas.ts';
+import { JsonValue } from './schemas/json.ts';
 
 const statusText: Record<number, string> = {
   400: 'invalid input (problem code validation_error, malformed_json or invalid_cursor)',
@@ -16,10 +19,17 @@ const statusText: Record<number, string> = {
   415: 'body is not JSON (unsupported_media_type)',
   422: 'Idempotency-Key reused with another body (idempotency_key_reused)',
   429: 'per-minute rate limit exceeded (rate_limited); wait Retry-After seconds',
+  431: 'the request line and headers are over 64 kB (answered by the HTTP server, without a body)',
   500: 'unexpected error (internal_error), with a request id to quote',
   502: 'the LLM provider failed or refused the request (llm_provider_error)',
   503: 'the API is switched off in this deployment (feature_disabled)',
   504: 'the LLM provider did not answer in time (llm_timeout)',
+};
+
+// The routes that run the caller's LLM (byok) answer these statuses for more reasons than the others do.
+const byokStatusText: Record<number, string> = {
+  400: `${statusText[400]}, or an X-LLM-* header with a bad value: a provider the server does not offer (unknown_provider), a key or model that is not printable ASCII (validation_error)`,
+  402: 'X-LLM-Provider or X-LLM-Key missing (precondition_required), or the quota of the period used up (quota_exceeded)',
 };
 
 // On every answer to an authenticated request the key's rate limit stands (IETF draft-ietf-httpapi-ratelimit-headers).
@@ -28,7 +38,8 @@ const rateLimitHeaders = {
   RateLimit: { description: 'where the key stands: `"minute";r=<remaining>;t=<seconds to reset>`', schema: { type: 'string' as const } },
 };
 
-export function buildOpenApiDocument(serverUrl = '/api/v1') {
+/** The document for a server configured as `config`: the LLM providers it offers depend on it. */
+export function buildOpenApiDocument(config: Pick<Config, 'llm'>, serverUrl = '/api/v1') {
   const registry = new OpenAPIRegistry();
   const problem = Problem;
   const bearer = registry.registerComponent('securitySchemes', 'bearerAuth', {
@@ -36,22 +47,34 @@ export function buildOpenApiDocument(serverUrl = '/api/v1') {
     scheme: 'bearer',
     description: 'Authorization: Bearer sk_lore_… (the legacy x-api-key header still works but is deprecated, sunset 2026-05-01)',
   });
-  const problemResponse = (status: number) => ({
-    description: statusText[status],
-    headers:
-      status === 429
-        ? { 'Retry-After': { description: 'seconds to wait', schema: { type: 'integer' as const } }, ...rateLimitHeaders }
-        : undefined,
-    content: { 'application/problem+json': { schema: problem } },
-  });
+  // Referenced by the free-form JSON fields (rest/schemas/json.ts): recursive, so a component rather than inline.
+  registry.registerComponent('schemas', 'JsonValue', JsonValue as Parameters<typeof registry.registerComponent<'schemas'>>[2]);
+  const problemResponse = (status: number, byok?: boolean) => {
+    const description = (byok && byokStatusText[status]) || statusText[status];
+    // Node's HTTP server answers an oversized head itself, before the app sees the request.
+    if (status === 431) return { description };
+    return {
+      description,
+      headers:
+        status === 429
+          ? { 'Retry-After': { description: 'seconds to wait', schema: { type: 'integer' as const } }, ...rateLimitHeaders }
+          : undefined,
+      content: { 'application/problem+json': { schema: problem } },
+    };
+  };
+  const providers = offeredProviders(config.llm) as [string, ...string[]];
+  const managed = config.llm.managed ? ' (a Studio Managed key may send neither it nor the other, to use the server\'s own)' : '';
   for (const route of routes) {
     const headers = route.idempotent
       ? z.object({ 'Idempotency-Key': z.string().min(1).max(255).optional().meta({ description: 'replays the first response for 24 hours' }) })
       : route.byok
         ? z.object({
-            'X-LLM-Provider': z.enum(['anthropic', 'openai', 'openai-compatible']).optional().meta({ description: 'your LLM provider (required unless Studio Managed)' }),
-            'X-LLM-Key': z.string().optional().meta({ description: 'your provider key; used for this call only, never stored or logged' }),
-            'X-LLM-Model': z.string().optional().meta({ description: 'model override' }),
+            // Required, as the contract says; a Studio Managed key may leave out both on a server with its own provider.
+            'X-LLM-Provider': z.enum(providers).meta({ description: `your LLM provider${managed}; without it 402 precondition_required` }),
+            'X-LLM-Key': llmHeaderRules['X-LLM-Key'].meta({ description: `your provider key${managed}; used for this call only, never stored or logged; without it 402 precondition_required` }),
+            'X-LLM-Model': llmHeaderRules['X-LLM-Model'].optional().meta({
+              description: `model override${providers.includes('openai-compatible') ? '; required with openai-compatible (400 validation_error without it)' : ''}`,
+            }),
           })
         : undefined;
     registry.registerPath({
@@ -81,6 +104,7 @@ export function buildOpenApiDocument(serverUrl = '/api/v1') {
             ...Object.fromEntries(Object.entries(route.headers ?? {}).map(([name, h]) => [name, { description: h.description, schema: { type: 'string' as const } }])),
           },
           content: { 'application/json': { schema: route.success.schema } },
+          links: route.links,
         },
         ...(route.created && {
           201: {
@@ -91,10 +115,11 @@ export function buildOpenApiDocument(serverUrl = '/api/v1') {
               ...rateLimitHeaders,
             },
             content: { 'application/json': { schema: route.success.schema } },
+            links: route.links,
           },
         }),
         ...Object.fromEntries(
-          [...new Set([...route.errors, 401, 403, ...(route.rateLimited === false ? [] : [429]), 500, 503])].sort().map((s) => [s, problemResponse(s)]),
+          [...new Set([...route.errors, 401, 403, ...(route.rateLimited === false ? [] : [429]), 431, 500, 503])].sort().map((s) => [s, problemResponse(s, route.byok)]),
         ),
       },
     });

@@ -15,7 +15,9 @@ const intFromQuery = (rule: z.ZodNumber) =>
 
 export const pageQuery = {
   limit: intFromQuery(pageLimit).optional().meta({ type: 'integer', minimum: 1, maximum: 100, default: defaultPageLimit, description: 'page size' }),
-  starting_after: cursor.optional().meta({ description: 'cursor: the last id of the previous page' }),
+  starting_after: cursor.optional().meta({
+    description: 'cursor: the last id of the previous page; an id that is not an item of this list (deleted, or of another list) is 400 invalid_cursor',
+  }),
 };
 
 export const projectPath = z.object({ id: resourceId.meta({ description: 'project id' }) });

@@ -47,6 +47,13 @@ const envSchema = z.object({
   LORE_MANAGED_LLM_PROVIDER: z.string().optional(),
   LORE_MANAGED_LLM_KEY: z.string().optional(),
   LORE_MANAGED_LLM_MODEL: z.string().optional(),
+  // Semantic search: an OpenAI-compatible embeddings endpoint (server configuration only, never from a request).
+  LORE_EMBEDDINGS_URL: z.preprocess((v) => (v === '' ? undefined : v), z.url({ protocol: /^https?$/ }).optional()),
+  LORE_EMBEDDINGS_MODEL: optionalText,
+  LORE_EMBEDDINGS_KEY: optionalText,
+  LORE_EMBEDDINGS_DIMENSIONS: z.coerce.number().int().min(1).max(16_000).optional(),
+  LORE_EMBEDDINGS_MIN_SIMILARITY: z.coerce.number().min(-1).max(1).default(0.3),
+  LORE_EMBEDDINGS_TIMEOUT_MS: z.coerce.number().int().positive().max(600_000).default(5_000),
 });
 
 export type Config = {
@@ -82,6 +89,22 @@ export type Config = {
     /** the server's own provider key, used for Studio Managed keys that send no BYOK headers */
     managed?: { provider: string; key: string; model?: string };
   };
+  /** semantic search's embedding provider; absent: search is lexical only */
+  embeddings?: EmbeddingsConfig;
+};
+
+export type EmbeddingsConfig = {
+  /** base URL of an OpenAI-compatible API (the client posts to `<url>/embeddings`) */
+  url: string;
+  model: string;
+  /** the provider's key, sent as a Bearer token; never logged */
+  key?: string;
+  /** asked of the provider (OpenAI's text-embedding-3 models shorten their vectors to it) and checked on every vector */
+  dimensions?: number;
+  /** cosine similarity below which a vector match does not count */
+  minSimilarity: number;
+  /** how long a search waits for its query's vector before it answers lexically */
+  queryTimeoutMs: number;
 };
 
 export class ConfigError extends Error {}
@@ -99,6 +122,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   if (Boolean(e.LORE_LLM_PROVIDER) !== Boolean(e.LORE_LLM_KEY) || (e.LORE_LLM_MODEL && !e.LORE_LLM_PROVIDER)) {
     throw new ConfigError('invalid configuration: LORE_LLM_PROVIDER and LORE_LLM_KEY must be set together (LORE_LLM_MODEL only with them)');
+  }
+  if (Boolean(e.LORE_EMBEDDINGS_URL) !== Boolean(e.LORE_EMBEDDINGS_MODEL) || ((e.LORE_EMBEDDINGS_KEY || e.LORE_EMBEDDINGS_DIMENSIONS) && !e.LORE_EMBEDDINGS_URL)) {
+    throw new ConfigError('invalid configuration: LORE_EMBEDDINGS_URL and LORE_EMBEDDINGS_MODEL must be set together (LORE_EMBEDDINGS_KEY and LORE_EMBEDDINGS_DIMENSIONS only with them)');
   }
   if (e.LORE_WORKERS > 1 && !e.DATABASE_URL) {
     throw new ConfigError('invalid configuration: LORE_WORKERS above 1 needs DATABASE_URL (the embedded PGlite serves one process)');
@@ -137,5 +163,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
           ? { provider: e.LORE_MANAGED_LLM_PROVIDER, key: e.LORE_MANAGED_LLM_KEY, model: e.LORE_MANAGED_LLM_MODEL }
           : undefined,
     },
+    embeddings:
+      e.LORE_EMBEDDINGS_URL && e.LORE_EMBEDDINGS_MODEL
+        ? {
+            // The client adds /embeddings itself; a URL given with it works too.
+            url: e.LORE_EMBEDDINGS_URL.replace(/\/+$/, '').replace(/\/embeddings$/, ''),
+            model: e.LORE_EMBEDDINGS_MODEL,
+            key: e.LORE_EMBEDDINGS_KEY,
+            dimensions: e.LORE_EMBEDDINGS_DIMENSIONS,
+            minSimilarity: e.LORE_EMBEDDINGS_MIN_SIMILARITY,
+            queryTimeoutMs: e.LORE_EMBEDDINGS_TIMEOUT_MS,
+          }
+        : undefined,
   };
 }

@@ -9,7 +9,8 @@ const searchArgs = z.object({ projectId: resourceId, q: searchQuery, limit: page
 builder.queryField('search', (t) =>
   t.field({
     type: EntityPage,
-    description: 'Ranked search over names, aliases (also approximate) and approved facts.',
+    description:
+      'Ranked search over names, aliases (also approximate) and approved facts; with an embedding provider, also by meaning (hybrid ranking, see EntityPage.ranking).',
     authScopes: { scope: 'search' },
     cost: 2,
     readsCanon: true,

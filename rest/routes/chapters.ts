@@ -1,5 +1,5 @@
 // Chapters (extension): put one (create or replace; only its own mentions are recorded again) and delete one.
-import type { RouteDef } from '../route.ts';
+import { linksTo, type RouteDef } from '../route.ts';
 import { chapterPath, DeletedChapter, putChapterBody, PutChapterResult } from '../schemas/chapters.ts';
 
 export const putChapter: RouteDef = {
@@ -16,6 +16,7 @@ export const putChapter: RouteDef = {
   success: { status: 200, schema: PutChapterResult, description: 'the chapter replaced' },
   created: { description: 'the chapter created', when: (data) => (data.result as { created: boolean }).created },
   errors: [400, 402, 404, 409, 413, 415],
+  links: linksTo(['deleteChapter'], { id: '$request.path.id', chapterId: '$request.path.chapterId' }),
   operation: 'PutChapter',
   errorPaths: { input: 'body', chapterId: 'path.chapterId' },
   variables: ({ params, body }) => ({ projectId: params.id, chapterId: params.chapterId, input: { title: body.title, ordinal: body.ordinal, text: body.text } }),

@@ -1,5 +1,5 @@
 // Entities (extension): create, read (with key and version, for a client to read before a PATCH), change and delete.
-import type { RouteDef } from '../route.ts';
+import { linksTo, type RouteDef } from '../route.ts';
 import { entityPath, projectPath } from '../schemas.ts';
 import { createEntityBody, Deleted, Entity, updateEntityBody } from '../schemas/authoring.ts';
 
@@ -7,6 +7,9 @@ const entityJson = ({ stateChanges, ...entity }: Record<string, unknown>) => ({ 
 
 // The core names the GraphQL input's fields; these routes' clients sent the body's.
 const errorPaths = { 'input.stateChanges': 'body.state_changes', 'input.expectedVersion': 'body.expected_version', input: 'body' };
+
+/** The operations that take an entity id, for links. */
+export const entityOperations = ['readEntity', 'updateEntity', 'deleteEntity', 'entityHistory', 'entityDependents', 'listMentions', 'approveFact'];
 
 const inputOf = (body: Record<string, unknown>) => ({
   type: body.type, name: body.name, aliases: body.aliases, state: body.state, stateChanges: body.state_changes, confidence: body.confidence, status: body.status,
@@ -26,6 +29,7 @@ export const createEntity: RouteDef = {
   idempotent: true,
   success: { status: 201, schema: Entity, description: 'the new entity, at version 1' },
   errors: [400, 402, 404, 409, 413, 415, 422],
+  links: linksTo(entityOperations, { id: '$request.path.id', entityId: '$response.body#/id' }),
   operation: 'CreateEntity',
   errorPaths,
   variables: ({ params, body, idempotencyKey }) => ({ projectId: params.id, input: { key: body.key, ...inputOf(body) }, idempotencyKey }),

@@ -1,6 +1,6 @@
 // Facts (extension): create one, retcon one (the old fact goes to the entity's history), retire one, and read an
 // entity's history and what depends on a fact or an entity.
-import type { RouteDef } from '../route.ts';
+import { linksTo, type RouteDef } from '../route.ts';
 import { entityPath, projectPath } from '../schemas.ts';
 import { createFactBody, Dependents, Fact, FactHistory, factPath, RetconResult, retireFactQuery, updateFactBody } from '../schemas/facts.ts';
 
@@ -38,6 +38,7 @@ export const createFact: RouteDef = {
   idempotent: true,
   success: { status: 201, schema: Fact, description: 'the new fact' },
   errors: [400, 402, 404, 409, 413, 415, 422],
+  links: linksTo(['updateFact', 'retireFact', 'factDependents'], { id: '$request.path.id', factId: '$response.body#/id' }),
   operation: 'CreateFact',
   errorPaths: { entityId: 'body.entity_id', ...inputPaths },
   variables: ({ params, body, idempotencyKey }) => ({

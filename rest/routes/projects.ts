@@ -1,6 +1,13 @@
-import type { RouteDef } from '../route.ts';
+import { linksTo, type RouteDef } from '../route.ts';
 import { createProjectBody, CreatedProject, ProjectList, projectPath } from '../schemas.ts';
 import { Deleted } from '../schemas/authoring.ts';
+
+/** What takes a project id: `id` is where the answer holds it. */
+const projectLinks = (id: string) =>
+  linksTo(
+    ['recall', 'searchCanon', 'readGraph', 'exportProject', 'listCandidates', 'proposeCanon', 'createEntity', 'createRelationship', 'createFact', 'putChapter', 'deleteProject'],
+    { id },
+  );
 
 export const listProjects: RouteDef = {
   method: 'get',
@@ -11,6 +18,7 @@ export const listProjects: RouteDef = {
   cost: 0,
   success: { status: 200, schema: ProjectList, description: 'the projects, oldest first' },
   errors: [],
+  links: projectLinks('$response.body#/data/0/id'),
   operation: 'ListProjects',
   variables: () => ({}),
   respond: (data) => data,
@@ -28,6 +36,7 @@ export const createProject: RouteDef = {
   idempotent: true,
   success: { status: 201, schema: CreatedProject, description: 'the new project' },
   errors: [400, 402, 409, 413, 415, 422],
+  links: projectLinks('$response.body#/id'),
   operation: 'CreateProject',
   variables: ({ body, idempotencyKey }) => ({
     input: { name: body.name, description: body.description, initialScope: body.initial_scope },

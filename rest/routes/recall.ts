@@ -1,4 +1,5 @@
-import type { RouteDef } from '../route.ts';
+import { linksTo, type RouteDef } from '../route.ts';
+import { entityOperations } from './entities.ts';
 import { entityPath, MentionsEnvelope, projectPath, RecallResponse, recallQueryParams, mentionsQueryParams } from '../schemas.ts';
 
 export const recall: RouteDef = {
@@ -14,6 +15,7 @@ export const recall: RouteDef = {
   query: recallQueryParams,
   success: { status: 200, schema: RecallResponse, description: 'matching entities' },
   errors: [400, 402, 404],
+  links: linksTo(entityOperations, { id: '$request.path.id', entityId: '$response.body#/entities/0/id' }),
   operation: 'Recall',
   cacheable: true,
   variables: ({ params, query }) => ({ projectId: params.id, q: query.q, limit: query.limit, asOf: query.as_of }),

@@ -1,5 +1,5 @@
 // Relationships (extension): create, change and delete.
-import type { RouteDef } from '../route.ts';
+import { linksTo, type RouteDef } from '../route.ts';
 import { projectPath } from '../schemas.ts';
 import { createRelationshipBody, Deleted, Relationship, relationshipPath, updateRelationshipBody } from '../schemas/authoring.ts';
 
@@ -20,6 +20,7 @@ export const createRelationship: RouteDef = {
   idempotent: true,
   success: { status: 201, schema: Relationship, description: 'the new relationship' },
   errors: [400, 402, 404, 409, 413, 415, 422],
+  links: linksTo(['updateRelationship', 'deleteRelationship'], { id: '$request.path.id', relationshipId: '$response.body#/id' }),
   operation: 'CreateRelationship',
   errorPaths,
   variables: ({ params, body, idempotencyKey }) => ({ projectId: params.id, input: { from: body.from, to: body.to, kind: body.kind, weight: body.weight }, idempotencyKey }),

@@ -1,5 +1,5 @@
 // The review queue (extension): propose canon, list the candidates, approve or reject one.
-import type { RouteDef } from '../route.ts';
+import { linksTo, type RouteDef } from '../route.ts';
 import { projectPath } from '../schemas.ts';
 import { candidatePath, CandidateList, candidatesQueryParams, DecidedCandidate, decideBody, proposeBody, ProposeResult } from '../schemas/review.ts';
 
@@ -17,6 +17,7 @@ export const propose: RouteDef = {
   idempotent: true,
   success: { status: 201, schema: ProposeResult, description: 'what was recorded' },
   errors: [400, 402, 404, 409, 413, 415, 422],
+  links: linksTo(['approveCandidate', 'rejectCandidate'], { id: '$request.path.id', candidateId: '$response.body#/candidates/0/id' }),
   operation: 'Propose',
   variables: ({ params, body, idempotencyKey }) => ({
     projectId: params.id,
@@ -38,6 +39,7 @@ export const listCandidates: RouteDef = {
   query: candidatesQueryParams,
   success: { status: 200, schema: CandidateList, description: 'a page of candidates' },
   errors: [400, 402, 404],
+  links: linksTo(['approveCandidate', 'rejectCandidate'], { id: '$request.path.id', candidateId: '$response.body#/data/0/id' }),
   operation: 'Candidates',
   variables: ({ params, query }) => ({ projectId: params.id, status: query.status, limit: query.limit, startingAfter: query.starting_after }),
   respond: (data) => data.page,

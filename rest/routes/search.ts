@@ -6,7 +6,10 @@ export const search: RouteDef = {
   path: '/projects/{id}/search',
   operationId: 'searchCanon',
   summary: 'Search canon',
-  description: 'Ranked lexical search: full-text over names, aliases and approved facts, and trigram similarity over names and aliases (finds misspelt names). Best match first.',
+  description:
+    'Ranked search: full-text over names, aliases and approved facts, and trigram similarity over names and aliases (finds misspelt names); ' +
+    'where the server has an embedding provider and the project has vectors, fused with a ranking by meaning (reciprocal rank fusion). ' +
+    'Best match first. The Lore-Search-Ranking header says which way the page was ranked.',
   scope: 'search',
   cost: 2,
   params: projectPath,
@@ -15,9 +18,17 @@ export const search: RouteDef = {
   errors: [400, 402, 404],
   operation: 'Search',
   cacheable: true,
+  headers: {
+    'Lore-Search-Ranking': {
+      description:
+        '`hybrid`: words and meaning fused; `lexical`: words only (no embedding provider, no vectors for the project yet, or the provider failed just now)',
+      value: (data) => (data.page as { ranking: string }).ranking,
+    },
+  },
   variables: ({ params, query }) => ({ projectId: params.id, q: query.q, limit: query.limit, startingAfter: query.starting_after }),
   respond: (data) => {
-    const page = data.page as { data: unknown[] };
+    // The ranking travels in the header: the envelope stays the contract's.
+    const { ranking: _, ...page } = data.page as { data: unknown[]; ranking: string };
     return { ...page, entities: page.data };
   },
 };

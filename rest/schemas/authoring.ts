@@ -2,15 +2,18 @@
 import { z } from 'zod';
 import {
   approvalStatus, confidence, entityAliases, entityKey, entityLabel, entityState, entityType, expectedVersion, relationshipKind, relationshipWeight,
-  stateChange, stateChanges,
+  stateChangeChecks, stateChanges,
 } from '../../src/core/canon/authoringRules.ts';
-import { resourceId } from '../../src/core/validation.ts';
+import { chapterRef, resourceId } from '../../src/core/validation.ts';
 import { projectPath, RecallEntity } from '../schemas.ts';
+import { jsonObject } from './json.ts';
 
 export const relationshipPath = projectPath.extend({ relationshipId: resourceId.meta({ description: 'relationship id' }) });
 
-const stateObject = { type: 'object', additionalProperties: true } as const;
-const stateChangeItem = stateChange.meta({
+// The core's stateChange, its state declared as the JSON it must be.
+const stateChangeItem = stateChangeChecks(
+  z.object({ from: chapterRef.optional(), until: chapterRef.optional(), state: entityState.meta({ ...jsonObject, minProperties: 1 }) }),
+).meta({
   id: 'StateChange',
   description: 'state values that hold from a chapter id (inclusive) until a chapter id (exclusive); give from, until or both',
 });
@@ -21,7 +24,7 @@ export const createEntityBody = z
     type: entityType,
     name: entityLabel.meta({ description: 'unique in the project among names and aliases, without case' }),
     aliases: entityAliases.optional().meta({ description: 'other names, each unique in the project like the name' }),
-    state: entityState.optional().meta({ ...stateObject, description: 'the timeless state: values that hold throughout the story' }),
+    state: entityState.optional().meta({ ...jsonObject, description: 'the timeless state: values that hold throughout the story' }),
     state_changes: stateChanges(stateChangeItem).optional().meta({ description: 'timed state values, each over a span of chapters' }),
     confidence: confidence.optional().meta({ description: '0..1, how sure the source was' }),
     status: approvalStatus.optional().meta({ description: "approved (default: the author's own canon) or suggested" }),
@@ -33,7 +36,7 @@ export const updateEntityBody = z
     type: entityType.optional(),
     name: entityLabel.optional(),
     aliases: entityAliases.optional().meta({ description: 'replaces the list' }),
-    state: entityState.optional().meta({ ...stateObject, description: 'a JSON merge patch of the timeless state, at the top level: a key set to null is removed' }),
+    state: entityState.optional().meta({ ...jsonObject, description: 'a JSON merge patch of the timeless state, at the top level: a key set to null is removed' }),
     state_changes: stateChanges(stateChangeItem).optional().meta({ description: 'replaces every timed state value' }),
     confidence: confidence.nullable().optional().meta({ description: '0..1; null clears it' }),
     status: approvalStatus.optional(),

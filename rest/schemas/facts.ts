@@ -25,7 +25,7 @@ export const updateFactBody = z
     until: chapterRef.nullable().optional().meta({ description: 'a chapter id; null: holds to the end; absent: unchanged' }),
     status: factStatus.optional(),
   })
-  .meta({ id: 'UpdateFactRequest' });
+  .meta({ id: 'UpdateFactRequest', anyOf: ['text', 'from', 'until', 'status'].map((field) => ({ required: [field] })) });
 
 export const retireFactQuery = z.object({ reason: retireReason.optional().meta({ description: 'why, kept with the decision' }) });
 

@@ -28,7 +28,7 @@ export const proposeBody = z
       ctx.addIssue({ code: 'custom', path: [body.entity_id === undefined ? 'name' : 'entity_id'], message: 'give exactly one of entity_id and name' });
     }
   })
-  .meta({ id: 'ProposeRequest' });
+  .meta({ id: 'ProposeRequest', oneOf: [{ required: ['entity_id'] }, { required: ['name'] }] });
 
 export const candidatesQueryParams = z.object({
   status: z.enum(candidateStatuses).optional().meta({ description: 'pending (default), approved or rejected' }),

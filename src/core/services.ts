@@ -27,6 +27,11 @@ import { ProjectService } from './canon/projects.ts';
 import { ReadCache } from './canon/readCache.ts';
 import { ReviewService } from './canon/review.ts';
 import { SearchService } from './canon/search.ts';
+import { HybridRanker } from './embeddings/hybrid.ts';
+import { EmbeddingProvider } from './embeddings/provider.ts';
+import { QueryVectors } from './embeddings/queryVectors.ts';
+import { EmbeddingStore } from './embeddings/store.ts';
+import { EmbeddingWorker } from './embeddings/worker.ts';
 import { TimelineService } from './timeline/timeline.ts';
 
 export type Services = ReturnType<typeof createServices>;
@@ -40,6 +45,10 @@ export function createServices(db: Database, config: Config, logger: Logger) {
   const graphOutbox = new GraphOutbox(prisma, Boolean(neo4j));
   const postgresGraph = new PostgresGraphStore(prisma);
   const graph: GraphStore = neo4j ? new FallbackGraphStore(new Neo4jGraphStore(neo4j), postgresGraph, graphOutbox, logger) : postgresGraph;
+  // Semantic search when an embedding provider is configured: vectors kept by the worker, queries ranked hybrid.
+  const embeddingStore = new EmbeddingStore(db.sql);
+  const embedder = config.embeddings ? new EmbeddingProvider(config.embeddings) : undefined;
+  const hybrid = embedder && new HybridRanker(embeddingStore, new QueryVectors(embedder, config.embeddings!.queryTimeoutMs, logger), config.embeddings!);
   return {
     config,
     logger,
@@ -56,10 +65,10 @@ export function createServices(db: Database, config: Config, logger: Logger) {
     facts: new FactService(prisma),
     chapters: new ChapterService(prisma),
     review: new ReviewService(prisma, graphOutbox),
-    search: new SearchService(prisma, entities, projects),
-    importer: new Importer(prisma, graphOutbox),
+    search: new SearchService(prisma, entities, projects, hybrid),
+    importer: new Importer(prisma, graphOutbox, db.mode),
     // Stateless over prisma: their own instances of the importer, chapters and review behave as the ones above.
-    manuscripts: new ManuscriptService(prisma, new Importer(prisma, graphOutbox), new ChapterService(prisma)),
+    manuscripts: new ManuscriptService(prisma, new Importer(prisma, graphOutbox, db.mode), new ChapterService(prisma)),
     extraction: new ExtractionService(prisma, new ReviewService(prisma, graphOutbox), config.llm),
     exporter: new Exporter(prisma),
     conflicts: new ConflictChecker(prisma, config.llm),
@@ -68,5 +77,7 @@ export function createServices(db: Database, config: Config, logger: Logger) {
     neo4j,
     /** drains the outbox to Neo4j; started by the gateway */
     graphSync: neo4j ? new GraphSyncWorker(prisma, neo4j, graphOutbox, db.connectionString, logger) : undefined,
+    /** embeds what the embedding outbox holds; started by the gateway, run by `lore embeddings rebuild` */
+    embeddingSync: embedder ? new EmbeddingWorker(embeddingStore, embedder, db.connectionString, logger) : undefined,
   };
 }

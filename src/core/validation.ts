@@ -8,8 +8,19 @@ import { LoreError } from './errors.ts';
 const unstorable = /[\0\p{Cs}]/u;
 const unstorableMessage = 'must be Unicode text without NUL characters or unpaired surrogates';
 
+// In the OpenAPI document: JSON Schema patterns cannot name a lone surrogate (validators refuse the range), so the
+// pattern states the NUL rule; surrogates are left to the JSON encoders, which pair them.
+export const storablePattern = '^[^\\u0000]*$';
+// The white space String.prototype.trim removes, spelt out: `\s` means other sets in other regex dialects.
+const trimmed = '\\u0009-\\u000D\\u0020\\u00A0\\u1680\\u2000-\\u200A\\u2028\\u2029\\u202F\\u205F\\u3000\\uFEFF';
+const nonBlankPattern = `^[^\\u0000]*[^\\u0000${trimmed}][^\\u0000]*$`;
+
 /** A string PostgreSQL can store. */
-export const text = () => z.string().refine((value) => !unstorable.test(value), unstorableMessage);
+export const text = () => z.string().refine((value) => !unstorable.test(value), unstorableMessage).meta({ pattern: storablePattern });
+
+/** Text trimmed of surrounding white space that must keep something: at most `max` characters once trimmed. */
+export const nonBlankText = (max: number) =>
+  text().trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`).meta({ pattern: nonBlankPattern });
 
 /** How deep free-form JSON (an entity's state) may nest: the database's JSON reader stops at 128 levels. */
 export const maxJsonDepth = 64;
@@ -51,16 +62,16 @@ function jsonProblem(root: unknown): { path: (string | number)[]; message: strin
   return undefined;
 }
 
-export const projectName = text().trim().min(1, 'must not be empty').max(80, 'must be at most 80 characters');
+export const projectName = nonBlankText(80);
 export const projectDescription = text().max(4000, 'must be at most 4000 characters');
 export const initialScope = text().max(200, 'must be at most 200 characters');
 export const resourceId = z.string().min(1).max(100).regex(/^[A-Za-z0-9_-]+$/, 'must be an id');
 export const pageLimit = z.number().int('must be an integer').min(1, 'must be at least 1').max(100, 'must be at most 100');
 export const cursor = resourceId;
-export const searchQuery = text().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters');
+export const searchQuery = nonBlankText(200);
 export const recallQuery = text().trim().max(200, 'must be at most 200 characters');
 export const graphDepth = z.number().int('must be an integer').min(1, 'must be at least 1').max(3, 'must be at most 3');
-export const factText = text().trim().min(1, 'must not be empty').max(2000, 'must be at most 2000 characters');
+export const factText = nonBlankText(2000);
 export const idempotencyKey = text().min(1).max(255);
 
 export const defaultPageLimit = 20;
@@ -83,16 +94,16 @@ export function parseOrFail<T extends z.ZodType>(schema: T, value: unknown, code
   throw new LoreError(code, `${summary}${errors.length > 5 ? `; and ${errors.length - 5} more` : ''}`, { errors });
 }
 /** Longest passage a conflict check accepts (about 8,000 words). */
-export const passageText = text().trim().min(1, 'must not be empty').max(50_000, 'must be at most 50000 characters');
+export const passageText = nonBlankText(50_000);
 export const chapterRef = z.string().min(1).max(100).regex(/^[A-Za-z0-9_.:-]+$/, 'must be a chapter id');
 /** Chapter ordinals, as bundles and chapter writes take them. */
 export const maxChapterOrdinal = 1_000_000;
 export const chapterOrdinal = z.number().int('must be an integer').min(0, 'must be at least 0').max(maxChapterOrdinal, `must be at most ${maxChapterOrdinal}`);
 /** The source text a fact comes from (approve's content). */
-export const sourceContent = text().trim().min(1, 'must not be empty').max(20_000, 'must be at most 20000 characters');
+export const sourceContent = nonBlankText(20_000);
 /** A chapter written on its own (putChapter): as a bundle's chapter takes them. */
 export const chapterTitle = text().max(300, 'must be at most 300 characters');
 export const chapterText = text().max(5_000_000, 'must be at most 5000000 characters');
 export const factStatus = z.enum(['approved', 'suggested']);
 /** Why a fact is retired, kept with the decision. */
-export const retireReason = text().trim().min(1, 'must not be empty').max(2000, 'must be at most 2000 characters');
+export const retireReason = nonBlankText(2000);

@@ -1,21 +1,40 @@
-// The embedded default: PGlite persisted in the data directory, served on a loopback port so that the gateway, the
-// CLI and the embedded MCP server all reach it through the same pg driver as a real PostgreSQL.
-// PGlite is single-process: the process that opens the directory serves it and records its port in a lock file;
-// any other process connects through that port instead of opening the directory itself.
-import { mkdir, readFile, rm, writeFile, access, constants } from 'node:fs/promises';
+// The embedded default: PGlite persisted in the data directory, served to Lore's own processes (the gateway, the CLI,
+// the embedded MCP server) through the same pg driver as a real PostgreSQL.
+// PGlite is single-process: the process that opens the directory serves it and records where in a lock file; any other
+// process connects there instead of opening the directory itself. The door is a Unix socket in an owner-only directory
+// that admits only clients knowing a secret drawn at each start and kept in an owner-only file of the data directory
+// (src/db/embeddedSocket.ts); no TCP port is opened, and no client can change the session the others run in.
+import { randomBytes } from 'node:crypto';
+import { chmod, mkdir, mkdtemp, readFile, rm, writeFile, access, constants } from 'node:fs/promises';
 import net from 'node:net';
+import { tmpdir } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
-import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+import { vector } from '@electric-sql/pglite-pgvector';
+import { serveEmbeddedSocket, socketFileName, type EmbeddedSocket } from './embeddedSocket.ts';
 import { applyMigrations } from './migrate.ts';
 
-type LockInfo = { pid: number; port: number };
+/** `socket`: the directory of the Unix socket, empty while the store is still opening. */
+type LockInfo = { pid: number; socket: string };
 
 export type EmbeddedPostgres = { connectionString: string; owned: boolean; close(): Promise<void> };
 
-const connectionStringFor = (port: number) => `postgresql://postgres:postgres@127.0.0.1:${port}/postgres?sslmode=disable`;
+// Unix socket paths are limited to 107 bytes on Linux (103 on macOS).
+const maxSocketPath = 100;
+
+/** pg takes a directory as host and connects to its .s.PGSQL.5432. */
+const connectionStringFor = (socketDir: string, secret: string) =>
+  `postgresql://lore:${encodeURIComponent(secret)}@localhost/postgres?host=${encodeURIComponent(socketDir)}`;
+
+export const embeddedFiles = (dataDir: string) => ({
+  lock: path.join(dataDir, 'pglite.lock.json'),
+  /** the secret of the running store: owner-only (0600), replaced at every start */
+  secret: path.join(dataDir, 'pglite.secret'),
+  socketDir: path.join(dataDir, 'socket'),
+  pgdata: path.join(dataDir, 'pgdata'),
+});
 
 function isAlive(pid: number): boolean {
   try {
@@ -26,9 +45,9 @@ function isAlive(pid: number): boolean {
   }
 }
 
-function canConnect(port: number): Promise<boolean> {
+function canConnect(socketDir: string): Promise<boolean> {
   return new Promise((resolve) => {
-    const socket = net.connect({ host: '127.0.0.1', port }, () => {
+    const socket = net.connect({ path: path.join(socketDir, socketFileName) }, () => {
       socket.end();
       resolve(true);
     });
@@ -44,7 +63,7 @@ async function acquire(lockFile: string): Promise<'owner' | LockInfo> {
   const deadline = Date.now() + 60_000;
   for (;;) {
     try {
-      await writeFile(lockFile, JSON.stringify({ pid: process.pid, port: 0 } satisfies LockInfo), { flag: 'wx' });
+      await writeFile(lockFile, JSON.stringify({ pid: process.pid, socket: '' } satisfies LockInfo), { flag: 'wx' });
       return 'owner';
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
@@ -59,53 +78,72 @@ async function acquire(lockFile: string): Promise<'owner' | LockInfo> {
       await rm(lockFile, { force: true });
       continue;
     }
-    if (info && info.port > 0 && (await canConnect(info.port))) return info;
+    if (info?.socket && (await canConnect(info.socket))) return info;
     if (Date.now() > deadline) throw new Error(`data directory ${path.dirname(lockFile)} is held by process ${info?.pid ?? '?'}, which does not answer`);
     await sleep(200);
   }
 }
 
-export async function openEmbeddedPostgres(dataDir: string): Promise<EmbeddedPostgres> {
-  const lockFile = path.join(dataDir, 'pglite.lock.json');
-  const pgdata = path.join(dataDir, 'pgdata');
+/** An owner-only directory for the socket: in the data directory, or a private one in tmp when that path is too long. */
+async function socketDirectory(preferred: string): Promise<{ dir: string; temporary: boolean }> {
+  if (path.resolve(preferred, socketFileName).length <= maxSocketPath) {
+    await mkdir(preferred, { recursive: true, mode: 0o700 });
+    await chmod(preferred, 0o700);
+    return { dir: path.resolve(preferred), temporary: false };
+  }
+  return { dir: await mkdtemp(path.join(tmpdir(), 'lore-')), temporary: true };
+}
+
+async function readSecret(file: string): Promise<string> {
   try {
-    await mkdir(pgdata, { recursive: true });
+    return (await readFile(file, 'utf8')).trim();
+  } catch (error) {
+    throw new Error(`cannot read the embedded store's secret ${file} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}): run Lore as the user that started the gateway`);
+  }
+}
+
+export async function openEmbeddedPostgres(dataDir: string): Promise<EmbeddedPostgres> {
+  const files = embeddedFiles(dataDir);
+  try {
+    await mkdir(files.pgdata, { recursive: true, mode: 0o700 });
+    await chmod(files.pgdata, 0o700);
     await access(dataDir, constants.R_OK | constants.W_OK);
   } catch (error) {
     throw new Error(`data directory ${dataDir} is not usable: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
   }
-  const holder = await acquire(lockFile);
+  const holder = await acquire(files.lock);
   if (holder !== 'owner') {
-    return { connectionString: connectionStringFor(holder.port), owned: false, close: async () => undefined };
+    return { connectionString: connectionStringFor(holder.socket, await readSecret(files.secret)), owned: false, close: async () => undefined };
   }
-  let db: PGlite;
-  let server: PGLiteSocketServer;
+  let db: PGlite | undefined;
+  let door: EmbeddedSocket | undefined;
+  let socketDir: { dir: string; temporary: boolean } | undefined;
+  const release = async () => {
+    await door?.close();
+    await db?.close();
+    if (socketDir?.temporary) await rm(socketDir.dir, { recursive: true, force: true });
+    await rm(files.secret, { force: true });
+    await rm(files.lock, { force: true });
+  };
+  const secret = randomBytes(32).toString('base64url');
   try {
-    db = await PGlite.create({ dataDir: pgdata, extensions: { pg_trgm } });
-    server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections: 16 });
-    await server.start();
+    db = await PGlite.create({ dataDir: files.pgdata, extensions: { pg_trgm, vector } });
+    await rm(files.secret, { force: true });
+    await writeFile(files.secret, `${secret}\n`, { mode: 0o600, flag: 'wx' });
+    socketDir = await socketDirectory(files.socketDir);
+    door = await serveEmbeddedSocket(db, { socketDir: socketDir.dir, secret });
   } catch (error) {
-    await rm(lockFile, { force: true });
-    throw new Error(`cannot open the embedded database in ${pgdata}: ${(error as Error).message}`);
+    await release().catch(() => undefined);
+    throw new Error(`cannot open the embedded database in ${files.pgdata}: ${(error as Error).message}`);
   }
-  const port = Number(server.getServerConn().split(':').pop());
+  const connectionString = connectionStringFor(socketDir.dir, secret);
   try {
-    // Other processes connect only once the port is in the lock file, so they never see a half-migrated store.
-    await applyMigrations(connectionStringFor(port));
+    // Other processes connect only once the socket is in the lock file, so they never see a half-migrated store.
+    await applyMigrations(connectionString);
   } catch (error) {
-    await server.stop();
-    await db.close();
-    await rm(lockFile, { force: true });
+    await release().catch(() => undefined);
     throw error;
   }
-  await writeFile(lockFile, JSON.stringify({ pid: process.pid, port } satisfies LockInfo));
-  return {
-    connectionString: connectionStringFor(port),
-    owned: true,
-    async close() {
-      await server.stop();
-      await db.close();
-      await rm(lockFile, { force: true });
-    },
-  };
+  await writeFile(files.lock, JSON.stringify({ pid: process.pid, socket: socketDir.dir } satisfies LockInfo));
+  return { connectionString, owned: true, close: release };
 }

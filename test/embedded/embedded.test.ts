@@ -1,5 +1,5 @@
 // The embedded default: no DATABASE_URL, PGlite in LORE_DATA_DIR. The gateway owns the data directory; CLI commands run
-// while it serves reach its database through the lock file it keeps there.
+// while it serves reach its database through the socket its lock file names there.
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import net from 'node:net';
@@ -44,7 +44,7 @@ describe('embedded store (PGlite in LORE_DATA_DIR)', () => {
     expect(running.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(running.output()).toContain(`embedded PGlite in ${dataDir}`);
     const lock = JSON.parse(await readFile(path.join(dataDir, 'pglite.lock.json'), 'utf8'));
-    expect(lock).toEqual({ pid: running.child.pid, port: expect.any(Number) });
+    expect(lock).toEqual({ pid: running.child.pid, socket: path.join(dataDir, 'socket') });
 
     const created = await lore(['keys', 'create', '--tier', 'pro', '--json'], env);
     expect(created.code, created.stderr).toBe(0);

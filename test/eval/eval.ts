@@ -1,11 +1,14 @@
-// `npm run eval`: the conflict check's evaluation set. A small canon (canon.json) and passages that each plant known
-// conflicts or none (passages.json) are checked twice: by the deterministic core alone, and by the whole check through
-// the CheckConflicts operation with a scripted model (a loopback stand-in for the OpenAI API, answering what a
-// competent model would). Prints precision and recall per (kind, entity) pair, a per-kind table, the misses and false
-// positives, and the prompt tokens per check; `--large` adds the prompt tokens on a 5,000-entity project.
+// `npm run eval`: the conflict check's evaluation sets. Each set is a canon and passages that each plant known
+// conflicts or none: the first (canon.json, passages.json) and every folder of sets/ (canon.json, passages.json), each
+// a different story written without looking at the core's answers on it. Every passage is checked twice: by the
+// deterministic core alone, and by the whole check through the CheckConflicts operation with a scripted model (a
+// loopback stand-in for the OpenAI API, answering what a competent model would; passages without a script answer
+// nothing). Prints precision and recall per (kind, entity) pair, per kind and per set, the misses and false positives,
+// and the prompt tokens per check; `--large` adds a 5,000-entity project: the prompt tokens there and the bench line of
+// the core on a 1,000-word passage naming 20 of its entities.
 // A report, not a test: it exits 0 whatever the figures; test/eval/eval.test.ts holds the floors.
 // Env: DATABASE_URL to use PostgreSQL (a fresh account and project each run); otherwise an embedded store in a temp dir.
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
@@ -24,7 +27,7 @@ import { prng } from '../support/prng.ts';
 
 type Expected = { kind: string; entity: string };
 type ModelHit = { severity: string; kind: string; title: string; rationale: string; refs: string[] };
-type Passage = { id: string; text: string; chapter?: string; expected: Expected[]; model: ModelHit[] };
+type Passage = { id: string; text: string; chapter?: string; expected: Expected[]; model?: ModelHit[] };
 type Bundle = { entities: { key: string; facts?: string[] }[] };
 type Hit = { kind: string; title: string; refs: string[] };
 
@@ -47,17 +50,20 @@ export type LargeFigures = {
   seedSeconds: number;
   checks: { named: number; promptTokens: number; rulesAndPromisesTokens: number; slice: { entities: number; facts: number; relationships: number; rules: number; promises: number; beats: number }; ms: number }[];
 };
+export type SetFigures = { name: string; passages: number; cleanPassages: number; planted: number; deterministic: RunFigures; whole: RunFigures };
+export type CoreBench = { words: number; named: number; entities: number; runs: number; medianMs: number; p90Ms: number; promptTokens: number };
 export type EvalReport = {
   passages: number;
   cleanPassages: number;
   planted: number;
+  sets: SetFigures[];
   deterministic: RunFigures;
   whole: RunFigures;
   promptTokens: { mean: number; max: number; perPassage: Record<string, number> };
-  large?: LargeFigures;
+  large?: LargeFigures & { core: CoreBench };
 };
 
-export const deterministicKinds = ['dead_character_active', 'attribute_contradiction', 'location_conflict'];
+export const deterministicKinds = ['dead_character_active', 'attribute_contradiction', 'location_conflict', 'relationship_contradiction'];
 const here = path.dirname(fileURLToPath(import.meta.url));
 const llm = { provider: 'openai', key: 'eval', model: 'scripted' } as const;
 
@@ -194,9 +200,24 @@ async function readJson<T>(file: string): Promise<T> {
   return JSON.parse(await readFile(path.join(here, file), 'utf8')) as T;
 }
 
-export async function runEvaluation(options: { databaseUrl?: string; large?: boolean } = {}): Promise<EvalReport> {
-  const bundle = await readJson<Bundle>('canon.json');
-  const { passages } = await readJson<{ passages: Passage[] }>('passages.json');
+type EvalSet = { name: string; bundle: Bundle; passages: Passage[] };
+
+/** The first set (canon.json, passages.json) and each folder of sets/, in name order. */
+export async function loadSets(only?: string[]): Promise<EvalSet[]> {
+  const folders = (await readdir(path.join(here, 'sets'), { withFileTypes: true })).filter((d) => d.isDirectory()).map((d) => d.name).sort();
+  const sets: EvalSet[] = [{ name: 'corwen', bundle: await readJson<Bundle>('canon.json'), passages: (await readJson<{ passages: Passage[] }>('passages.json')).passages }];
+  for (const folder of folders) {
+    sets.push({
+      name: folder,
+      bundle: await readJson<Bundle>(path.join('sets', folder, 'canon.json')),
+      passages: (await readJson<{ passages: Passage[] }>(path.join('sets', folder, 'passages.json'))).passages,
+    });
+  }
+  return only?.length ? sets.filter((s) => only.includes(s.name)) : sets;
+}
+
+export async function runEvaluation(options: { databaseUrl?: string; large?: boolean; sets?: string[] } = {}): Promise<EvalReport> {
+  const sets = await loadSets(options.sets);
   const fake = await startFakeLlm();
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'lore-eval-'));
   const { logger, tokens } = tokenLogger();
@@ -214,33 +235,50 @@ export async function runEvaluation(options: { databaseUrl?: string; large?: boo
     const key = await runtime.services.keys.create({ tier: 'studio', name: 'eval' });
     const caller = (requestId: string): Caller => ({ requestId, credential: key.key, llm });
 
-    const imported = await executor.run('ImportBundle', { bundle }, caller('eval-import'));
-    if (!imported.ok) throw new Error(`import failed: ${imported.error.message}`);
-    const projectId = (imported.data.result as { projectId: string }).projectId;
-    const canon = await Canon.load(prisma, projectId, bundle);
-
     const deterministic = new Scorer();
     const whole = new Scorer();
     const perPassage: Record<string, number> = {};
-    for (const passage of passages) {
-      const position = passage.chapter
-        ? ((await prisma.chapter.findFirst({ where: { projectId, externalId: passage.chapter }, select: { ordinal: true } })) ?? undefined)
-        : undefined;
-      const slice = await loadCanonSlice(prisma, projectId, passage.text, position);
-      deterministic.add(passage, findDeterministicConflicts(passage.text, slice, passage.chapter ?? null), canon);
+    const setFigures: SetFigures[] = [];
+    for (const set of sets) {
+      const imported = await executor.run('ImportBundle', { bundle: set.bundle }, caller(`eval-import-${set.name}`));
+      if (!imported.ok) throw new Error(`import of ${set.name} failed: ${imported.error.message}`);
+      const projectId = (imported.data.result as { projectId: string }).projectId;
+      const canon = await Canon.load(prisma, projectId, set.bundle);
+      const setDeterministic = new Scorer();
+      const setWhole = new Scorer();
+      for (const passage of set.passages) {
+        const position = passage.chapter
+          ? ((await prisma.chapter.findFirst({ where: { projectId, externalId: passage.chapter }, select: { ordinal: true } })) ?? undefined)
+          : undefined;
+        const slice = await loadCanonSlice(prisma, projectId, passage.text, position);
+        const found = findDeterministicConflicts(passage.text, slice, passage.chapter ?? null);
+        deterministic.add(passage, found, canon);
+        setDeterministic.add(passage, found, canon);
 
-      fake.script({ object: { conflicts: passage.model.map((hit) => ({ ...hit, episode: passage.chapter ?? null, refs: hit.refs.map((ref) => canon.id(ref)) })) } });
-      const logged = tokens.length;
-      const checked = await executor.run('CheckConflicts', { projectId, text: passage.text, chapter: passage.chapter }, caller(`eval-${passage.id}`));
-      if (!checked.ok) throw new Error(`check of ${passage.id} failed: ${checked.error.code} ${checked.error.message}`);
-      whole.add(passage, checked.data.conflicts as Hit[], canon);
-      perPassage[passage.id] = lastCheckTokens(tokens, logged);
+        const script = passage.model ?? [];
+        fake.script({ object: { conflicts: script.map((hit) => ({ ...hit, episode: passage.chapter ?? null, refs: hit.refs.map((ref) => canon.id(ref)) })) } });
+        const logged = tokens.length;
+        const checked = await executor.run('CheckConflicts', { projectId, text: passage.text, chapter: passage.chapter }, caller(`eval-${passage.id}`));
+        if (!checked.ok) throw new Error(`check of ${passage.id} failed: ${checked.error.code} ${checked.error.message}`);
+        whole.add(passage, checked.data.conflicts as Hit[], canon);
+        setWhole.add(passage, checked.data.conflicts as Hit[], canon);
+        perPassage[passage.id] = lastCheckTokens(tokens, logged);
+      }
+      setFigures.push({
+        name: set.name,
+        passages: set.passages.length,
+        cleanPassages: set.passages.filter((p) => p.expected.length === 0).length,
+        planted: set.passages.reduce((n, p) => n + p.expected.length, 0),
+        deterministic: setDeterministic.figures(),
+        whole: setWhole.figures(),
+      });
     }
     const counts = Object.values(perPassage);
     return {
-      passages: passages.length,
-      cleanPassages: passages.filter((p) => p.expected.length === 0).length,
-      planted: passages.reduce((n, p) => n + p.expected.length, 0),
+      passages: setFigures.reduce((n, s) => n + s.passages, 0),
+      cleanPassages: setFigures.reduce((n, s) => n + s.cleanPassages, 0),
+      planted: setFigures.reduce((n, s) => n + s.planted, 0),
+      sets: setFigures,
       deterministic: deterministic.figures(),
       whole: whole.figures(),
       promptTokens: { mean: Math.round(counts.reduce((a, b) => a + b, 0) / counts.length), max: Math.max(...counts), perPassage },
@@ -259,7 +297,7 @@ const largeRelationships = 20_000;
  * The bench project (test/bench/seed.ts: 5,000 entities with names, aliases and facts) plus 20,000 relationships, and
  * a few passages naming 2 to 5 of its entities: the prompt carries only their slice of the canon.
  */
-async function largeProject(runtime: Runtime, executor: Executor, fake: FakeLlm, key: { key: string; account: string }, tokens: number[]): Promise<LargeFigures> {
+async function largeProject(runtime: Runtime, executor: Executor, fake: FakeLlm, key: { key: string; account: string }, tokens: number[]): Promise<LargeFigures & { core: CoreBench }> {
   const { prisma } = runtime.services;
   const { seed } = await import('../bench/seed.ts');
   const started = Date.now();
@@ -323,7 +361,71 @@ async function largeProject(runtime: Runtime, executor: Executor, fake: FakeLlm,
       },
     });
   }
-  return { entities: entities.length, relationships: rows.length, seedSeconds, checks };
+  const core = await coreBench(prisma, projectId, executor, fake, key, tokens, characters, places, random);
+  return { entities: entities.length, relationships: rows.length, seedSeconds, checks, core };
+}
+
+/**
+ * The core's bench line: a passage of about 1,000 words naming 20 entities of the large project (15 characters, 5
+ * places), read by the deterministic core alone on its slice (the model and the database are not timed); the median of
+ * 30 runs after 3 warm-ups (the first loads the English model), and the prompt tokens of one whole check of it.
+ */
+async function coreBench(
+  prisma: PrismaClient,
+  projectId: string,
+  executor: Executor,
+  fake: FakeLlm,
+  key: { key: string },
+  tokens: number[],
+  characters: { name: string }[],
+  places: { name: string }[],
+  random: () => number,
+): Promise<CoreBench> {
+  const pick = <T>(items: T[]) => items[Math.floor(random() * items.length)];
+  const people = new Set<string>();
+  while (people.size < 15) people.add(pick(characters).name);
+  const spots = new Set<string>();
+  while (spots.size < 5) spots.add(pick(places).name);
+  const [who, where] = [[...people], [...spots]];
+  const scenes = [
+    (a: string, b: string, p: string) => `${a} came down to ${p} before the tide turned, and ${b} followed a few steps behind, saying nothing about the debt.`,
+    (a: string, b: string, p: string) => `"You are late again," ${a} said, and ${b} only shrugged and looked out across ${p} towards the grey water.`,
+    (a: string, b: string, p: string) => `At dusk ${a} lit the lamps in ${p}; she had promised ${b} that nobody would go hungry while the boats were out.`,
+    (a: string, b: string) => `${a} had not seen ${b} since the flood, and he did not know whether to laugh or to turn away.`,
+    (a: string, b: string, p: string) => `The wind rose over ${p}. ${a} pulled her coat tighter and asked ${b} whether the ferry would run in the morning.`,
+    (a: string, b: string) => `If ${a} had known what ${b} carried in that box, she would never have let him aboard, or so she told herself later.`,
+  ];
+  const sentences: string[] = [];
+  let words = 0;
+  for (let i = 0; words < 1_000; i++) {
+    const sentence = scenes[i % scenes.length](who[i % who.length], who[(i * 7 + 3) % who.length], where[i % where.length]);
+    sentences.push(sentence);
+    words += sentence.split(/\s+/).length;
+  }
+  const text = sentences.map((sentence, i) => `${sentence}${(i + 1) % 4 === 0 ? '\n\n' : ' '}`).join('').trim();
+  const slice = await loadCanonSlice(prisma, projectId, text);
+  const runs = 30;
+  for (let i = 0; i < 3; i++) findDeterministicConflicts(text, slice, null);
+  const times: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const t0 = performance.now();
+    findDeterministicConflicts(text, slice, null);
+    times.push(performance.now() - t0);
+  }
+  times.sort((a, b) => a - b);
+  fake.script({ object: { conflicts: [] } });
+  const logged = tokens.length;
+  const checked = await executor.run('CheckConflicts', { projectId, text }, { requestId: 'eval-core-bench', credential: key.key, llm });
+  if (!checked.ok) throw new Error(`core bench check failed: ${checked.error.code} ${checked.error.message}`);
+  return {
+    words,
+    named: slice.entities.length,
+    entities: 5_000,
+    runs,
+    medianMs: times[Math.floor(runs / 2)],
+    p90Ms: times[Math.floor(runs * 0.9)],
+    promptTokens: lastCheckTokens(tokens, logged),
+  };
 }
 
 const pct = (x: number) => x.toFixed(2);
@@ -339,6 +441,17 @@ export function formatReport(report: EvalReport): string {
   lines.push(row('deterministic core, its own kinds', report.deterministic.ownKinds));
   lines.push(row('whole check (scripted model)', report.whole.overall));
   lines.push(row('whole check, deterministic kinds', report.whole.ownKinds));
+  lines.push('');
+  lines.push('Deterministic core alone, per kind it decides (all sets):');
+  lines.push(`  ${'kind'.padEnd(34)} ${'precision'.padStart(9)} ${'recall'.padStart(7)} ${'tp'.padStart(4)} ${'fp'.padStart(4)} ${'fn'.padStart(4)}`);
+  for (const kind of deterministicKinds) {
+    const t = report.deterministic.perKind[kind] ?? { tp: 0, fp: 0, fn: 0 };
+    lines.push(row(kind, { ...t, precision: t.tp + t.fp === 0 ? 1 : t.tp / (t.tp + t.fp), recall: t.tp + t.fn === 0 ? 1 : t.tp / (t.tp + t.fn) }));
+  }
+  lines.push('');
+  lines.push('Deterministic core alone, its own kinds, per set:');
+  lines.push(`  ${'set (passages, clean)'.padEnd(34)} ${'precision'.padStart(9)} ${'recall'.padStart(7)} ${'tp'.padStart(4)} ${'fp'.padStart(4)} ${'fn'.padStart(4)}`);
+  for (const set of report.sets) lines.push(row(`${set.name} (${set.passages}, ${set.cleanPassages})`, set.deterministic.ownKinds));
   lines.push('');
   lines.push(`  ${'kind'.padEnd(28)} ${'planted'.padStart(7)}   ${'deterministic tp/fp/fn'.padStart(22)}   ${'whole tp/fp/fn'.padStart(14)}`);
   const kinds = [...new Set([...conflictKinds, ...Object.keys(report.whole.perKind), ...Object.keys(report.deterministic.perKind)])];
@@ -372,11 +485,18 @@ export function formatReport(report: EvalReport): string {
         `  ${String(c.named).padStart(5)} ${String(c.promptTokens).padStart(13)} ${`~${c.rulesAndPromisesTokens}`.padStart(23)} ${String(c.ms).padStart(6)}          ${[s.entities, s.facts, s.relationships, s.rules, s.promises, s.beats].join(' / ')}`,
       );
     }
+    const c = l.core;
+    lines.push('');
+    lines.push(
+      `Core bench: ${c.words} words naming ${c.named} entities of a ${c.entities.toLocaleString('en')}-entity project: median ${c.medianMs.toFixed(1)} ms, p90 ${c.p90Ms.toFixed(1)} ms over ${c.runs} runs; the whole check's prompt ${c.promptTokens} tokens`,
+    );
   }
   return lines.join('\n');
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const report = await runEvaluation({ databaseUrl: process.env.DATABASE_URL, large: process.argv.includes('--large') });
+  // `--set name` (repeatable) runs only those sets.
+  const only = process.argv.flatMap((arg, i) => (arg === '--set' && process.argv[i + 1] ? [process.argv[i + 1]] : []));
+  const report = await runEvaluation({ databaseUrl: process.env.DATABASE_URL, large: process.argv.includes('--large'), sets: only });
   process.stdout.write(`${formatReport(report)}\n`);
 }

@@ -14,15 +14,17 @@ export const approvalStatus = z.enum(approvalStatuses);
 export const confidence = z.number().min(0, 'must be at least 0').max(1, 'must be at most 1');
 /** Free-form state values by key; a JSON object. */
 export const entityState = storableJson(z.record(z.string(), z.unknown()));
-export const expectedVersion = z.number().int('must be an integer').min(1, 'must be at least 1');
+// Versions are 32-bit integers, as GraphQL's Int and the column are.
+export const expectedVersion = z.number().int('must be an integer').min(1, 'must be at least 1').max(2_147_483_647, 'must be at most 2147483647');
 export const relationshipWeight = z.number().finite('must be a finite number');
 export const maxStateChanges = 1000;
 
 type StateChangeShape = { from?: string | null; until?: string | null; state: Record<string, unknown> };
-const stateChangeChecks = <S extends z.ZodType<StateChangeShape>>(schema: S) =>
+export const stateChangeChecks = <S extends z.ZodType<StateChangeShape>>(schema: S) =>
   schema
     .refine((c) => c.from != null || c.until != null, { message: 'must have from or until (timeless values go in state)', path: ['from'] })
-    .refine((c) => Object.keys(c.state).length > 0, { message: 'must set at least one value', path: ['state'] });
+    .refine((c) => Object.keys(c.state).length > 0, { message: 'must set at least one value', path: ['state'] })
+    .meta({ anyOf: [{ required: ['from'] }, { required: ['until'] }] });
 
 /** State values that hold for part of the story: from a chapter id (inclusive), until one (exclusive), or both. */
 export const stateChange = stateChangeChecks(z.object({ from: chapterRef.optional(), until: chapterRef.optional(), state: entityState }));

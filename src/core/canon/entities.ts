@@ -179,7 +179,8 @@ export class EntityReader {
   /**
    * `read`'s page, served from the read cache while the project's canon version is unchanged; undefined when the
    * project is not the account's (the version lookup checks that, so a cached page never reaches another account).
-   * `version`: the request's read of it, when started earlier.
+   * `version`: the request's read of it, when started earlier. A page `keep` refuses is answered but not kept, and
+   * carries no version (so no cache further up keeps it either).
    */
   async cachedPage<T extends object>(
     accountId: string,
@@ -187,6 +188,7 @@ export class EntityReader {
     key: string,
     read: () => Promise<T | undefined>,
     version = this.readVersion(projectId),
+    keep: (page: T) => boolean = () => true,
   ): Promise<Versioned<T> | undefined> {
     if (!this.cache.enabled) {
       const page = await read();
@@ -194,8 +196,9 @@ export class EntityReader {
     }
     const project = await version;
     if (project?.accountId !== accountId) return undefined;
-    const page = await this.cache.through(`${projectId}\0${project.version}\0${key}`, read);
-    return page && { page, version: `${projectId}@${project.version}` };
+    let kept = true;
+    const page = await this.cache.through(`${projectId}\0${project.version}\0${key}`, read, (p) => (kept = keep(p)));
+    return page && { page, version: kept ? `${projectId}@${project.version}` : undefined };
   }
 
   /**

@@ -2,7 +2,7 @@
 // Kept apart from review.ts so that the surfaces, which never touch the database, can use them.
 import { z } from 'zod';
 import { entityTypes } from '../ingest/bundle.ts';
-import { chapterRef, factText, resourceId, sourceContent, text } from '../validation.ts';
+import { chapterRef, factText, nonBlankText, resourceId, sourceContent } from '../validation.ts';
 
 export const candidateStatuses = ['pending', 'approved', 'rejected'] as const;
 export const candidateKinds = ['fact', 'entity'] as const;
@@ -13,11 +13,11 @@ export type DecisionChoice = (typeof decisionChoices)[number];
 export const maxProposedFacts = 50;
 
 /** An entity's name or alias, as the bundle takes it. */
-export const entityLabel = text().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters');
+export const entityLabel = nonBlankText(200);
 export const proposedAliases = z.array(entityLabel).max(100, 'must be at most 100 aliases');
 export const proposedFact = z.object({ text: factText, from: chapterRef.optional(), until: chapterRef.optional() });
 export const proposedFacts = z.array(proposedFact).max(maxProposedFacts, `must be at most ${maxProposedFacts} facts`);
-export const decisionReason = text().trim().min(1, 'must not be empty').max(2000, 'must be at most 2000 characters');
+export const decisionReason = nonBlankText(2000);
 
 /** What propose takes; `entityId` or `name`, exactly one. */
 export const proposeInput = z

@@ -1,11 +1,13 @@
 // Ranked lexical search: full-text over names, aliases and approved facts, plus trigram word similarity over names
 // and aliases (typos, partial names), in the lore_search function (prisma/migrations). Pages are keyed on (score, id),
-// so the order is stable across pages.
+// so the order is stable across pages. With an embedding provider, and vectors for the project, the ranking is hybrid
+// (src/core/embeddings/hybrid.ts): the fused list is read whole and paged by position, with the same cursor rules.
 import type { PrismaClient } from '../../generated/prisma/client.ts';
 import type { Page } from './canon.ts';
 import type { EntityReader, EntityRecord, Versioned, VersionRead } from './entities.ts';
 import { LoreError } from '../errors.ts';
 import { projectNotFound, type ProjectService } from './projects.ts';
+import type { HybridRanker, SearchRanking } from '../embeddings/hybrid.ts';
 
 // Lower than pg_trgm's default (0.6) so that a misspelt short name still matches: "Mra" for "Mara" shares 2 of 7
 // trigrams (0.29). A query of several words has trigrams enough to be stricter; at 0.25 its common words ("the",
@@ -13,13 +15,16 @@ import { projectNotFound, type ProjectService } from './projects.ts';
 // least the threshold) lets the trigram index find the name matches.
 const similarityFor = (q: string) => (/\s/.test(q.trim()) ? 0.5 : 0.25);
 
-export type SearchPage = Page<EntityRecord>;
+/** `ranking`: how the page was ranked; `transient`: lexical only because the provider failed just now (not cached). */
+export type SearchPage = Page<EntityRecord> & { ranking: SearchRanking; transient?: boolean };
 
 export class SearchService {
   constructor(
     private readonly prisma: PrismaClient,
     private readonly entities: EntityReader,
     private readonly projects: ProjectService,
+    /** present when an embedding provider is configured */
+    private readonly hybrid?: HybridRanker,
   ) {}
 
   /** `version`: the request's read of the project's canon version (EntityReader.readVersion), when started earlier. */
@@ -33,13 +38,17 @@ export class SearchService {
   ): Promise<Versioned<SearchPage>> {
     const key = `search\0${limit}\0${startingAfter ?? ''}\0${q}`;
     const read = () => this.read(accountId, projectId, q, limit, startingAfter);
-    const found = await this.entities.cachedPage(accountId, projectId, key, read, version);
+    const found = await this.entities.cachedPage(accountId, projectId, key, read, version, (page) => !page.transient);
     if (!found) throw projectNotFound(projectId);
     return found;
   }
 
   private async read(accountId: string, projectId: string, q: string, limit: number, startingAfter?: string): Promise<SearchPage | undefined> {
     const threshold = similarityFor(q);
+    const ranked = await this.hybrid?.rank(accountId, projectId, q, threshold);
+    if (ranked?.ranking === 'not_found') return undefined;
+    if (ranked?.ranking === 'hybrid') return this.hybridPage(accountId, projectId, ranked.ids, limit, startingAfter);
+    const transient = ranked?.transient;
     // The score travels as text: a JS number parameter is sent with 16 significant digits, so it would not compare
     // equal to the stored float8 and the cursor row would come back again.
     let after: { score: string; id: string } | undefined;
@@ -57,6 +66,23 @@ export class SearchService {
     const found = await this.entities.search(accountId, projectId, { q, threshold, after, limit });
     if (!found) return undefined;
     const page = found.slice(0, limit);
-    return { data: page, hasMore: found.length > limit, nextStartingAfter: found.length > limit ? page[page.length - 1].id : null };
+    return {
+      data: page,
+      hasMore: found.length > limit,
+      nextStartingAfter: found.length > limit ? page[page.length - 1].id : null,
+      ranking: 'lexical',
+      ...(transient && { transient }),
+    };
+  }
+
+  /** A page of the fused ranking: the entities after the cursor's place in it. */
+  private async hybridPage(accountId: string, projectId: string, ids: string[], limit: number, startingAfter?: string): Promise<SearchPage | undefined> {
+    const start = startingAfter === undefined ? 0 : ids.indexOf(startingAfter) + 1;
+    if (start === 0 && startingAfter !== undefined) throw new LoreError('invalid_cursor', `starting_after ${startingAfter} is not a result of this search.`);
+    const pageIds = ids.slice(start, start + limit);
+    const data = await this.entities.byIds(accountId, projectId, pageIds);
+    if (!data) return undefined;
+    const hasMore = ids.length > start + limit;
+    return { data, hasMore, nextStartingAfter: hasMore ? pageIds[pageIds.length - 1] : null, ranking: 'hybrid' };
   }
 }

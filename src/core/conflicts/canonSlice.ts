@@ -2,9 +2,11 @@
 // relationships among them, the project's rules and open promises, and recent beats. It is what the deterministic
 // checks read and all that is sent to the model, so the prompt stays small however large the project is. Facts and
 // state are those holding at the passage's chapter (story time), or after the last chapter when it names none.
+// Names match as written, capitalised, or without their article ("Abbess" for "the Abbess").
 import type { PrismaClient } from '../../generated/prisma/client.ts';
 import { MentionFinder } from '../ingest/mentionFinder.ts';
 import { stateAt, timedValues } from '../canon/storyTime.ts';
+import { impliedPronouns, pronounsOf, statedPronouns, type Pronouns } from './reader/pronouns.ts';
 
 export type SliceEntity = {
   id: string;
@@ -13,6 +15,8 @@ export type SliceEntity = {
   aliases: string[];
   state: Record<string, unknown>;
   facts: { id: string; text: string }[];
+  /** the pronouns a character takes: stated in its state, implied by its names or relationships, or learned from the chapters */
+  pronouns?: Pronouns;
 };
 export type CanonSlice = {
   entities: SliceEntity[];
@@ -28,7 +32,15 @@ export type CanonSlice = {
   ids: Set<string>;
 };
 
-const limits = { factsPerEntity: 30, rules: 8, promises: 8, beatChapters: 3, beatsPerChapter: 20, neighbours: 20 } as const;
+const limits = { factsPerEntity: 30, rules: 8, promises: 8, beatChapters: 3, beatsPerChapter: 20, neighbours: 20, pronounSnippets: 40 } as const;
+
+/** A name, and an alias without its leading article when a capitalised word follows it ("the Abbess" → "Abbess"). */
+export function nameVariants(names: string[]): string[] {
+  return names.flatMap((n) => {
+    const bare = /^(the|a|an)\s+(\p{Lu}.*)$/iu.exec(n.trim());
+    return bare ? [n, bare[2]] : [n];
+  });
+}
 
 type EntityRow = { id: string; type: string; name: string; aliases: string[]; state: unknown; facts: { id: string; text: string }[] };
 
@@ -60,7 +72,7 @@ async function relevant(prisma: PrismaClient, projectId: string, type: 'rule' | 
 
 export async function loadCanonSlice(prisma: PrismaClient, projectId: string, passage: string, chapter?: { ordinal: number }): Promise<CanonSlice> {
   const names = await prisma.entity.findMany({ where: { projectId }, select: { id: true, name: true, aliases: true } });
-  const finder = new MentionFinder(names.flatMap((e) => [e.name, ...e.aliases].map((text) => ({ entityId: e.id, text }))));
+  const finder = new MentionFinder(names.flatMap((e) => nameVariants([e.name, ...e.aliases]).map((text) => ({ entityId: e.id, text }))));
   const named = [...new Set(finder.find(passage).map((m) => m.entityId))];
 
   // Story time: the facts and state as they stand at the passage's chapter; without one, after the last chapter.
@@ -119,8 +131,11 @@ export async function loadCanonSlice(prisma: PrismaClient, projectId: string, pa
     .flatMap((c) => c.beats.map((b) => ({ id: b.id, chapter: c.externalId, ordinal: c.ordinal, summary: b.summary, entities: b.entityIds })))
     .filter((b) => b.entities.some((id) => named.includes(id)));
 
+  const sliced = entities.map(toSlice);
+  await learnPronouns(prisma, sliced, relationships.map((r) => ({ from: r.fromId, kind: r.kind })));
+
   const slice: CanonSlice = {
-    entities: entities.map(toSlice),
+    entities: sliced,
     relationships: relationships.map((r) => ({ id: r.id, from: r.fromId, to: r.toId, kind: r.kind })),
     rules: rules.map(toSlice),
     promises: promises.map(toSlice),
@@ -136,4 +151,26 @@ export async function loadCanonSlice(prisma: PrismaClient, projectId: string, pa
   for (const r of slice.relationships) slice.ids.add(r.id);
   for (const b of slice.beats) slice.ids.add(b.id);
   return slice;
+}
+
+/**
+ * The pronouns of the passage's characters: stated or implied by names and relationship kinds, else learned from the
+ * text that mentions them (their facts, and the snippets recorded at import of up to 40 of their mentions, one index
+ * scan each).
+ */
+async function learnPronouns(prisma: PrismaClient, entities: SliceEntity[], relationships: { from: string; kind: string }[]): Promise<void> {
+  const kindsOf = (id: string) => relationships.filter((r) => r.from === id).map((r) => r.kind);
+  const unknown: SliceEntity[] = [];
+  for (const e of entities.filter((x) => x.type === 'character')) {
+    e.pronouns = statedPronouns(e.state) ?? impliedPronouns(e, kindsOf(e.id));
+    if (!e.pronouns) unknown.push(e);
+  }
+  if (unknown.length === 0) return;
+  const rows = await prisma.$queryRaw<{ entityId: string; snippet: string }[]>`
+    SELECT x.id AS "entityId", m.snippet FROM unnest(${unknown.map((e) => e.id)}::text[]) AS x(id)
+    CROSS JOIN LATERAL (SELECT snippet FROM "Mention" WHERE "entityId" = x.id ORDER BY "sortKey" LIMIT ${limits.pronounSnippets}::int) m`;
+  for (const e of unknown) {
+    const texts = [...e.facts.map((f) => f.text), ...rows.filter((r) => r.entityId === e.id).map((r) => r.snippet)];
+    e.pronouns = pronounsOf(e, kindsOf(e.id), texts);
+  }
 }

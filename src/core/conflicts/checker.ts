@@ -52,11 +52,24 @@ export function buildCheckPrompt(slice: CanonSlice, passage: string, episode: st
 }
 
 // Two hits are one conflict when they have the same kind and subject: the first ref, a fact standing for its entity
-// (a model citing "Keth drowned" before Keth repeats the deterministic hit on Keth).
+// (a model citing "Keth drowned" before Keth repeats the deterministic hit on Keth). A relationship contradiction is
+// about a pair: two such hits are one when they concern the same two entities, whichever they cite first.
 function sameHit(a: ConflictDraft, b: ConflictDraft, slice: CanonSlice): boolean {
-  const subject = (hit: ConflictDraft) =>
-    [...slice.entities, ...slice.rules, ...slice.promises].find((e) => e.id === hit.refs[0] || e.facts.some((f) => f.id === hit.refs[0]))?.id ?? hit.refs[0];
-  return a.kind === b.kind && subject(a) === subject(b);
+  const entities = [...slice.entities, ...slice.rules, ...slice.promises];
+  const entityOf = (ref: string) => entities.find((e) => e.id === ref || e.facts.some((f) => f.id === ref))?.id;
+  const subject = (hit: ConflictDraft) => entityOf(hit.refs[0]) ?? hit.refs[0];
+  if (a.kind !== b.kind) return false;
+  if (a.kind === 'relationship_contradiction') {
+    const concerned = (hit: ConflictDraft) =>
+      new Set(hit.refs.flatMap((ref) => {
+        const relationship = slice.relationships.find((r) => r.id === ref);
+        return relationship ? [relationship.from, relationship.to] : [entityOf(ref) ?? ref];
+      }));
+    const [x, y] = [concerned(a), concerned(b)];
+    const shared = [...x].filter((id) => y.has(id)).length;
+    if (shared >= 2) return true;
+  }
+  return subject(a) === subject(b);
 }
 
 export class ConflictChecker {

@@ -1,5 +1,6 @@
-// Imports a canon bundle in one transaction: idempotent by entity key and chapter id, so importing the same bundle
-// twice changes nothing; a bundle with any error is rejected whole with the paths of its errors.
+// Imports a canon bundle, all or nothing: idempotent by entity key and chapter id, so importing the same bundle twice
+// changes nothing; a bundle with any error is rejected whole with the paths of its errors. Into an existing project in
+// one transaction; a new project is written in short slices and appears whole (stagedImport.ts).
 import { Prisma, type PrismaClient } from '../../generated/prisma/client.ts';
 import { newId } from '../../ids.ts';
 import { bundleFactOf, bundleSchema, type CanonBundle } from './bundle.ts';
@@ -10,6 +11,8 @@ import { LoreError } from '../errors.ts';
 import type { GraphEdgeChange, GraphNodeChange, GraphOutbox } from '../relationships/outbox.ts';
 import { stableStringify } from '../json.ts';
 import { chunk, recordChapterMentions, rowsPerInsert, sha256 } from './mentions.ts';
+import { insertRows, type Row } from './rows.ts';
+import { StagedImport } from './stagedImport.ts';
 import { parseOrFail, type FieldError } from '../validation.ts';
 
 export type ImportCounts = {
@@ -41,13 +44,27 @@ const meaningOf = (rows: TimedRow[]) => {
 };
 
 export class Importer {
+  private readonly staged: StagedImport;
+
+  /** `store`: on PGlite, where every tenant's statements run one at a time, a new project's import pauses between slices. */
   constructor(
     private readonly prisma: PrismaClient,
     private readonly graphOutbox: GraphOutbox,
-  ) {}
+    store: 'postgres' | 'pglite' = 'postgres',
+  ) {
+    this.staged = new StagedImport(prisma, graphOutbox, store === 'pglite');
+  }
 
   async import(input: { accountId: string; principalKeyId: string; bundle: unknown; projectId?: string }): Promise<ImportResult> {
     const bundle = parseOrFail(bundleSchema, input.bundle, 'invalid_bundle');
+    // A bundle for a new project is written in short slices (stagedImport.ts); into an existing project, in one transaction.
+    if (!input.projectId) {
+      const ordinals = new Map(bundle.chapters.map((c) => [c.id, c.ordinal] as const));
+      const created = await this.staged.importNew(input.accountId, input.principalKeyId, bundle, () =>
+        this.checkReferences(bundle, new Set(bundle.entities.map((e) => e.key)), ordinals),
+      );
+      if (created) return created;
+    }
     return this.prisma.$transaction((tx) => this.write(tx, input.accountId, input.principalKeyId, bundle, input.projectId), {
       timeout: 300_000,
       maxWait: 30_000,
@@ -97,7 +114,7 @@ export class Importer {
         counts.entitiesUpdated++;
       }
     }
-    for (const part of chunk(creates, rowsPerInsert)) await tx.entity.createMany({ data: part });
+    for (const part of chunk(creates, rowsPerInsert)) await insertRows(tx, 'Entity', part);
     counts.entitiesCreated = creates.length;
     const idOf = (key: string) => byKey.get(key)!.id;
 
@@ -153,9 +170,9 @@ export class Importer {
         touched.add(entityId);
       }
     }
-    for (const part of chunk(candidates, rowsPerInsert)) await tx.candidate.createMany({ data: part });
-    for (const part of chunk(decisions, rowsPerInsert)) await tx.decision.createMany({ data: part });
-    for (const part of chunk(facts, rowsPerInsert)) await tx.fact.createMany({ data: part });
+    for (const part of chunk(candidates, rowsPerInsert)) await insertRows(tx, 'Candidate', part);
+    for (const part of chunk(decisions, rowsPerInsert)) await insertRows(tx, 'Decision', part);
+    for (const part of chunk(facts, rowsPerInsert)) await insertRows(tx, 'Fact', part);
     for (const part of chunk(respanned, rowsPerInsert)) {
       await tx.$executeRaw`
         UPDATE "Fact" f SET "fromChapterId" = x.from_id, "untilChapterId" = x.until_id
@@ -198,7 +215,7 @@ export class Importer {
         counts.relationshipsUpdated++;
       }
     }
-    for (const part of chunk(newRelationships, rowsPerInsert)) await tx.relationship.createMany({ data: part });
+    for (const part of chunk(newRelationships, rowsPerInsert)) await insertRows(tx, 'Relationship', part);
     counts.relationshipsCreated = newRelationships.length;
     // The graph's share of this import, for Neo4j, committed or rolled back with it.
     await this.graphOutbox.record(tx, project.id, {
@@ -290,7 +307,7 @@ export class Importer {
     });
     for (const { entityId, ...value } of rows) stored.set(entityId, [...(stored.get(entityId) ?? []), value]);
     const replaced: string[] = [];
-    const values: Prisma.StateValueCreateManyInput[] = [];
+    const values: Row<'StateValue'>[] = [];
     for (const e of listed) {
       const entityId = idOf(e.key);
       // In the bundle's order, which stateAt keeps for values of one key starting at the same chapter.
@@ -300,11 +317,11 @@ export class Importer {
       if (sameJson(meaningOf(wanted), meaningOf(stored.get(entityId) ?? []))) continue;
       replaced.push(entityId);
       for (const v of wanted) {
-        values.push({ id: newId('stv'), projectId, entityId, ...v, value: v.value === null ? Prisma.JsonNull : (v.value as Prisma.InputJsonValue) });
+        values.push({ id: newId('stv'), projectId, entityId, ...v });
       }
     }
     for (const part of chunk(replaced, rowsPerInsert)) await tx.stateValue.deleteMany({ where: { entityId: { in: part } } });
-    for (const part of chunk(values, rowsPerInsert)) await tx.stateValue.createMany({ data: part });
+    for (const part of chunk(values, rowsPerInsert)) await insertRows(tx, 'StateValue', part);
     return replaced;
   }
 

@@ -4,6 +4,7 @@ import { createHash } from 'node:crypto';
 import { mentionSortKey, type TxClient } from '../canon/canon.ts';
 import { newId } from '../../ids.ts';
 import { MentionFinder, type Term } from './mentionFinder.ts';
+import { insertRows } from './rows.ts';
 
 export const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 export const chunk = <T>(items: T[], size: number): T[][] =>
@@ -11,21 +12,29 @@ export const chunk = <T>(items: T[], size: number): T[][] =>
 // Postgres allows 65535 bind parameters per statement; rows here have at most ~10 columns.
 export const rowsPerInsert = 2_000;
 
-async function projectTerms(tx: TxClient, projectId: string): Promise<{ terms: Term[]; namesHash: string }> {
-  const entities = await tx.entity.findMany({ where: { projectId }, select: { id: true, name: true, aliases: true }, orderBy: { id: 'asc' } });
+/** The project's names as mentions are found: `entities` in id order. */
+export function termsOf(entities: { id: string; name: string; aliases: string[] }[]): { terms: Term[]; namesHash: string } {
   const terms = entities.flatMap((e) => [e.name, ...e.aliases].map((text) => ({ entityId: e.id, text })));
   return { terms, namesHash: sha256(JSON.stringify(terms)) };
 }
 
-// The ordinal is part of the hash because each mention's sort key (reading order) carries it.
-const mentionHash = (c: { contentHash: string; ordinal: number }, namesHash: string) => sha256(`${c.contentHash}:${c.ordinal}:${namesHash}`);
+async function projectTerms(tx: TxClient, projectId: string): Promise<{ terms: Term[]; namesHash: string }> {
+  return termsOf(await tx.entity.findMany({ where: { projectId }, select: { id: true, name: true, aliases: true }, orderBy: { id: 'asc' } }));
+}
 
-async function record(tx: TxClient, projectId: string, chapterId: string, ordinal: number, found: ReturnType<MentionFinder['find']>): Promise<number> {
-  const rows = found.map((m) => {
+// The ordinal is part of the hash because each mention's sort key (reading order) carries it.
+export const mentionHash = (c: { contentHash: string; ordinal: number }, namesHash: string) => sha256(`${c.contentHash}:${c.ordinal}:${namesHash}`);
+
+export function mentionRows(projectId: string, chapterId: string, ordinal: number, found: ReturnType<MentionFinder['find']>) {
+  return found.map((m) => {
     const id = newId('men');
     return { id, projectId, entityId: m.entityId, chapterId, line: m.line, column: m.column, snippet: m.snippet, sortKey: mentionSortKey(ordinal, m.line, m.column, id) };
   });
-  for (const part of chunk(rows, rowsPerInsert)) await tx.mention.createMany({ data: part });
+}
+
+async function record(tx: TxClient, projectId: string, chapterId: string, ordinal: number, found: ReturnType<MentionFinder['find']>): Promise<number> {
+  const rows = mentionRows(projectId, chapterId, ordinal, found);
+  for (const part of chunk(rows, rowsPerInsert)) await insertRows(tx, 'Mention', part);
   return rows.length;
 }
 

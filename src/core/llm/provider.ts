@@ -4,9 +4,10 @@ import { createAnthropic } from '@ai-sdk/anthropic';
 import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { APICallError, generateObject, NoObjectGeneratedError, type LanguageModel } from 'ai';
-import type { z } from 'zod';
+import { z } from 'zod';
 import type { Config } from '../../config.ts';
 import { LoreError } from '../errors.ts';
+import { describeIssues } from '../validation.ts';
 
 // The SDK's own warnings (unknown model ids and the like) would go to the console; our logs are pino's alone.
 (globalThis as { AI_SDK_LOG_WARNINGS?: boolean }).AI_SDK_LOG_WARNINGS = false;
@@ -25,30 +26,53 @@ const defaultModels: Record<ProviderName, string | undefined> = {
   'openai-compatible': undefined,
 };
 
+/** What the BYOK headers may hold; the OpenAPI document declares the same rules. */
+export const llmHeaderRules = {
+  'X-LLM-Key': z.string().max(1000, 'must be at most 1000 characters').regex(/^[\x21-\x7E]+$/, 'must be printable ASCII without spaces'),
+  'X-LLM-Model': z.string().max(200, 'must be at most 200 characters').regex(/^[\x21-\x7E]+$/, 'must be printable ASCII without spaces'),
+};
+
+/** The providers a request may name: openai-compatible only where the server has its base URL. */
+export const offeredProviders = (config: Config['llm']): ProviderName[] =>
+  providers.filter((name) => name !== 'openai-compatible' || Boolean(config.baseUrls['openai-compatible']));
+
 /**
  * The caller's provider, or the server's own for keys with the managed_llm scope that send none.
- * Missing headers: 402 precondition_required; an unknown provider: 400.
+ * A header sent with a bad value: 400 (unknown_provider, or validation_error naming the header), whether or not the
+ * others are there; missing headers: 402 precondition_required.
  */
 export function chooseLlm(credentials: LlmCredentials | undefined, config: Config['llm'], scopes: ReadonlySet<string>): LlmChoice {
   let { provider, key, model } = credentials ?? {};
-  if (!provider && !key && scopes.has('managed_llm') && config.managed) {
-    ({ provider, key, model } = { ...config.managed, model: model ?? config.managed.model });
-  }
-  if (!provider || !key) {
+  const errors = (['X-LLM-Key', 'X-LLM-Model'] as const).flatMap((header) => {
+    const value = header === 'X-LLM-Key' ? key : model;
+    const result = value === undefined ? undefined : llmHeaderRules[header].safeParse(value);
+    return result && !result.success ? describeIssues(result.error, `header.${header}`) : [];
+  });
+  if (errors.length > 0) throw new LoreError('validation_error', errors.map((e) => `${e.path}: ${e.message}`).join('; '), { errors });
+  const offered: string[] = offeredProviders(config);
+  if (provider !== undefined && !offered.includes(provider)) {
     throw new LoreError(
-      'precondition_required',
-      'This endpoint runs an LLM with your own provider key: send X-LLM-Provider (anthropic, openai or openai-compatible) and X-LLM-Key.',
+      'unknown_provider',
+      provider === 'openai-compatible'
+        ? 'The openai-compatible provider is not configured on this server (LORE_OPENAI_COMPATIBLE_BASE_URL).'
+        : `Unknown LLM provider "${provider.slice(0, 40)}"; use one of ${offered.join(', ')}.`,
     );
   }
-  if (!(providers as readonly string[]).includes(provider)) {
-    throw new LoreError('unknown_provider', `Unknown LLM provider "${provider.slice(0, 40)}"; use one of ${providers.join(', ')}.`);
+  if (provider === undefined && key === undefined && scopes.has('managed_llm') && config.managed) {
+    ({ provider, key, model } = { ...config.managed, model: model ?? config.managed.model });
+  }
+  if (provider === undefined || key === undefined) {
+    throw new LoreError(
+      'precondition_required',
+      `This endpoint runs an LLM with your own provider key: send X-LLM-Provider (${offered.join(', ')}) and X-LLM-Key.`,
+    );
   }
   const name = provider as ProviderName;
-  if (name === 'openai-compatible' && !config.baseUrls['openai-compatible']) {
-    throw new LoreError('unknown_provider', 'The openai-compatible provider is not configured on this server (LORE_OPENAI_COMPATIBLE_BASE_URL).');
-  }
   const chosen = model ?? defaultModels[name];
-  if (!chosen) throw new LoreError('validation_error', 'X-LLM-Model is required for the openai-compatible provider.');
+  if (!chosen) {
+    const message = 'is required for the openai-compatible provider';
+    throw new LoreError('validation_error', `header.X-LLM-Model: ${message}`, { errors: [{ path: 'header.X-LLM-Model', message }] });
+  }
   return { provider: name, key, model: chosen };
 }
 

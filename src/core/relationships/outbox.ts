@@ -88,7 +88,8 @@ export class GraphOutbox {
     };
   }
 
-  private async markForRebuild(tx: TxClient, projectId: string): Promise<void> {
+  /** Queues a copy of the whole project inside the caller's transaction (a staged import's project, as it goes live). */
+  async markForRebuild(tx: TxClient, projectId: string): Promise<void> {
     await lockProject(tx, projectId);
     // One rebuild row per project, and a new one rather than the older: a worker may be copying the project right now
     // from a snapshot taken before this transaction commits, and deletes the rows up to the one it started from.

@@ -1,0 +1,405 @@
+// A stated eye colour, hair colour, age or title that contradicts the canon (the entity's state as of the passage's
+// chapter, its facts of the form "X's eyes are grey", and the titles its own names carry, such as "Captain Crowe").
+// Read wherever an editor would: "X's blue eyes", "her blue eyes" (pronoun resolved), "X's eyes, like …, were a cold
+// blue", "X had dark brown eyes and black hair", "the red-haired Abbess", "X, whose green eyes…"; "X, 42,", "X, who was
+// thirty-five that winter,", "X, a widow of forty,", "the thirty-year-old X", "X turned twenty"; titles before the
+// name ("Prioress Hilde", "Lt. Sato"), after it ("X, Abbot of Saint Ives,"; "X the Prior"), or as a predicate ("X was
+// captain of the guard"). A colour followed by "with"/"from" is a passing state ("grey with dust", "red from
+// weeping"), red eyes are sore eyes, vague shades ("dark") contradict nothing, an age told of the past ("was six
+// when…") or approximately ("nearly fifty") says nothing of now, and a change ("her hair turned white") is an event.
+import type { SliceEntity } from '../canonSlice.ts';
+import type { ConflictDraft } from '../kinds.ts';
+import {
+  approximate,
+  attributeCompounds,
+  attributeNouns,
+  changing,
+  colourFamiliesOf,
+  colours,
+  linking,
+  longestTitle,
+  normaliseTitle,
+  pastAge,
+  shades,
+  soreEyeColours,
+  titlesAgree,
+} from '../reader/lexicon.ts';
+import { verbIn, type Token } from '../reader/nlp.ts';
+import type { Ref } from '../reader/references.ts';
+import { asserts, moodOf, predicatesOf } from '../reader/syntax.ts';
+import { quoteAt, refsOf, type Passage } from './passage.ts';
+
+type Attribute = 'eyes' | 'hair' | 'age' | 'title';
+type Statement = { attribute: Attribute; value: string; from: number; to: number };
+type CanonValue = { values: string[]; ref: string };
+
+const labels: Record<Attribute, string> = { eyes: 'eye colour', hair: 'hair colour', age: 'age', title: 'title' };
+const stateKeys: Record<string, Attribute> = {
+  eyes: 'eyes', eye: 'eyes', eye_colour: 'eyes', eye_color: 'eyes', eyecolour: 'eyes', eyecolor: 'eyes',
+  hair: 'hair', hair_colour: 'hair', hair_color: 'hair', haircolour: 'hair', haircolor: 'hair',
+  age: 'age', title: 'title', rank: 'title',
+};
+const wordPattern = /[\p{L}\p{N}]+/gu;
+
+/** What the canon holds of each attribute: state values, then facts "X's eyes are grey", then titles in the names. */
+export function canonAttributes(e: SliceEntity): Map<Attribute, CanonValue> {
+  const found = new Map<Attribute, CanonValue>();
+  for (const [key, value] of Object.entries(e.state)) {
+    const attribute = stateKeys[key.toLowerCase()];
+    if (attribute && (typeof value === 'string' || typeof value === 'number')) found.set(attribute, { values: [String(value).toLowerCase()], ref: e.id });
+  }
+  const names = [e.name, ...e.aliases].map((n) => n.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|');
+  const pattern = new RegExp(`^(?:${names})['’]s\\s+(\\w+)\\s+(?:is|are|was|were)\\s+([\\w\\s-]+?)\\.?$`, 'i');
+  for (const fact of e.facts) {
+    const match = pattern.exec(fact.text.trim());
+    const attribute = match && stateKeys[match[1].toLowerCase()];
+    if (attribute && !found.has(attribute)) found.set(attribute, { values: [match[2].toLowerCase()], ref: fact.id });
+  }
+  // Titles the entity's own names carry ("Captain Crowe", "the old Captain", "Dr. Castell") are canon too.
+  const named = [e.name, ...e.aliases].flatMap((n) => {
+    const w = n.match(wordPattern) ?? [];
+    const titles: string[] = [];
+    for (let i = 0; i < w.length; i++) {
+      for (let n2 = Math.min(longestTitle, w.length - i); n2 >= 1; n2--) {
+        const t = normaliseTitle(w.slice(i, i + n2));
+        if (t) {
+          titles.push(t);
+          break;
+        }
+      }
+    }
+    return titles;
+  });
+  if (named.length > 0) {
+    const title = found.get('title');
+    found.set('title', { values: [...new Set([...(title?.values ?? []), ...named])], ref: title?.ref ?? e.id });
+  }
+  return found;
+}
+
+function numberValue(words: string[]): number | undefined {
+  const units = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve', 'thirteen', 'fourteen', 'fifteen', 'sixteen', 'seventeen', 'eighteen', 'nineteen'];
+  const tens = ['twenty', 'thirty', 'forty', 'fifty', 'sixty', 'seventy', 'eighty', 'ninety'];
+  if (words.length === 1 && /^\d{1,3}$/.test(words[0])) return Number(words[0]);
+  let total = 0;
+  for (const w of words) {
+    if (w === 'hundred') total = (total || 1) * 100;
+    else if (tens.includes(w)) total += (tens.indexOf(w) + 2) * 10;
+    else if (units.includes(w)) total += units.indexOf(w);
+    else if (w !== 'and') return undefined;
+  }
+  return total;
+}
+
+/** A number at token i ("42", "thirty-five", "a hundred and two"): its value and last token. */
+function numberAt(tokens: Token[], i: number): { value: number; last: number } | undefined {
+  if (!tokens[i] || tokens[i].pos !== 'NUM') return undefined;
+  const parts = [tokens[i].lower];
+  let last = i;
+  while (tokens[last + 1] && ((tokens[last + 1].text === '-' && tokens[last + 2]?.pos === 'NUM') || (tokens[last + 1].lower === 'and' && tokens[last + 2]?.pos === 'NUM'))) {
+    parts.push(tokens[last + 2].lower);
+    last += 2;
+  }
+  const value = numberValue(parts.flatMap((p) => p.split('-')));
+  return value === undefined ? undefined : { value, last };
+}
+
+/** After an age: "years old", "years of age"; returns the last token of that tail (or the number's). */
+function ageTail(tokens: Token[], last: number): number {
+  const [a, b, c] = [tokens[last + 1], tokens[last + 2], tokens[last + 3]];
+  if (a && /^years?$/.test(a.lower) && b?.lower === 'old') return last + 2;
+  if (a && /^years?$/.test(a.lower) && b?.lower === 'of' && c?.lower === 'age') return last + 3;
+  if (a?.text === '-' && b && /^years?$/.test(b.lower)) return tokens[last + 3]?.text === '-' && tokens[last + 4]?.lower === 'old' ? last + 4 : last + 2;
+  return last;
+}
+
+/** Whether an age phrase ends where an age ends: a clause boundary, or "that winter", "this year", "today". */
+function endsAge(tokens: Token[], k: number): boolean {
+  const t = tokens[k];
+  if (!t || t.pos === 'PUNCT' || t.lower === 'and' || t.lower === 'but') return true;
+  if (pastAge.has(t.lower)) return false;
+  if ((t.lower === 'that' || t.lower === 'this' || t.lower === 'last' || t.lower === 'next') && tokens[k + 1]?.pos === 'NOUN') return true;
+  // "in May", "in the spring", "in 1901": a time, not what was counted.
+  if (['in', 'on', 'by', 'during'].includes(t.lower)) {
+    const when = tokens[k + 1]?.pos === 'DET' ? tokens[k + 2] : tokens[k + 1];
+    return when !== undefined && (calendar.has(when.lower) || /^\d{3,4}$/.test(when.text));
+  }
+  return ['today', 'tonight', 'now', 'tomorrow'].includes(t.lower);
+}
+
+const calendar = new Set(
+  'january february march april may june july august september october november december spring summer autumn fall winter year christmas easter midsummer michaelmas lammas'.split(' '),
+);
+
+/** The colour words among tokens from..to. */
+function coloursIn(tokens: Token[], from: number, to: number): string[] {
+  const found: string[] = [];
+  for (let k = from; k <= to; k++) if (colours.has(tokens[k].lower)) found.push(tokens[k].lower);
+  return found;
+}
+
+/** The statements of eye and hair colour made of the entity a reference points at. */
+function colourStatements(p: Passage, ref: Ref): Statement[] {
+  const { tokens } = p.reading;
+  const { syntax } = p;
+  const statements: Statement[] = [];
+  const sentence = tokens[ref.first].sentence;
+  const inSentence = (k: number) => k < tokens.length && tokens[k].sentence === sentence;
+  const asserted = (k: number) => syntax.unasserted[k] === undefined && !tokens[k].negated;
+
+  // A possessive: "X's …", "her …", "X, whose …".
+  let np = -1;
+  if (ref.pronoun === 'possessive') np = ref.last + 1;
+  else if (!ref.pronoun && tokens[ref.last + 1] && /^['’]s$/.test(tokens[ref.last + 1].lower)) np = ref.last + 2;
+  else if (!ref.pronoun && tokens[ref.last + 1]?.text === ',' && tokens[ref.last + 2]?.lower === 'whose') np = ref.last + 3;
+  if (np >= 0) {
+    let k = np;
+    while (inSentence(k) && (tokens[k].pos === 'ADJ' || tokens[k].pos === 'ADV' || tokens[k].text === '-' || colours.has(tokens[k].lower)) && !attributeNouns[tokens[k].lower]) k++;
+    const head = tokens[k];
+    const compound = tokens.slice(np, k).some((t) => attributeCompounds[t.lower]);
+    let attribute = head && !compound ? attributeNouns[head.lower] : undefined;
+    if (head && (head.lower === 'ones' || head.lower === 'one')) {
+      // "Bryn's blue eyes met the Abbess's grey ones": the attribute named earlier in the sentence.
+      const earlier = tokens.slice(p.reading.sentences[sentence].first, k).reverse().find((t) => attributeNouns[t.lower]);
+      attribute = earlier ? attributeNouns[earlier.lower] : undefined;
+    }
+    if (attribute && asserted(k)) {
+      // "Mira's eyes, grey as the sea, …", "Thorne's hair, thick and black as a boy's, …": an adjective phrase in
+      // apposition to the noun, up to what ends it ("as", "with", a comma).
+      if (tokens[k + 1]?.text === ',') {
+        let j = k + 2;
+        const apposed = [];
+        while (tokens[j] && (['ADJ', 'ADV'].includes(tokens[j].pos) || colours.has(tokens[j].lower) || (tokens[j].lower === 'and' && tokens[j + 1]?.pos === 'ADJ'))) {
+          if (colours.has(tokens[j].lower)) apposed.push(tokens[j].lower);
+          j++;
+        }
+        if (apposed.length > 0 && !['with', 'from'].includes(tokens[j]?.lower ?? '')) statements.push({ attribute, value: apposed.join(' '), from: ref.first, to: j - 1 });
+      }
+      const stated = coloursIn(tokens, np, k - 1);
+      if (stated.length > 0) statements.push({ attribute, value: stated.join(' '), from: ref.first, to: k });
+      statements.push(...predicateColour(p, attribute, ref.first, k));
+    }
+  }
+  // "X had dark brown eyes and black hair."
+  if (ref.subject) {
+    for (const predicate of predicatesOf(syntax, ref.last)) {
+      if (tokens[predicate.verb].lemma !== 'have' || !asserts(syntax, predicate)) continue;
+      let start = predicate.verb + 1;
+      for (let k = start; inSentence(k) && k < predicate.verb + 14; k++) {
+        const attribute = attributeNouns[tokens[k].lower];
+        if (attribute) {
+          const stated = coloursIn(tokens, start, k - 1);
+          if (stated.length > 0) statements.push({ attribute, value: stated.join(' '), from: ref.first, to: k });
+          start = k + 1;
+          continue;
+        }
+        if (tokens[k].pos === 'VERB' || (tokens[k].pos === 'PUNCT' && tokens[k].text !== '-' && tokens[k].text !== ',')) break;
+      }
+    }
+  }
+  // "the red-haired Abbess", "Golden-haired Tobin".
+  if (!ref.pronoun) {
+    let k = ref.first - 1;
+    while (k >= 0 && tokens[k].pos === 'ADJ' && !attributeCompounds[tokens[k].lower.split('-').at(-1)!]) k--;
+    const compound = tokens[k];
+    const parts = compound?.lower.split('-') ?? [];
+    const attribute = compound && (attributeCompounds[parts.at(-1)!] ?? undefined);
+    if (attribute && compound.sentence === sentence && asserted(k)) {
+      const stated = parts.length > 1 ? parts.slice(0, -1).filter((w) => colours.has(w)) : tokens[k - 1]?.text === '-' ? coloursIn(tokens, Math.max(0, k - 3), k - 2) : [];
+      if (stated.length > 0) statements.push({ attribute, value: stated.join(' '), from: Math.max(0, k - 2), to: ref.last });
+    }
+  }
+  return statements;
+}
+
+/** "…eyes, like the winter sea, were a cold blue": the colour the attribute noun at `head` is linked to. */
+function predicateColour(p: Passage, attribute: 'eyes' | 'hair', from: number, head: number): Statement[] {
+  const { tokens } = p.reading;
+  const sentence = tokens[head].sentence;
+  const inSentence = (k: number) => k < tokens.length && tokens[k].sentence === sentence;
+  let k = head + 1;
+  if (tokens[k]?.text === ',') {
+    // A parenthesis between the noun and its verb: ", like his father's before him,".
+    let close = k + 1;
+    while (inSentence(close) && tokens[close].text !== ',' && close < k + 14) close++;
+    if (tokens[close]?.text !== ',') return [];
+    k = close + 1;
+  }
+  let verb: Token | undefined;
+  while (inSentence(k) && (tokens[k].pos === 'ADV' || tokens[k].pos === 'AUX' || tokens[k].pos === 'PART')) {
+    if (tokens[k].pos === 'AUX') verb = tokens[k];
+    if (tokens[k].negated || tokens[k].lower === 'not' || tokens[k].lower === 'never') return [];
+    k++;
+  }
+  if (inSentence(k) && tokens[k].pos === 'VERB' && !colours.has(tokens[k].lower)) verb = tokens[k++];
+  if (!verb || !verbIn(linking, verb) || verbIn(changing, verb) || verb.negated) return [];
+  while (inSentence(k) && ['as', 'so', 'quite', 'very', 'a', 'an', 'the', 'still', 'now'].includes(tokens[k].lower)) k++;
+  const start = k;
+  // Adjectives, coordinated or not: "a clear and startling blue".
+  while (inSentence(k) && (['ADJ', 'ADV', 'NOUN'].includes(tokens[k].pos) || tokens[k].text === '-' || colours.has(tokens[k].lower) || (['and', ','].includes(tokens[k].lower) && tokens[k + 1]?.pos === 'ADJ'))) {
+    if (tokens[k].pos === 'NOUN' && !colours.has(tokens[k].lower)) break;
+    k++;
+  }
+  const stated = coloursIn(tokens, start, k - 1);
+  if (stated.length === 0 || ['with', 'from'].includes(tokens[k]?.lower ?? '')) return [];
+  if (p.syntax.unasserted[start] !== undefined) return [];
+  return [{ attribute, value: stated.join(' '), from, to: k - 1 }];
+}
+
+function ageStatements(p: Passage, ref: Ref): Statement[] {
+  const { tokens } = p.reading;
+  const { syntax } = p;
+  const statements: Statement[] = [];
+  const push = (value: number, to: number) => statements.push({ attribute: 'age', value: String(value), from: ref.first, to });
+  if (!ref.pronoun && tokens[ref.last + 1]?.text === ',') {
+    // "Tam Lusk, 42," / "Maud, aged 45," / "Anselm, forty-eight and still straight-backed"
+    let k = ref.last + 2;
+    if (tokens[k]?.lower === 'aged') k++;
+    const n = numberAt(tokens, k);
+    if (n) {
+      const tail = ageTail(tokens, n.last);
+      if (endsAge(tokens, tail + 1) && syntax.unasserted[k] === undefined) push(n.value, tail);
+    }
+    // "Edda Lusk, a widow of forty,"
+    if (['a', 'an'].includes(tokens[ref.last + 2]?.lower ?? '') && tokens[ref.last + 3]?.pos === 'NOUN' && tokens[ref.last + 4]?.lower === 'of') {
+      const m = numberAt(tokens, ref.last + 5);
+      if (m && endsAge(tokens, ageTail(tokens, m.last) + 1) && syntax.unasserted[ref.last + 5] === undefined) push(m.value, ageTail(tokens, m.last));
+    }
+  }
+  // "X was thirty-five that winter", "X, who is twenty-five,", "X turned twenty"
+  if (ref.subject || !ref.pronoun) {
+    for (const predicate of predicatesOf(syntax, ref.last)) {
+      if (!predicate.relative && !ref.subject) continue;
+      const verb = tokens[predicate.verb];
+      // "had turned twenty-four" still gives the age now; "had been thirty" does not.
+      const turned = verb.lemma === 'turn';
+      const mood = moodOf(syntax, predicate);
+      const asserted = asserts(syntax, predicate) || (turned && mood.pluperfect && !mood.negated && !mood.modal && syntax.unasserted[predicate.verb] === undefined);
+      if (!(predicate.copula || turned) || !asserted) continue;
+      let k = predicate.verb + 1;
+      while (tokens[k]?.pos === 'ADV' && !approximate.has(tokens[k].lower)) k++;
+      if (!tokens[k] || approximate.has(tokens[k].lower)) continue;
+      const n = numberAt(tokens, k);
+      if (!n) continue;
+      const tail = ageTail(tokens, n.last);
+      if (endsAge(tokens, tail + 1)) push(n.value, tail);
+    }
+  }
+  // "the thirty-year-old Abbess"
+  if (!ref.pronoun && tokens[ref.first - 1]?.lower === 'old' && tokens[ref.first - 2]?.text === '-') {
+    let k = ref.first - 3;
+    while (k >= 0 && tokens[k].text !== '-' && k > ref.first - 6) k--;
+    if (tokens[k]?.text === '-' && /^years?$/.test(tokens[k + 1]?.lower ?? '')) {
+      let start = k - 1;
+      while (start > 0 && (tokens[start - 1].pos === 'NUM' || tokens[start - 1].text === '-')) start--;
+      const n = numberAt(tokens, start);
+      if (n && n.last === k - 1 && p.syntax.unasserted[start] === undefined) push(n.value, ref.last);
+    }
+  }
+  return statements;
+}
+
+function titleStatements(p: Passage, ref: Ref): Statement[] {
+  const { tokens } = p.reading;
+  const { syntax } = p;
+  if (ref.pronoun) return [];
+  const statements: Statement[] = [];
+  const titleAt = (from: number, maxWords: number, capitalised: boolean) => {
+    for (let n = maxWords; n >= 1; n--) {
+      const span = tokens.slice(from, from + n);
+      if (span.length < n || span.some((t) => t.pos === 'PUNCT' && t.text !== '.')) continue;
+      if (capitalised && !span.every((t) => /^\p{Lu}/u.test(t.text))) continue;
+      const title = normaliseTitle(span.filter((t) => t.text !== '.').map((t) => t.text));
+      if (title) return { title, last: from + n - 1 };
+    }
+    return undefined;
+  };
+  // Before the name: "Prioress Hilde", "Lt. Sato", "Lieutenant Commander Abara".
+  for (let n = longestTitle + 1; n >= 1; n--) {
+    const start = ref.first - n;
+    if (start < 0 || tokens[start].sentence !== tokens[ref.first].sentence) continue;
+    const found = titleAt(start, n, true);
+    if (found && found.last === ref.first - 1 && syntax.unasserted[start] === undefined) {
+      statements.push({ attribute: 'title', value: found.title, from: start, to: ref.last });
+      break;
+    }
+  }
+  // After the name: "X, Abbot of Saint Ives,", "X, the station's doctor,", "X the Prior".
+  let k = ref.last + 1;
+  const appositive = tokens[k]?.text === ',';
+  if (appositive || tokens[k]?.lower === 'the') {
+    k += appositive ? 1 : 0;
+    if (['the', 'a', 'an'].includes(tokens[k]?.lower ?? '')) k++;
+    if (appositive && (tokens[k]?.pos === 'PROPN' || tokens[k]?.pos === 'NOUN') && /^['’]s$/.test(tokens[k + 1]?.lower ?? '')) k += 2;
+    while (tokens[k]?.pos === 'ADJ' && !normaliseTitle([tokens[k].text])) k++;
+    const found = titleAt(k, longestTitle, false);
+    if (found && syntax.unasserted[k] === undefined) {
+      let end = found.last + 1;
+      if (tokens[end]?.lower === 'of') {
+        end++;
+        while (tokens[end] && tokens[end].sentence === tokens[k].sentence && tokens[end].pos !== 'PUNCT') end++;
+      }
+      const closes = !tokens[end] || tokens[end].pos === 'PUNCT' || tokens[end].sentence !== tokens[k].sentence;
+      if (closes && (appositive || tokens[ref.last + 1].lower === 'the')) statements.push({ attribute: 'title', value: found.title, from: ref.first, to: found.last });
+    }
+  }
+  // As a predicate: "X was captain of the guard".
+  if (ref.subject) {
+    for (const predicate of predicatesOf(syntax, ref.last)) {
+      if (!predicate.copula || !asserts(syntax, predicate)) continue;
+      let j = predicate.verb + 1;
+      if (['the', 'a', 'an'].includes(tokens[j]?.lower ?? '')) j++;
+      const found = titleAt(j, longestTitle, false);
+      if (!found) continue;
+      const after = tokens[found.last + 1];
+      if (after && (/^['’]s$/.test(after.lower) || after.pos === 'NOUN')) continue;
+      statements.push({ attribute: 'title', value: found.title, from: ref.first, to: found.last });
+    }
+  }
+  return statements;
+}
+
+function contradicts(attribute: Attribute, canon: string[], stated: string): boolean {
+  if (attribute === 'eyes' || attribute === 'hair') {
+    const words = stated.split(' ');
+    const specific = words.filter((w) => !shades.has(w));
+    if (specific.length === 0) return false;
+    const canonWords = canon.flatMap((c) => c.split(/[\s-]+/)).filter((w) => colours.has(w));
+    const held = colourFamiliesOf(canonWords);
+    if (held.size === 0) return false;
+    if (attribute === 'eyes' && specific.every((w) => soreEyeColours.has(w)) && !held.has('red')) return false;
+    const said = colourFamiliesOf(specific);
+    return ![...said].some((f) => held.has(f));
+  }
+  if (attribute === 'age') {
+    const held = Number(canon[0]);
+    return Number.isFinite(held) && held !== Number(stated);
+  }
+  return !titlesAgree(stated, canon);
+}
+
+export function attributes(p: Passage): ConflictDraft[] {
+  const hits: ConflictDraft[] = [];
+  for (const character of p.slice.entities.filter((e) => e.type === 'character')) {
+    const canon = canonAttributes(character);
+    if (canon.size === 0) continue;
+    const reported = new Set<Attribute>();
+    for (const ref of refsOf(p, character)) {
+      const statements = [...colourStatements(p, ref), ...ageStatements(p, ref), ...titleStatements(p, ref)];
+      for (const st of statements) {
+        const held = canon.get(st.attribute);
+        if (!held || reported.has(st.attribute) || !contradicts(st.attribute, held.values, st.value)) continue;
+        reported.add(st.attribute);
+        hits.push({
+          severity: 'P2',
+          kind: 'attribute_contradiction',
+          episode: p.episode,
+          title: `${character.name}'s ${labels[st.attribute]} contradicts the canon`,
+          rationale: `The canon gives ${character.name}'s ${labels[st.attribute]} as "${held.values.join('", "')}"${p.episode ? ` as of ${p.episode}` : ''}; the passage says "${st.value}": ${quoteAt(p, st.from, st.to)}.`,
+          refs: [...new Set([character.id, held.ref])],
+        });
+      }
+    }
+  }
+  return hits;
+}

@@ -1,0 +1,182 @@
+// A kinship word that contradicts the relationship graph: "his brother Cador" when Cador is his father, "Cador,
+// Wenna's husband," when he is her father, "Tam was Edda's husband", "Cador's son Wenna" when the graph has her his
+// daughter, "Wenna's father, Anselm" when the graph gives her two other parents (or a father already), "her father
+// Thorne" when he is her mother's brother (two steps: grandparents, aunts and uncles, grandchildren, nieces and nephews).
+// Relationship kinds are read "<from> <kind> <to>" as "from is to's <kind>": the first word of the kind names the role,
+// so child_of, son_of, daughter_of; parent_of, father_of, mother_of; sibling_of, brother_of, sister_of, twin_of;
+// married_to, spouse_of, husband_of, wife_of, widow_of, widower_of; grandparent_of, grandmother_of…; grandchild_of,
+// grandson_of…; uncle_of, aunt_of; nephew_of, niece_of; cousin_of. Kinds with "in_law", "step", "half" or "foster",
+// and every other kind, say nothing of kinship. Pairs the graph does not relate by kinship are left to the model.
+import type { SliceEntity } from '../canonSlice.ts';
+import type { ConflictDraft } from '../kinds.ts';
+import { inverseRole, kinPrefixes, kinWord, type Gender, type KinRole } from '../reader/lexicon.ts';
+import { statedPronouns } from '../reader/pronouns.ts';
+import type { Ref } from '../reader/references.ts';
+import { asserts, predicatesOf } from '../reader/syntax.ts';
+import { quoteAt, type Passage } from './passage.ts';
+
+type Kin = { role: KinRole; gender?: Gender };
+/** The passage says `named` is `possessor`'s `kin`. */
+type Claim = { possessor: SliceEntity; named: SliceEntity; kin: Kin; word: string; from: number; to: number };
+/** The graph says `of` has `who` as its `kin` (through relationship `id`). */
+type Held = { who: string; of: string; kin: Kin; id: string };
+
+const spouseWords = new Set(['married', 'wed', 'wedded']);
+
+/** The kinship a relationship kind states of its `from` end, or undefined. */
+export function kinOfKind(kind: string): Kin | undefined {
+  const words = kind.toLowerCase().split(/[^a-z]+/).filter(Boolean);
+  if (words.some((w) => kinPrefixes.has(w)) || words.join(' ').includes('in law')) return undefined;
+  const first = words.find((w) => !['is', 'the', 'a', 'an'].includes(w));
+  if (!first) return undefined;
+  if (spouseWords.has(first)) return { role: 'spouse' };
+  const kin = kinWord(first) ?? kinWord(first.replace(/s$/, ''));
+  return kin ? { role: kin[0], gender: kin[1] } : undefined;
+}
+
+/** Every kinship the graph holds: both directions of each relationship. */
+function heldKinship(p: Passage): Held[] {
+  const held: Held[] = [];
+  for (const r of p.slice.relationships) {
+    const kin = kinOfKind(r.kind);
+    if (!kin) continue;
+    held.push({ who: r.from, of: r.to, kin, id: r.id });
+    held.push({ who: r.to, of: r.from, kin: { role: inverseRole[kin.role] }, id: r.id });
+  }
+  return held;
+}
+
+// Kinship two steps away, where it is one role whatever half- or step-relations there are: a parent's parent is a
+// grandparent, a parent's sibling an aunt or uncle, a child's child a grandchild, a sibling's child a niece or nephew.
+const twoSteps: Partial<Record<KinRole, Partial<Record<KinRole, KinRole>>>> = {
+  parent: { parent: 'grandparent', sibling: 'auncle' },
+  child: { child: 'grandchild' },
+  sibling: { child: 'nibling' },
+};
+
+/** What the graph makes `who` of `of` through one entity between them: [role, the two relationships]. */
+function derivedKinship(held: Held[], who: string, of: string): { kin: Kin; ids: string[] }[] {
+  const found: { kin: Kin; ids: string[] }[] = [];
+  for (const first of held.filter((h) => h.of === of)) {
+    for (const second of held.filter((h) => h.who === who && h.of === first.who && h.of !== of)) {
+      const role = twoSteps[first.kin.role]?.[second.kin.role];
+      if (role) found.push({ kin: { role, gender: second.kin.gender }, ids: [first.id, second.id] });
+    }
+  }
+  return found;
+}
+
+const possessiveAfter = (p: Passage, ref: Ref) => !ref.pronoun && /^['’]s$/.test(p.reading.tokens[ref.last + 1]?.lower ?? '');
+
+/** The kin word after a possessor at token k (skipping "late", "younger"…), unless it is "-in-law", "step-"… */
+function kinAt(p: Passage, k: number): { kin: Kin; word: string; at: number } | undefined {
+  const { tokens } = p.reading;
+  while (tokens[k]?.pos === 'ADJ' && !kinWord(tokens[k].lower)) k++;
+  const t = tokens[k];
+  if (!t || (t.pos !== 'NOUN' && t.pos !== 'PROPN')) return undefined;
+  const kin = kinWord(t.lower);
+  if (!kin) return undefined;
+  if (tokens[k + 1]?.text === '-' || tokens[k - 1]?.text === '-' || kinPrefixes.has(tokens[k - 1]?.lower ?? '')) return undefined;
+  return { kin: { role: kin[0], gender: kin[1] }, word: t.text, at: k };
+}
+
+function claims(p: Passage): Claim[] {
+  const { tokens } = p.reading;
+  const { syntax } = p;
+  const found: Claim[] = [];
+  const characters = p.refs.filter((r) => r.entity.type === 'character');
+  const startingAt = new Map(characters.map((r) => [r.first, r]));
+  const asserted = (from: number, to: number) => tokens.slice(from, to + 1).every((t, j) => syntax.unasserted[from + j] === undefined && !t.negated);
+  for (const ref of characters) {
+    const after = ref.pronoun === 'possessive' ? ref.last + 1 : possessiveAfter(p, ref) ? ref.last + 2 : -1;
+    if (after >= 0) {
+      // "his brother Cador", "Tam's daughter Isolde", "his mother, Lena Halloran,"
+      const kin = kinAt(p, after);
+      if (kin) {
+        const next = tokens[kin.at + 1]?.text === ',' ? kin.at + 2 : kin.at + 1;
+        const named = startingAt.get(next);
+        if (named && !named.pronoun && asserted(ref.first, named.last)) found.push({ possessor: ref.entity, named: named.entity, kin: kin.kin, word: kin.word, from: ref.first, to: named.last });
+        // "Cador, Wenna's husband,": the name before the appositive.
+        const before = tokens[ref.first - 1]?.text === ',' ? characters.find((r) => r.last === ref.first - 2 && !r.pronoun) : undefined;
+        const closes = !tokens[kin.at + 1] || tokens[kin.at + 1].pos === 'PUNCT';
+        if (before && closes && asserted(before.first, kin.at)) found.push({ possessor: ref.entity, named: before.entity, kin: kin.kin, word: kin.word, from: before.first, to: kin.at });
+      }
+    }
+    // "Tam was Edda's husband", "Ayo is Kit's sister", "Tam was the husband of Edda"
+    if (ref.subject && !ref.pronoun) {
+      for (const predicate of predicatesOf(syntax, ref.last)) {
+        if (!predicate.copula || predicate.relative || !asserts(syntax, predicate)) continue;
+        const next = startingAt.get(predicate.verb + 1);
+        if (next && possessiveAfter(p, next)) {
+          const kin = kinAt(p, next.last + 2);
+          if (kin) found.push({ possessor: next.entity, named: ref.entity, kin: kin.kin, word: kin.word, from: ref.first, to: kin.at });
+        } else if (tokens[predicate.verb + 1]?.lower === 'the') {
+          const kin = kinAt(p, predicate.verb + 2);
+          const of = kin && tokens[kin.at + 1]?.lower === 'of' ? startingAt.get(kin.at + 2) : undefined;
+          if (kin && of) found.push({ possessor: of.entity, named: ref.entity, kin: kin.kin, word: kin.word, from: ref.first, to: of.last });
+        }
+      }
+    }
+  }
+  return found.filter((c) => c.possessor.id !== c.named.id);
+}
+
+function genderOf(p: Passage, id: string, held: Held[]): Gender | undefined {
+  const fromGraph = held.find((h) => h.who === id && h.kin.gender)?.kin.gender;
+  if (fromGraph) return fromGraph;
+  const entity = p.slice.entities.find((e) => e.id === id);
+  const pronouns = entity && p.pronounsOf(entity);
+  return pronouns === 'he' || pronouns === 'she' ? pronouns : undefined;
+}
+
+export function kinship(p: Passage): ConflictDraft[] {
+  const held = heldKinship(p);
+  if (held.length === 0) return [];
+  const hits: ConflictDraft[] = [];
+  const reported = new Set<string>();
+  for (const claim of claims(p)) {
+    const { possessor, named, kin } = claim;
+    const between = held.filter((h) => h.who === named.id && h.of === possessor.id);
+    let contradiction: { held: Held[]; why: string } | undefined;
+    if (between.length > 0) {
+      const agrees = between.some((h) => h.kin.role === kin.role && (!kin.gender || !h.kin.gender || h.kin.gender === kin.gender));
+      const stated = statedPronouns(named.state);
+      const genderClash = kin.gender && (stated === 'he' || stated === 'she') && stated !== kin.gender;
+      if (!agrees || genderClash) {
+        const roles = between.map((h) => (h.kin.gender ? `${h.kin.role} (${h.kin.gender === 'he' ? 'male' : 'female'})` : h.kin.role)).join(', ');
+        contradiction = { held: between, why: `the relationship graph makes ${named.name} ${possessor.name}'s ${roles}` };
+      }
+    } else if (derivedKinship(held, named.id, possessor.id).length > 0) {
+      const derived = derivedKinship(held, named.id, possessor.id);
+      if (!derived.some((d) => d.kin.role === kin.role)) {
+        const ids = [...new Set(derived.flatMap((d) => d.ids))];
+        contradiction = {
+          held: held.filter((h) => ids.includes(h.id)),
+          why: `the relationship graph makes ${named.name} ${possessor.name}'s ${[...new Set(derived.map((d) => d.kin.role))].join(', ')} (through ${derived.length === 1 ? 'one relative' : 'relatives'} between them)`,
+        };
+      }
+    } else if (kin.role === 'parent') {
+      // A parent named who is not one: the graph already has this parent, or both of them.
+      const parents = held.filter((h) => h.of === possessor.id && h.kin.role === 'parent' && h.who !== named.id);
+      const sameGender = kin.gender ? parents.filter((h) => genderOf(p, h.who, held) === kin.gender) : [];
+      const distinct = [...new Set(parents.map((h) => h.who))];
+      if (sameGender.length > 0 || distinct.length >= 2) {
+        const others = (sameGender.length > 0 ? sameGender : parents).map((h) => p.slice.entities.find((e) => e.id === h.who)?.name ?? h.who);
+        contradiction = { held: sameGender.length > 0 ? sameGender : parents, why: `the relationship graph gives ${possessor.name}'s ${sameGender.length > 0 ? claim.word.toLowerCase() : 'parents'} as ${[...new Set(others)].join(' and ')}` };
+      }
+    }
+    if (!contradiction) continue;
+    const key = `${possessor.id}|${named.id}`;
+    if (reported.has(key)) continue;
+    reported.add(key);
+    hits.push({
+      severity: 'P2',
+      kind: 'relationship_contradiction',
+      episode: p.episode,
+      title: `${named.name} is not ${possessor.name}'s ${claim.word.toLowerCase()}`,
+      rationale: `The passage makes ${named.name} ${possessor.name}'s ${claim.word.toLowerCase()}, but ${contradiction.why}: ${quoteAt(p, claim.from, claim.to)}.`,
+      refs: [...new Set([named.id, possessor.id, ...contradiction.held.map((h) => h.id)])],
+    });
+  }
+  return hits;
+}

@@ -1,0 +1,175 @@
+// One character in two places at once. A placement is a canon location after a placing preposition, directly or
+// through the phrase it heads ("at the gate of X", "on the steps of X", "in the control room of X", "within X's
+// walls", "in X market"). It places the character it follows ("Anselm in Greyford"), else its clause's subject (a
+// name or a resolved pronoun: "at Cecily's side in the Dower House", "from her desk in the Abbey" place the one who
+// sits or writes), else the nearest character of its clause. Two placements of one character clash when they
+// name different places, neither inside the other (relationships part_of, located_in, inside…), neither clause moves
+// (a verb of motion, "to", "from", "into"…), and they are at one time: joined in one clause ("both in X and at Y"),
+// or with "at the same moment", "meanwhile", "while", "also", "at once"… between them, or the same time of day told
+// twice ("at noon … at noon"). Looking or pointing at a place ("looked across at X"), being born there, the
+// pluperfect, and what is thought, dreamt, reported or disjoined ("in X or at Y") place nobody.
+import type { ConflictDraft } from '../kinds.ts';
+import { containedIn, contains, directional, motion, placing, pointing, simultaneity, timeNouns } from '../reader/lexicon.ts';
+import { verbIn } from '../reader/nlp.ts';
+import type { Ref } from '../reader/references.ts';
+import { asserts, clauseEnd, clauseStart, type Predicate } from '../reader/syntax.ts';
+import { sentenceOf, words, type Passage } from './passage.ts';
+
+type Placement = { character: Ref['entity']; place: Ref['entity']; prep: number; ref: Ref; clause: number; moving: boolean };
+
+/** The placing preposition governing a location reference, or undefined when the place is a goal, a source or a label. */
+function prepositionOf(p: Passage, ref: Ref): number | undefined {
+  const { tokens } = p.reading;
+  let k = ref.first - 1;
+  if (tokens[k]?.pos === 'DET') k--;
+  if (tokens[k]?.lower === 'of') {
+    // "at the gate of X": walk back over the head noun phrase to its preposition.
+    let j = k - 1;
+    while (j >= 0 && j > k - 6 && ['NOUN', 'ADJ', 'DET', 'PROPN', 'NUM'].includes(tokens[j].pos)) j--;
+    if (j === k - 1) return undefined;
+    k = j;
+  }
+  const prep = tokens[k];
+  if (!prep || prep.sentence !== tokens[ref.first].sentence || !placing.has(prep.lower)) return undefined;
+  return k;
+}
+
+/** The verb governing a preposition: the nearest before it in its clause, else the first after it. */
+function governingVerb(p: Passage, at: number): number | undefined {
+  const { tokens } = p.reading;
+  const [start, end] = [clauseStart(p.syntax, at), clauseEnd(p.syntax, at)];
+  for (let k = at - 1; k >= start; k--) if (tokens[k].pos === 'VERB' || tokens[k].pos === 'AUX') return k;
+  for (let k = at + 1; k <= end; k++) if (tokens[k].pos === 'VERB' || tokens[k].pos === 'AUX') return k;
+  return undefined;
+}
+
+/** The predicate around a verb: the auxiliaries and adverbs just before it. */
+function predicateAt(p: Passage, verb: number): Predicate {
+  const { tokens } = p.reading;
+  const auxes: number[] = [];
+  let k = verb - 1;
+  while (k >= 0 && (tokens[k].pos === 'AUX' || tokens[k].pos === 'ADV' || tokens[k].pos === 'PART')) {
+    if (tokens[k].pos === 'AUX') auxes.unshift(k);
+    k--;
+  }
+  return { verb, auxes, copula: false, relative: false, habitual: false };
+}
+
+function placements(p: Passage): Placement[] {
+  const { tokens } = p.reading;
+  const { syntax } = p;
+  const characters = p.refs.filter((r) => r.entity.type === 'character');
+  const found: Placement[] = [];
+  for (const ref of p.refs.filter((r) => r.entity.type === 'location')) {
+    if (syntax.unasserted[ref.first] !== undefined || tokens[ref.first].negated) continue;
+    const prep = prepositionOf(p, ref);
+    if (prep === undefined) continue;
+    const verb = governingVerb(p, prep);
+    if (verb !== undefined) {
+      const v = tokens[verb];
+      if (verbIn(pointing, v) && ['at', 'towards', 'toward', 'on'].includes(tokens[prep].lower)) continue;
+      if (!asserts(syntax, predicateAt(p, verb), { passiveCounts: false })) continue;
+    }
+    const clause = syntax.clause[prep];
+    const inClause = characters.filter((c) => syntax.clause[c.first] === clause);
+    const possessor = (c: Ref) => c.pronoun === 'possessive' || /^['’]s$/.test(tokens[c.last + 1]?.lower ?? '');
+    // Right after a character ("Anselm in Greyford") the place is theirs; otherwise ("at Cecily's side in the Dower
+    // House", "from her desk in the Abbey", "In Greyford, Edda sold…") it is the clause's subject's.
+    const attached = inClause.find((c) => c.last === prep - 1 && !possessor(c));
+    const owner =
+      attached ??
+      inClause.find((c) => c.subject) ??
+      inClause.filter((c) => c.last < ref.first && !possessor(c)).at(-1) ??
+      inClause.filter((c) => c.last < ref.first).at(-1) ??
+      inClause.find((c) => c.first > ref.last);
+    if (!owner || syntax.unasserted[owner.first] !== undefined) continue;
+    const [start, end] = [clauseStart(syntax, prep), clauseEnd(syntax, prep)];
+    const span = tokens.slice(start, end + 1);
+    const moving = span.some((t) => t.pos === 'VERB' && verbIn(motion, t)) || span.some((t, j) => directional.has(t.lower) && p.refs.some((r) => r.first === start + j + 1 || r.first === start + j + 2));
+    if (span.some((t) => ['or', 'either', 'whether', 'nor'].includes(t.lower))) continue;
+    found.push({ character: owner.entity, place: ref.entity, prep, ref, clause, moving });
+  }
+  return found;
+}
+
+/** Whether one place lies inside the other through the graph's containment relationships (transitively). */
+function nested(p: Passage, a: string, b: string): boolean {
+  const parents = new Map<string, string[]>();
+  for (const r of p.slice.relationships) {
+    const first = r.kind.toLowerCase().split(/[^a-z]+/).find(Boolean) ?? '';
+    if (containedIn.has(first)) parents.set(r.from, [...(parents.get(r.from) ?? []), r.to]);
+    if (contains.has(first)) parents.set(r.to, [...(parents.get(r.to) ?? []), r.from]);
+  }
+  const within = (inner: string, outer: string) => {
+    const seen = new Set<string>();
+    const stack = [inner];
+    while (stack.length) {
+      const x = stack.pop()!;
+      if (x === outer) return true;
+      if (seen.has(x)) continue;
+      seen.add(x);
+      stack.push(...(parents.get(x) ?? []));
+    }
+    return false;
+  };
+  return within(a, b) || within(b, a);
+}
+
+function hasPhrase(words: string[], phrase: string[]): boolean {
+  for (let i = 0; i + phrase.length <= words.length; i++) if (phrase.every((w, j) => words[i + j] === w)) return true;
+  return false;
+}
+
+/** The time of day a clause names after a preposition ("at noon", "at vespers"), if any. */
+function timeOfDay(p: Passage, clause: number): string | undefined {
+  const { tokens } = p.reading;
+  for (let k = 0; k < tokens.length; k++) {
+    if (p.syntax.clause[k] !== clause) continue;
+    if (timeNouns.has(tokens[k].lower) && ['at', 'by', 'in'].includes(tokens[k - 1]?.lower ?? '')) return tokens[k].lower;
+  }
+  return undefined;
+}
+
+function simultaneous(p: Passage, a: Placement, b: Placement): boolean {
+  const { tokens } = p.reading;
+  if (a.moving || b.moving) return false;
+  const from = clauseStart(p.syntax, a.prep);
+  const to = clauseEnd(p.syntax, b.prep);
+  const between = tokens.slice(from, to + 1);
+  // A clause of motion between them makes the two a journey.
+  if (between.some((t) => t.pos === 'VERB' && verbIn(motion, t))) return false;
+  if (a.clause === b.clause) return true;
+  // The words that can tie them to one moment: a's clause, and b's sentence up to the end of b's clause.
+  const sentenceStart = p.reading.sentences[tokens[b.prep].sentence].first;
+  const words = [...tokens.slice(from, clauseEnd(p.syntax, a.prep) + 1), ...tokens.slice(Math.max(sentenceStart, clauseEnd(p.syntax, a.prep) + 1), to + 1)].map((t) => t.lower);
+  if (simultaneity.some((phrase) => hasPhrase(words, phrase))) return true;
+  const [ta, tb] = [timeOfDay(p, a.clause), timeOfDay(p, b.clause)];
+  return ta !== undefined && ta === tb;
+}
+
+export function locations(p: Passage): ConflictDraft[] {
+  const all = placements(p);
+  const hits: ConflictDraft[] = [];
+  for (const character of p.slice.entities.filter((e) => e.type === 'character')) {
+    const mine = all.filter((x) => x.character.id === character.id);
+    let clash: [Placement, Placement] | undefined;
+    for (let i = 0; i < mine.length && !clash; i++) {
+      for (let j = i + 1; j < mine.length && !clash; j++) {
+        const [a, b] = [mine[i], mine[j]];
+        if (a.place.id === b.place.id || nested(p, a.place.id, b.place.id)) continue;
+        if (simultaneous(p, a, b)) clash = [a, b];
+      }
+    }
+    if (!clash) continue;
+    const [a, b] = clash;
+    hits.push({
+      severity: 'P2',
+      kind: 'location_conflict',
+      episode: p.episode,
+      title: `${character.name} is in two places at once`,
+      rationale: `The passage places ${character.name} at ${a.place.name} ("${words(p, a.prep, a.ref.last)}") and at ${b.place.name} ("${words(p, b.prep, b.ref.last)}") at the same time: "${[...new Set([sentenceOf(p, a.prep), sentenceOf(p, b.prep)])].join(' ')}".`,
+      refs: [character.id, a.place.id, b.place.id],
+    });
+  }
+  return hits;
+}

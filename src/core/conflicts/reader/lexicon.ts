@@ -1,0 +1,243 @@
+// Closed classes of English the reader needs beside the parser: they name kinds of words (titles, kinship, colours,
+// verbs that open a report or a thought), never the phrasings a passage may use. Verbs are listed by lemma, so every
+// inflection the parser lemmatises is covered.
+
+const set = (words: string) => new Set(words.trim().split(/\s+/));
+
+/** Verbs whose complement is thought, memory, dream or wish: what follows them is not the story's fact. */
+export const thinking = set(`
+  remember recall recollect dream daydream imagine picture fancy wish hope think believe suppose fear pretend expect
+  doubt wonder suspect forget reckon guess assume presume envision envisage visualise visualize hallucinate fantasise
+  fantasize want desire pray long yearn
+`);
+
+/** Verbs of saying and writing: their complement ("said that…", "told her how…") is someone's claim. */
+export const reporting = set(`
+  say tell whisper claim swear insist report rumour rumor write mutter murmur announce explain boast confess admit deny
+  promise warn assure allege maintain argue suggest hint declare testify gossip lie read learn shout cry call ask answer
+  reply repeat mention note observe remark recount relate narrate scribble hear
+`);
+
+/** Words that open a clause that is not asserted: conditions, comparisons with what is not so. */
+export const hypothetical = set('if unless though whether lest');
+
+/** Nouns that frame a scene as not the story's present fact: "In her dream…", "In the painting…". */
+export const frames = set(`
+  dream nightmare vision memory imagination mind fantasy reverie daydream story tale legend song ballad book painting
+  portrait photograph picture recording film video hallucination thought letter rumour rumor
+`);
+
+/** Modal auxiliaries that make a verb possible, wished or supposed rather than done. */
+export const modals = set('would could might may should must ought shall');
+
+/** Verbs that are no act of the living: a dead subject may have them ("lay in the crypt", "had a sister"). */
+export const stative = set('be have die drown perish decease lie rest rot belong resemble deserve remain seem know own lack matter');
+
+/** Words of a status that means dead. */
+export const deathWords = set('dead deceased killed died drowned murdered executed slain perished late fallen departed');
+
+/** Adjectives and verbs that say someone is alive. */
+export const aliveAdjectives = set('alive living breathing');
+export const aliveVerbs = set('live survive');
+
+/** Motion: a clause with one of these moves its subject, so two places in it are a journey, not two at once. */
+export const motion = set(`
+  go come walk ride run leave arrive return reach travel sail fly drive head move hurry rush cross climb descend enter exit
+  wander journey flee follow row march hike stroll stride dash race sprint gallop trek depart proceed advance approach
+  escape retreat take bring carry ferry transfer wade swim paddle limp stagger stumble creep crawl slip hasten set get
+  make push pull
+`);
+
+/** Prepositions that put someone at a place ("at the gate of X", "in X", "beside X"). */
+export const placing = set('at in on inside within aboard beside outside upon beneath under behind near by atop amid among');
+/** Prepositions of motion or direction: a place after them is a goal or a source, not where someone is. */
+export const directional = set('to towards toward into onto from through across past via out');
+/** Verbs of looking and pointing: "looked at X" does not put anyone at X. */
+export const pointing = set('look stare gaze glance peer point wave shout call squint nod see watch smile aim gesture frown glare wink');
+
+/** Phrases that make two placements simultaneous. Lowercased token sequences. */
+export const simultaneity: string[][] = [
+  'at the same time', 'at the same moment', 'at the same hour', 'at the same instant', 'at that moment',
+  'at that very moment', 'at that same moment', 'at that same hour', 'at that very hour', 'at that instant',
+  'at that very instant', 'at that same instant', 'at that same time', 'at that time', 'meanwhile', 'simultaneously',
+  'at once', 'also', 'as well', 'even as', 'while', 'in the same moment', 'in that moment', 'both',
+].map((p) => p.split(' '));
+
+/** Time words that head a time expression ("at noon", "at vespers"), so the same one twice is the same moment. */
+export const timeNouns = set(`
+  dawn daybreak sunrise morning noon midday afternoon evening dusk sunset twilight nightfall night midnight matins lauds
+  prime terce sext none vespers compline
+`);
+
+// Eye and hair colours. A colour names the families it belongs to; two colours agree when they share one. Eye colours
+// follow the usual six (brown, blue, grey, green, hazel, amber), so hazel eyes are neither green nor brown ones. Vague
+// shades ("dark", "pale") belong to several, so they contradict little.
+const colourFamilies: Record<string, string[]> = {
+  black: ['black'], jet: ['black'], raven: ['black'], ebony: ['black'], coal: ['black'], inky: ['black'], sable: ['black'],
+  brown: ['brown'], chestnut: ['brown', 'red'], mousy: ['brown'], mousey: ['brown'], umber: ['brown'], chocolate: ['brown'],
+  tawny: ['brown', 'amber'], hazel: ['hazel'], nut: ['brown'], walnut: ['brown'], coffee: ['brown'],
+  auburn: ['red', 'brown'], red: ['red'], ginger: ['red'], copper: ['red'], coppery: ['red'], russet: ['red'], carrot: ['red'],
+  titian: ['red'], scarlet: ['red'], crimson: ['red'], rust: ['red'], strawberry: ['red', 'blond'],
+  blond: ['blond'], blonde: ['blond'], fair: ['blond'], flaxen: ['blond'], golden: ['blond', 'amber'], gold: ['blond', 'amber'],
+  yellow: ['blond'], straw: ['blond'], sandy: ['blond', 'brown'], honey: ['blond', 'amber'], platinum: ['blond', 'white'],
+  wheaten: ['blond'], tow: ['blond'],
+  grey: ['grey'], gray: ['grey'], silver: ['grey', 'white'], silvery: ['grey', 'white'], ash: ['grey', 'blond'], ashen: ['grey'],
+  steel: ['grey', 'blue'], slate: ['grey', 'blue'], iron: ['grey'], pewter: ['grey'], grizzled: ['grey'], hoary: ['grey', 'white'],
+  white: ['white', 'grey'], snowy: ['white'], snow: ['white'],
+  blue: ['blue'], azure: ['blue'], cerulean: ['blue'], sapphire: ['blue'], cornflower: ['blue'], cobalt: ['blue'], sky: ['blue'],
+  navy: ['blue'], teal: ['blue', 'green'], turquoise: ['blue', 'green'], aquamarine: ['blue', 'green'],
+  green: ['green'], emerald: ['green'], jade: ['green'], olive: ['green', 'brown'], moss: ['green'],
+  amber: ['amber', 'brown'], violet: ['violet'], purple: ['violet'], lilac: ['violet'], lavender: ['violet'], pink: ['red'],
+  dark: ['black', 'brown', 'hazel', 'red', 'grey', 'blue', 'green', 'violet'],
+  pale: ['blue', 'grey', 'green', 'blond', 'white', 'amber', 'hazel', 'brown'],
+  light: ['blue', 'grey', 'green', 'blond', 'white', 'amber', 'hazel', 'brown'],
+  bright: ['blue', 'grey', 'green', 'blond', 'white', 'amber', 'hazel', 'brown', 'red', 'black', 'violet'],
+  deep: ['blue', 'grey', 'green', 'brown', 'red', 'black', 'violet', 'hazel', 'amber'],
+};
+export const colours = new Set(Object.keys(colourFamilies));
+/** Colours that are vague shades: never a statement on their own. */
+export const shades = set('dark pale light bright deep');
+/** Red or pink eyes are sore eyes ("red from weeping"), not a colour, unless the canon says they are red. */
+export const soreEyeColours = set('red pink scarlet crimson');
+
+export function colourFamiliesOf(words: string[]): Set<string> {
+  return new Set(words.flatMap((w) => colourFamilies[w] ?? []));
+}
+
+/** The nouns an eye or hair colour is stated of. */
+export const attributeNouns: Record<string, 'eyes' | 'hair'> = {
+  eye: 'eyes', eyes: 'eyes', hair: 'hair', hairs: 'hair', locks: 'hair', curls: 'hair', tresses: 'hair', mane: 'hair',
+  braid: 'hair', braids: 'hair', plait: 'hair', plaits: 'hair', ringlets: 'hair',
+};
+/** "-eyed", "-haired" compounds. */
+export const attributeCompounds: Record<string, 'eyes' | 'hair'> = { eyed: 'eyes', haired: 'hair' };
+
+/** Verbs that link an attribute to its colour: "her eyes were blue", "his hair shone gold". */
+export const linking = set('be look seem appear shine gleam glitter glint burn blaze flash sparkle glow show stay remain');
+/** Verbs of change: "her hair turned white" is an event, not a contradiction of the colour it had. */
+export const changing = set('turn go grow become fade darken lighten dye whiten grey gray bleach');
+
+/** Words that make an age approximate; an approximate age contradicts nothing here. */
+export const approximate = set('nearly almost about around over under past some roughly barely close near nigh perhaps maybe well');
+/** What after an age tells it of the past ("was six when…"). */
+export const pastAge = set('when then before once until till');
+
+// Titles, by family. Ranks and offices of one family exclude one another; forms of address agree with the offices
+// they are used for (a prior is "Father", an abbess "Mother"); honorifics (Mr, Ms…) agree with everything.
+const titleFamilies: Record<string, string> = {};
+const addFamily = (family: string, words: string) => {
+  for (const w of words.trim().split(/\s+/)) titleFamilies[w.replaceAll('_', ' ')] = family;
+};
+addFamily('military', `
+  private corporal lance_corporal sergeant staff_sergeant master_sergeant sergeant_major lieutenant second_lieutenant
+  first_lieutenant captain major colonel lieutenant_colonel brigadier general lieutenant_general major_general marshal
+  field_marshal ensign commander lieutenant_commander commodore admiral vice_admiral rear_admiral midshipman cadet
+  warrant_officer petty_officer chief_petty_officer trooper gunner bombardier centurion legate tribune quartermaster
+  adjutant constable_general airman`);
+addFamily('religious', `
+  abbess abbot prior prioress bishop archbishop archdeacon deacon deaconess cardinal pope priest priestess vicar rector
+  curate chaplain canon monk nun friar novice reverend pastor rabbi imam cantor preacher minister parson patriarch
+  metropolitan primate prelate chaplain_general high_priest high_priestess mother_superior oracle acolyte inquisitor
+  confessor sacristan`);
+addFamily('academic', 'professor doctor dean lecturer tutor chancellor provost reader fellow scholar maester headmaster headmistress');
+addFamily('nobility', `
+  king queen prince princess duke duchess archduke archduchess marquess marquis marchioness earl count countess viscount
+  viscountess baron baroness baronet emperor empress tsar tsarina czar sultan sultana khan regent chieftain laird thane
+  knight squire dauphin infanta grand_duke grand_duchess pharaoh shah maharaja rani raja`);
+addFamily('office', `
+  mayor alderman magistrate judge justice sheriff constable warden governor minister senator councillor councilor
+  ambassador consul steward bailiff reeve inspector detective superintendent commissioner chancellor president premier
+  chairman chairwoman director nurse matron sister_in_charge surgeon physician coroner harbourmaster harbormaster
+  chief_engineer engineer pilot navigator helmsman bosun boatswain`);
+// Forms of address: each agrees with the titles it is used for.
+const addressAgrees: Record<string, string[]> = {
+  father: ['priest', 'prior', 'abbot', 'vicar', 'rector', 'curate', 'chaplain', 'friar', 'monk', 'canon', 'confessor', 'parson', 'pastor', 'minister', 'reverend', 'dean', 'bishop', 'archbishop', 'cardinal', 'pope', 'patriarch'],
+  brother: ['monk', 'friar', 'prior', 'abbot', 'novice', 'canon', 'acolyte', 'deacon', 'sacristan'],
+  mother: ['abbess', 'prioress', 'mother superior', 'nun', 'priestess', 'high priestess'],
+  sister: ['nun', 'prioress', 'abbess', 'novice', 'deaconess', 'nurse', 'matron', 'priestess'],
+  reverend: ['priest', 'prior', 'abbot', 'vicar', 'rector', 'curate', 'chaplain', 'bishop', 'archbishop', 'minister', 'pastor', 'parson', 'canon', 'dean', 'deacon', 'abbess', 'prioress', 'archdeacon'],
+  lord: ['duke', 'marquess', 'marquis', 'earl', 'count', 'viscount', 'baron', 'baronet', 'king', 'prince', 'laird', 'thane', 'archduke', 'grand duke', 'bishop', 'archbishop', 'judge', 'justice', 'chancellor', 'mayor'],
+  lady: ['duchess', 'marchioness', 'countess', 'viscountess', 'baroness', 'queen', 'princess', 'archduchess', 'grand duchess', 'dame'],
+  sir: ['knight', 'baronet'],
+  dame: ['lady'],
+  doctor: ['professor', 'physician', 'surgeon', 'coroner', 'dean', 'lecturer', 'maester', 'fellow', 'reader'],
+  master: ['maester', 'headmaster', 'squire', 'steward', 'knight', 'boatswain', 'bosun', 'harbourmaster', 'harbormaster'],
+  chief: ['chief engineer', 'chief petty officer', 'chieftain', 'commissioner', 'superintendent'],
+  captain: ['pilot'],
+};
+for (const word of Object.keys(addressAgrees)) titleFamilies[word] ??= 'address';
+/** Honorifics: they carry no office, so they never contradict one. */
+export const honorifics = set('mr mrs miss ms mx madam madame mister mistress monsieur mademoiselle herr frau señor señora don dona goodman goodwife goody');
+const abbreviations: Record<string, string> = {
+  dr: 'doctor', prof: 'professor', lt: 'lieutenant', sgt: 'sergeant', capt: 'captain', cpt: 'captain', cmdr: 'commander',
+  cdr: 'commander', col: 'colonel', gen: 'general', maj: 'major', adm: 'admiral', cpl: 'corporal', pvt: 'private',
+  rev: 'reverend', fr: 'father', br: 'brother', sr: 'sister', insp: 'inspector', det: 'detective', supt: 'superintendent',
+  gov: 'governor', sen: 'senator', pres: 'president', ens: 'ensign',
+};
+
+/** A title as the lexicon knows it ("Dr." → "doctor"), or undefined when the words are no title. */
+export function normaliseTitle(words: string[]): string | undefined {
+  const joined = words.map((w) => w.toLowerCase().replace(/\.$/, '')).map((w) => abbreviations[w] ?? w).join(' ');
+  if (honorifics.has(joined)) return joined;
+  return titleFamilies[joined] ? joined : undefined;
+}
+
+export const isHonorific = (title: string) => honorifics.has(title);
+export const titleFamily = (title: string) => titleFamilies[title];
+/** The longest number of words a title of the lexicon has. */
+export const longestTitle = Math.max(...Object.keys(titleFamilies).map((t) => t.split(' ').length));
+
+/**
+ * Whether a title the passage gives agrees with the titles the canon holds (its title, and those its names carry).
+ * When the canon holds an office, the office decides: a form of address in an alias ("Mother Hilde") does not make
+ * every office it is used for agree. A form of address the passage gives agrees with the offices it is used for.
+ */
+export function titlesAgree(stated: string, canon: string[]): boolean {
+  if (isHonorific(stated)) return true;
+  const held = canon.map((c) => normaliseTitle(c.split(/[\s_]+/)) ?? c.toLowerCase()).filter((h) => !isHonorific(h));
+  if (held.length === 0) return true;
+  const offices = held.filter((h) => titleFamilies[h] !== 'address');
+  const decisive = offices.length > 0 ? offices : held;
+  return decisive.some((h) => {
+    if (h === stated || h.split(' ').includes(stated) || stated.split(' ').includes(h)) return true;
+    return Boolean(addressAgrees[stated]?.includes(h) || addressAgrees[h]?.includes(stated));
+  });
+}
+
+// Kinship. A kin word names a role (what the named one is to the possessor) and, for gendered words, a gender.
+export type KinRole = 'parent' | 'child' | 'sibling' | 'spouse' | 'grandparent' | 'grandchild' | 'auncle' | 'nibling' | 'cousin';
+export type Gender = 'he' | 'she';
+const kinWords: Record<string, [KinRole, Gender | undefined]> = {
+  father: ['parent', 'he'], mother: ['parent', 'she'], parent: ['parent', undefined], dad: ['parent', 'he'], daddy: ['parent', 'he'],
+  papa: ['parent', 'he'], pa: ['parent', 'he'], mum: ['parent', 'she'], mom: ['parent', 'she'], mama: ['parent', 'she'],
+  mamma: ['parent', 'she'], mummy: ['parent', 'she'], mommy: ['parent', 'she'], ma: ['parent', 'she'],
+  son: ['child', 'he'], daughter: ['child', 'she'], child: ['child', undefined], boy: ['child', 'he'], girl: ['child', 'she'],
+  brother: ['sibling', 'he'], sister: ['sibling', 'she'], sibling: ['sibling', undefined], twin: ['sibling', undefined],
+  husband: ['spouse', 'he'], wife: ['spouse', 'she'], spouse: ['spouse', undefined], widow: ['spouse', 'she'],
+  widower: ['spouse', 'he'], consort: ['spouse', undefined],
+  grandfather: ['grandparent', 'he'], grandmother: ['grandparent', 'she'], grandparent: ['grandparent', undefined],
+  grandpa: ['grandparent', 'he'], grandma: ['grandparent', 'she'], granny: ['grandparent', 'she'], gran: ['grandparent', 'she'],
+  nan: ['grandparent', 'she'], nana: ['grandparent', 'she'], grandsire: ['grandparent', 'he'], granddad: ['grandparent', 'he'],
+  grandson: ['grandchild', 'he'], granddaughter: ['grandchild', 'she'], grandchild: ['grandchild', undefined],
+  uncle: ['auncle', 'he'], aunt: ['auncle', 'she'], auntie: ['auncle', 'she'], aunty: ['auncle', 'she'],
+  nephew: ['nibling', 'he'], niece: ['nibling', 'she'], cousin: ['cousin', undefined],
+};
+export const kinWord = (word: string): [KinRole, Gender | undefined] | undefined => kinWords[word.toLowerCase()];
+/** Kin words in the passage that name a role the graph cannot hold as such ("sister-in-law", "stepmother", "half-brother"). */
+export const kinPrefixes = set('step half foster god');
+/** The role seen from the other end: X is Y's parent ⇔ Y is X's child. */
+export const inverseRole: Record<KinRole, KinRole> = {
+  parent: 'child', child: 'parent', sibling: 'sibling', spouse: 'spouse', grandparent: 'grandchild', grandchild: 'grandparent',
+  auncle: 'nibling', nibling: 'auncle', cousin: 'cousin',
+};
+
+/** Gendered words in names, titles and relationship kinds: "Lady Vell", "Brother Cael", "mother_of". */
+const gendered: Record<string, Gender> = {};
+for (const [word, [, gender]] of Object.entries(kinWords)) if (gender) gendered[word] = gender;
+for (const w of 'he him his himself man boy lord king prince duke earl count baron sir mr mister abbot monk friar emperor tsar sultan baronet marquess marquis viscount archduke laird lad gentleman master headmaster widower husband'.split(' ')) gendered[w] = 'he';
+for (const w of 'she her hers herself woman girl lady queen princess duchess countess baroness dame mrs miss ms madam madame abbess prioress nun empress tsarina sultana marchioness viscountess archduchess lass gentlewoman mistress headmistress priestess deaconess matron widow wife goodwife'.split(' ')) gendered[w] = 'she';
+export const genderOfWord = (word: string): Gender | undefined => gendered[word.toLowerCase()];
+
+/** Relationship kinds that place one location inside another, read "from <kind> to": part_of, located_in… */
+export const containedIn = set('part in inside within located lies sits contained belongs ward wing quarter district');
+export const contains = set('contains includes holds houses encloses');

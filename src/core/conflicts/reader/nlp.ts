@@ -1,0 +1,203 @@
+// The passage as the English model reads it: sentences, tokens with their part of speech (Universal Dependencies
+// tags), lemma, negation scope and character offsets, and which tokens are dialogue. wink-nlp with its English model
+// runs offline inside Node (the model ships in its npm package); it is loaded once, on the first check.
+import winkNLP from 'wink-nlp';
+import model from 'wink-eng-lite-web-model';
+
+export type Token = {
+  text: string;
+  lower: string;
+  lemma: string;
+  /** Universal Dependencies tag: NOUN, PROPN, VERB, AUX, ADJ, ADV, ADP, DET, PRON, NUM, CCONJ, SCONJ, PART, PUNCT… */
+  pos: string;
+  start: number;
+  end: number;
+  sentence: number;
+  /** inside the scope of a negation ("did not answer", "Nobody moved") */
+  negated: boolean;
+  /** inside quotation marks: a character's words, not the narration */
+  quoted: boolean;
+};
+export type Sentence = { first: number; last: number };
+export type Reading = {
+  text: string;
+  tokens: Token[];
+  sentences: Sentence[];
+  /** the tense the narration is told in: a past-tense clause in a present-tense passage is backstory */
+  narration: 'present' | 'past';
+  /** whether the model knows the word (unknown words the tagger guesses at, such as "knelt", are often verbs) */
+  known(word: string): boolean;
+};
+
+type Engine = ReturnType<typeof winkNLP>;
+let engine: Engine | undefined;
+const load = (): Engine => (engine ??= winkNLP(model, ['sbd', 'pos', 'negation']));
+
+const openQuotes = new Set(['“', '‘', '«']);
+const closeQuotes = new Set(['”', '’', '»']);
+const pastForms = new Set(['was', 'were', 'had', 'did']);
+const presentForms = new Set(['is', 'are', 'am', 'has', 'have', 'does', 'do', "'s", '’s', "'re", '’re', "'m", '’m']);
+
+export function read(text: string): Reading {
+  const nlp = load();
+  const its = nlp.its;
+  const doc = nlp.readDoc(text);
+  const all = doc.tokens();
+  // One call per property over all tokens: far cheaper than asking token by token.
+  const out = all.out as unknown as (f?: unknown) => unknown[];
+  const values = out.call(all) as string[];
+  const spaces = out.call(all, its.precedingSpaces) as string[];
+  const tags = out.call(all, its.pos) as string[];
+  const lemmas = out.call(all, its.lemma) as string[];
+  const negations = out.call(all, its.negationFlag) as boolean[];
+
+  // Tokens, skipping the whitespace tokens the tokenizer keeps for line breaks; the offsets are rebuilt from the
+  // preceding spaces, so every token points at its characters in the passage.
+  const tokens: Token[] = [];
+  const indexOf: number[] = [];
+  let offset = 0;
+  for (let k = 0; k < values.length; k++) {
+    offset += spaces[k].length;
+    const value = values[k];
+    const start = offset;
+    offset += value.length;
+    if (tags[k] === 'SPACE' || value.trim() === '') {
+      indexOf.push(-1);
+      continue;
+    }
+    indexOf.push(tokens.length);
+    tokens.push({ text: value, lower: value.toLowerCase(), lemma: lemmas[k].toLowerCase(), pos: tags[k], start, end: offset, sentence: 0, negated: negations[k], quoted: false });
+  }
+
+  // Sentences as the model splits them, joined again where a quotation ends in "?" or "!" and the speech tag follows
+  // in lower case ("Where is he?" asked Tam.).
+  const spans = doc.sentences().out(its.span) as unknown as [number, number][];
+  const sentences: Sentence[] = [];
+  for (const [from, to] of spans) {
+    const ids = [];
+    for (let k = from; k <= to; k++) if (indexOf[k] >= 0) ids.push(indexOf[k]);
+    if (ids.length === 0) continue;
+    const first = tokens[ids[0]];
+    const opener = ids.find((id) => tokens[id].pos !== 'PUNCT');
+    const previous = sentences.at(-1);
+    const lowerStart = opener !== undefined && /^\p{Ll}/u.test(tokens[opener].text) && tokens[opener].lower !== 'i';
+    const afterSpeech = previous && /["”’]/.test(tokens[previous.last].text) && text.slice(tokens[previous.last].end, first.start).indexOf('\n') < 0;
+    if (previous && lowerStart && afterSpeech) previous.last = ids.at(-1)!;
+    else sentences.push({ first: ids[0], last: ids.at(-1)! });
+  }
+  sentences.forEach((s, n) => {
+    for (let i = s.first; i <= s.last; i++) tokens[i].sentence = n;
+  });
+
+  // Dialogue: straight double quotes toggle, curly ones open and close; a new paragraph closes any open quotation.
+  let open = false;
+  for (let i = 0; i < tokens.length; i++) {
+    const t = tokens[i];
+    if (i > 0 && text.slice(tokens[i - 1].end, t.start).includes('\n')) open = false;
+    if (t.text === '"') {
+      open = !open;
+      continue;
+    }
+    if (t.pos === 'PUNCT' && openQuotes.has(t.text)) open = true;
+    else if (t.pos === 'PUNCT' && closeQuotes.has(t.text) && open) {
+      open = false;
+      continue;
+    }
+    t.quoted = open;
+  }
+
+  retagVerbs(tokens, (word) => !doc.isOOV(word));
+
+  let past = 0;
+  let present = 0;
+  for (let i = 0; i < tokens.length; i++) {
+    const tense = finiteTense(tokens, i);
+    if (tense === 'past' && !tokens[i].quoted) past++;
+    if (tense === 'present' && !tokens[i].quoted) present++;
+  }
+  // Mixed tenses in narration are read as present-tense narration with backstory in the past.
+  return { text, tokens, sentences, narration: present >= past && present > 0 ? 'present' : 'past', known: (word) => !doc.isOOV(word) };
+}
+
+const subjectPronouns = new Set(['he', 'she', 'it', 'they', 'i', 'we', 'you', 'who', 'which']);
+const possessives = new Set(['his', 'her', 'their', 'its', 'my', 'our', 'your']);
+
+/**
+ * Whether a word the tagger calls a noun or an adjective is, where it stands right after a subject, its verb: a
+ * present-tense "-s" form ("Volkov wipes", "Chief grunts"), a word the model does not know ("knelt", "forsook"), a noun
+ * followed by what only follows a verb ("lit his pipe"), or a past participle so followed ("unlatched the gate").
+ */
+export function verbLike(tokens: Token[], j: number, known: (word: string) => boolean): boolean {
+  const t = tokens[j];
+  if (!t || !/^\p{Ll}+$/u.test(t.text) || (t.pos !== 'NOUN' && t.pos !== 'ADJ')) return false;
+  const next = tokens[j + 1];
+  const objectFollows = next !== undefined && (next.pos === 'DET' || next.pos === 'ADP' || possessives.has(next.lower));
+  if (t.pos === 'NOUN' && t.lower.endsWith('s') && !t.lower.endsWith('ss') && t.lower.length > 3) return true;
+  if (!known(t.lower)) return true;
+  if (t.pos === 'NOUN' && objectFollows) return true;
+  return t.pos === 'ADJ' && t.lower.endsWith('ed') && objectFollows;
+}
+
+/** The lemma of a verb form the model did not lemmatise as a verb. */
+function verbLemma(word: string): string {
+  if (/(ches|shes|sses|xes|zes|oes)$/.test(word)) return word.slice(0, -2);
+  if (word.endsWith('ies')) return `${word.slice(0, -3)}y`;
+  if (word.endsWith('s')) return word.slice(0, -1);
+  return word;
+}
+
+/** Retags as verbs the words verbLike finds right after a subject (a name not used as a modifier, or a pronoun). */
+function retagVerbs(tokens: Token[], known: (word: string) => boolean): void {
+  for (let i = 0; i < tokens.length; i++) {
+    const t = tokens[i];
+    const name = t.pos === 'PROPN' && tokens[i - 1]?.pos !== 'DET' && tokens[i + 1]?.pos !== 'PROPN';
+    const pronoun = t.pos === 'PRON' && subjectPronouns.has(t.lower);
+    if (!name && !pronoun) continue;
+    let j = i + 1;
+    while (tokens[j]?.pos === 'ADV' && tokens[j].sentence === t.sentence) j++;
+    if (tokens[j]?.sentence === t.sentence && verbLike(tokens, j, known)) {
+      const w = tokens[j];
+      tokens[j] = { ...w, pos: 'VERB', lemma: w.lower.endsWith('s') ? verbLemma(w.lower) : w.lower.endsWith('ed') ? w.lemma : w.lower };
+    }
+  }
+}
+
+/** The tense of a finite verb: 'past' for "rode", "was", "had"; 'present' for "rides", "is", "has"; else undefined. */
+export function finiteTense(tokens: Token[], i: number): 'past' | 'present' | undefined {
+  const t = tokens[i];
+  if (t.pos !== 'VERB' && t.pos !== 'AUX') return undefined;
+  if (pastForms.has(t.lower)) return 'past';
+  if (presentForms.has(t.lower)) return 'present';
+  if (t.pos === 'AUX') return undefined;
+  // A verb after an auxiliary or "to" is not finite ("did not answer", "would laugh", "to go").
+  const before = tokens[i - 1];
+  if (before && (before.pos === 'AUX' || before.lower === 'to' || before.lower === 'not' || before.lower === "n't")) return undefined;
+  if (t.lower.endsWith('ing')) return undefined;
+  if (t.lower === t.lemma || t.lower === `${t.lemma}s` || t.lower === `${t.lemma}es` || (t.lemma.endsWith('y') && t.lower === `${t.lemma.slice(0, -1)}ies`)) {
+    // A present form counts only after its subject: an imperative ("Ignore…") or a noun the tagger took for a verb
+    // ("the psalm") tells nothing of the narration's tense.
+    let k = i - 1;
+    while (k >= 0 && tokens[k].pos === 'ADV') k--;
+    const subject = tokens[k];
+    return subject && ['PRON', 'PROPN', 'NOUN'].includes(subject.pos) && tokens[k - 1]?.pos !== 'ADP' ? 'present' : undefined;
+  }
+  return 'past';
+}
+
+/**
+ * Whether a verb belongs to a set of lemmas, by the model's lemma or by the stems its surface form allows: the model
+ * lemmatises a few forms oddly ("staring" → "star"), and a class of verbs should not hang on that.
+ */
+export function verbIn(lemmas: Set<string>, t: Token): boolean {
+  if (lemmas.has(t.lemma) || lemmas.has(t.lower)) return true;
+  const w = t.lower;
+  const stems: string[] = [];
+  for (const suffix of ['ing', 'ed', 'es', 's']) {
+    if (!w.endsWith(suffix) || w.length <= suffix.length + 2) continue;
+    const stem = w.slice(0, -suffix.length);
+    stems.push(stem, `${stem}e`);
+    if (stem.length > 2 && stem.at(-1) === stem.at(-2)) stems.push(stem.slice(0, -1));
+    if (stem.endsWith('i')) stems.push(`${stem.slice(0, -1)}y`);
+  }
+  return stems.some((s) => lemmas.has(s));
+}

@@ -1,0 +1,76 @@
+// Which pronouns a character takes, for resolving "he", "she" and "they" in a passage. In order of authority:
+// 1. the entity's state: `pronouns` ("she/her", "he/him", "they/them") or `gender` ("female", "male", "non-binary");
+// 2. gendered words in its names and title ("Lady Vell", "Brother Cael", title "abbess") and in the kinds of its
+//    relationships ("mother_of", "grandson_of");
+// 3. what the canon's own text says of it: the pronoun a sentence carries on with after its name, in its approved facts
+//    and in the snippets of the chapters that mention it (recorded at import, read at check time).
+// Unknown: the character fits "he" and "she" alike, never singular "they".
+import { genderOfWord, type Gender } from './lexicon.ts';
+
+export type Pronouns = Gender | 'they';
+
+type Named = { name: string; aliases: string[]; state: Record<string, unknown> };
+
+export function statedPronouns(state: Record<string, unknown>): Pronouns | undefined {
+  const said = typeof state.pronouns === 'string' ? state.pronouns.trim().toLowerCase() : undefined;
+  if (said) {
+    const first = said.split(/[\s/,]+/)[0];
+    if (first === 'he' || first === 'him' || first === 'his') return 'he';
+    if (first === 'she' || first === 'her' || first === 'hers') return 'she';
+    if (first === 'they' || first === 'them' || first === 'their') return 'they';
+  }
+  const gender = typeof state.gender === 'string' ? state.gender.trim().toLowerCase() : typeof state.sex === 'string' ? state.sex.trim().toLowerCase() : undefined;
+  if (gender) {
+    if (/^(f|female|woman|girl|feminine)$/.test(gender)) return 'she';
+    if (/^(m|male|man|boy|masculine)$/.test(gender)) return 'he';
+    if (/^(non-?binary|nb|enby|agender|genderqueer|genderfluid|neutral)$/.test(gender)) return 'they';
+  }
+  return undefined;
+}
+
+/** Gendered words in the names, aliases and title, and in the relationship kinds read from this entity. */
+export function impliedPronouns(entity: Named, outgoingKinds: string[]): Gender | undefined {
+  const words = [entity.name, ...entity.aliases, ...(typeof entity.state.title === 'string' ? [entity.state.title] : [])]
+    .flatMap((n) => n.split(/[\s_-]+/))
+    .concat(outgoingKinds.map((k) => k.split(/[\s_-]+/)[0]));
+  const votes = new Set(words.map(genderOfWord).filter((g): g is Gender => g !== undefined));
+  return votes.size === 1 ? [...votes][0] : undefined;
+}
+
+/**
+ * Votes of the canon's own text: in each text (an approved fact, the snippet of a chapter that mentions the entity),
+ * the first "he" or "she" (or "himself", "herself") after the first of its names, within that sentence and the next:
+ * the subject a story carries on with. Object and possessive pronouns are left out: "Ilse took the key from his hand"
+ * speaks of someone else. One gender needs at least twice the votes of the other.
+ */
+export function learnedPronouns(entity: Named, texts: string[]): Gender | undefined {
+  const names = [entity.name, ...entity.aliases].filter((n) => n.length > 1).sort((a, b) => b.length - a.length);
+  let he = 0;
+  let she = 0;
+  for (const text of texts) {
+    let at = -1;
+    let length = 0;
+    for (const n of names) {
+      const i = text.indexOf(n);
+      if (i >= 0 && (at < 0 || i < at)) [at, length] = [i, n.length];
+    }
+    if (at < 0) continue;
+    const following = text.slice(at + length).split(/(?<=[.!?]["”’]?)\s+/).slice(0, 2).join(' ');
+    const vote = following.match(/\b(he|she|himself|herself)\b/i)?.[1].toLowerCase();
+    if (vote === 'he' || vote === 'himself') he++;
+    if (vote === 'she' || vote === 'herself') she++;
+  }
+  if (he >= 1 && he >= 2 * she) return 'he';
+  if (she >= 1 && she >= 2 * he) return 'she';
+  return undefined;
+}
+
+export function pronounsOf(entity: Named, outgoingKinds: string[], texts: string[]): Pronouns | undefined {
+  return statedPronouns(entity.state) ?? impliedPronouns(entity, outgoingKinds) ?? learnedPronouns(entity, texts);
+}
+
+/** Whether a pronoun of this kind may refer to a character taking `pronouns` (undefined: not known). */
+export function fits(pronoun: Pronouns, pronouns: Pronouns | undefined): boolean {
+  if (pronouns === undefined) return pronoun !== 'they';
+  return pronoun === pronouns;
+}

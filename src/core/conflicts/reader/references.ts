@@ -1,0 +1,163 @@
+// Who the passage speaks of, token by token: the names and aliases of the canon's entities (as written, capitalised at
+// a sentence start, or without their article: "Abbess" for "the Abbess"), and third-person pronouns resolved to a
+// character. Resolution, documented in the README: a pronoun refers to an earlier character of the passage (same
+// sentence or the two before) whose pronouns fit (see pronouns.ts); a subject pronoun or a possessive prefers the
+// subject of its own clause, then the most recent subject of a main clause (then of any clause) in its sentence or the
+// one before, then the nearest character named; an object pronoun the nearest that is not its clause's subject; a
+// reflexive the subject of its clause. Dialogue pronouns are not resolved.
+import type { SliceEntity } from '../canonSlice.ts';
+import type { Reading } from './nlp.ts';
+import { fits, type Pronouns } from './pronouns.ts';
+import { atSubjectPosition, inSubordinate, predicatesOf, speechTagBefore, type Syntax } from './syntax.ts';
+
+export type Ref = {
+  entity: SliceEntity;
+  first: number;
+  last: number;
+  /** how a pronoun stands: "he", "his", "him", "himself" */
+  pronoun?: 'nominative' | 'possessive' | 'object' | 'reflexive';
+  /** an alias matched without its article */
+  bare?: boolean;
+  /** the subject of a verb (named or pronoun) */
+  subject: boolean;
+  /** a subject of a main clause, not of a subordinate or relative one */
+  main?: boolean;
+};
+
+const wordPattern = /[\p{L}\p{N}]+/gu;
+const articles = new Set(['the', 'a', 'an']);
+const personal: Record<string, [Pronouns, NonNullable<Ref['pronoun']>]> = {
+  he: ['he', 'nominative'], him: ['he', 'object'], his: ['he', 'possessive'], himself: ['he', 'reflexive'],
+  she: ['she', 'nominative'], her: ['she', 'object'], hers: ['she', 'possessive'], herself: ['she', 'reflexive'],
+  they: ['they', 'nominative'], them: ['they', 'object'], their: ['they', 'possessive'], theirs: ['they', 'possessive'],
+  themself: ['they', 'reflexive'], themselves: ['they', 'reflexive'],
+};
+
+type Term = { entity: SliceEntity; words: string[]; bare: boolean };
+
+/** Names and aliases of the entities, matched on whole words of the passage, longest first. */
+export function findNames(reading: Reading, entities: SliceEntity[]): Ref[] {
+  const byFirst = new Map<string, Term[]>();
+  const add = (entity: SliceEntity, words: string[], bare: boolean) => {
+    const list = byFirst.get(words[0]) ?? [];
+    if (!list.some((t) => t.entity === entity && t.words.join(' ') === words.join(' '))) list.push({ entity, words, bare });
+    byFirst.set(words[0], list);
+  };
+  for (const entity of entities) {
+    for (const name of [entity.name, ...entity.aliases]) {
+      const words = name.match(wordPattern) ?? [];
+      const [first, second] = words;
+      if (first === undefined) continue;
+      add(entity, words, false);
+      add(entity, [first.charAt(0).toUpperCase() + first.slice(1), ...words.slice(1)], false);
+      if (articles.has(first.toLowerCase()) && second !== undefined && /^\p{Lu}/u.test(second)) add(entity, words.slice(1), true);
+    }
+  }
+  for (const list of byFirst.values()) list.sort((a, b) => b.words.length - a.words.length || Number(a.bare) - Number(b.bare));
+
+  const { tokens, text } = reading;
+  const words = [...text.matchAll(wordPattern)].map((m) => ({ text: m[0], start: m.index, end: m.index + m[0].length }));
+  const tokenAt = (offset: number) => {
+    let lo = 0;
+    let hi = tokens.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (tokens[mid].start <= offset) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  };
+  const refs: Ref[] = [];
+  for (let i = 0; i < words.length; i++) {
+    const candidates = byFirst.get(words[i].text);
+    if (!candidates) continue;
+    let matched: Term[] = [];
+    for (const term of candidates) {
+      const n = term.words.length;
+      if (matched.length > 0 && n < matched[0].words.length) break;
+      if (i + n > words.length) continue;
+      let same = true;
+      for (let k = 1; k < n && same; k++) same = words[i + k].text === term.words[k];
+      if (same) matched.push(term);
+    }
+    matched = matched.filter((t, k) => matched.findIndex((u) => u.entity === t.entity) === k);
+    if (matched.length === 0) continue;
+    const n = matched[0].words.length;
+    // One name shared by two entities says nothing certain about either.
+    if (matched.length === 1) {
+      const ref: Ref = { entity: matched[0].entity, first: tokenAt(words[i].start), last: tokenAt(words[i + n - 1].end - 1), bare: matched[0].bare, subject: false };
+      if (!ref.bare || standsAlone(reading, ref, refs)) refs.push(ref);
+    }
+    i += n - 1;
+  }
+  return refs;
+}
+
+/** An alias without its article is a name only where a title would not stand: not before "of" or a name, nor after "Name,". */
+function standsAlone(reading: Reading, ref: Ref, earlier: Ref[]): boolean {
+  const { tokens } = reading;
+  const next = tokens[ref.last + 1];
+  if (next && (next.lower === 'of' || (next.pos === 'PROPN' && /^\p{Lu}/u.test(next.text)))) return false;
+  const before = tokens[ref.first - 1];
+  if (before?.text === ',' && earlier.some((r) => r.last === ref.first - 2)) return false;
+  return true;
+}
+
+/** Named references and resolved pronouns, in the order of the passage, each marked when it is a verb's subject. */
+export function findReferences(syntax: Syntax, entities: SliceEntity[], pronounsOf: (e: SliceEntity) => Pronouns | undefined): Ref[] {
+  const { reading } = syntax;
+  const { tokens } = reading;
+  const named = findNames(reading, entities);
+  const startsAt = new Map(named.map((r) => [r.first, r]));
+  const refs: Ref[] = [];
+  for (let i = 0; i < tokens.length; i++) {
+    const ref = startsAt.get(i);
+    if (ref) {
+      ref.subject = isSubject(syntax, ref);
+      ref.main = ref.subject && !inSubordinate(syntax, ref.first);
+      refs.push(ref);
+      i = ref.last;
+      continue;
+    }
+    const t = tokens[i];
+    const entry = personal[t.lower];
+    if (!entry || t.pos !== 'PRON' || t.quoted) continue;
+    let [kind, role] = entry;
+    if (t.lower === 'her') role = ['NOUN', 'ADJ', 'NUM', 'PROPN'].includes(tokens[i + 1]?.pos ?? '') || tokens[i + 1]?.pos === 'ADV' ? 'possessive' : 'object';
+    const entity = resolve(syntax, refs, i, kind, role, pronounsOf);
+    if (!entity) continue;
+    const resolved: Ref = { entity, first: i, last: i, pronoun: role, subject: false };
+    resolved.subject = role === 'nominative' && isSubject(syntax, resolved);
+    resolved.main = resolved.subject && !inSubordinate(syntax, i);
+    refs.push(resolved);
+  }
+  return refs;
+}
+
+function isSubject(syntax: Syntax, ref: Ref): boolean {
+  if (ref.pronoun && ref.pronoun !== 'nominative') return false;
+  if (speechTagBefore(syntax, ref.first) !== undefined) return true;
+  return atSubjectPosition(syntax, ref.first) && predicatesOf(syntax, ref.last).some((p) => !p.relative);
+}
+
+function resolve(
+  syntax: Syntax,
+  refs: Ref[],
+  at: number,
+  kind: Pronouns,
+  role: NonNullable<Ref['pronoun']>,
+  pronounsOf: (e: SliceEntity) => Pronouns | undefined,
+): SliceEntity | undefined {
+  const { tokens } = syntax.reading;
+  const sentence = tokens[at].sentence;
+  const candidates = refs.filter((r) => r.entity.type === 'character' && sentence - tokens[r.first].sentence <= 2 && fits(kind, pronounsOf(r.entity)));
+  if (candidates.length === 0) return undefined;
+  const sameClause = candidates.filter((r) => syntax.clause[r.first] === syntax.clause[at]);
+  const clauseSubject = sameClause.filter((r) => r.subject).at(-1);
+  if (role === 'reflexive') return (clauseSubject ?? candidates.at(-1))!.entity;
+  if (role === 'object') return (candidates.filter((r) => r.entity !== clauseSubject?.entity).at(-1) ?? candidates.at(-1))!.entity;
+  if (clauseSubject) return clauseSubject.entity;
+  const recent = candidates.filter((r) => r.subject && sentence - tokens[r.first].sentence <= 1);
+  const recentSubject = recent.filter((r) => r.main).at(-1) ?? recent.at(-1);
+  return (recentSubject ?? candidates.at(-1))!.entity;
+}

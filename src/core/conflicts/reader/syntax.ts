@@ -1,0 +1,359 @@
+// A shallow subject–verb reading over the tagged tokens: where clauses begin, whether a noun phrase stands as a subject
+// and which verbs it governs (across appositives, relative clauses, adverbs, auxiliaries and coordinated subjects),
+// the mood of a verb (negated, modal, passive, pluperfect, habitual, its tense), and which tokens are not asserted by
+// the narration (dialogue, conditions, the complement of "dreamt that…", "told them how…", scenes framed as a dream).
+import { frames, hypothetical, modals, reporting, thinking } from './lexicon.ts';
+import { finiteTense, verbIn, verbLike, type Reading, type Token } from './nlp.ts';
+
+// Words that always open a clause, and words that open one only where the tagger reads them as conjunctions
+// ("before he came", not "before dawn").
+const subordinators = new Set(['when', 'while', 'if', 'because', 'although', 'though', 'whereas', 'unless', 'whenever', 'where', 'wherever', 'whether', 'lest']);
+const conjunctionsOrPrepositions = new Set(['as', 'after', 'before', 'until', 'till', 'since', 'once']);
+/** Verbs whose object may take a bare infinitive that it does: "watched Ferris mend the sail". */
+const perceiving = new Set(['see', 'watch', 'hear', 'feel', 'notice', 'observe', 'spot', 'let', 'make', 'help', 'catch', 'find']);
+const relatives = new Set(['who', 'whom', 'whose', 'which']);
+const coordinators = new Set(['and', 'but', 'or', 'so', 'yet', 'nor']);
+const nominatives = new Set(['i', 'he', 'she', 'they', 'we', 'you', 'it']);
+const breaks = new Set([';', ':', '—', '–', '(', ')', '--']);
+const quoteMarks = new Set(['"', '“', '”', '‘', '’', '«', '»']);
+const isWord = (t: Token | undefined) => t !== undefined && t.pos !== 'PUNCT';
+const isVerb = (t: Token | undefined) => t?.pos === 'VERB';
+
+export type Syntax = {
+  reading: Reading;
+  /** clause number of each token (clauses are numbered through the passage) */
+  clause: number[];
+  /** why a token is not asserted by the narration, or undefined */
+  unasserted: (string | undefined)[];
+};
+
+export function analyse(reading: Reading): Syntax {
+  const { tokens } = reading;
+  const clause: number[] = new Array(tokens.length).fill(0);
+  let n = 0;
+  for (let i = 0; i < tokens.length; i++) {
+    const t = tokens[i];
+    const previous = tokens[i - 1];
+    const next = tokens[i + 1];
+    if (i > 0 && t.sentence !== previous.sentence) n++;
+    else if (breaks.has(t.text) || (quoteMarks.has(t.text) && previous && t.quoted !== previous.quoted)) n++;
+    else if (subordinators.has(t.lower) || (t.pos === 'SCONJ' && conjunctionsOrPrepositions.has(t.lower)) || (t.pos === 'SCONJ' && t.lower !== 'that')) n++;
+    else if (relatives.has(t.lower) && previous?.text === ',') n++;
+    else if (coordinators.has(t.lower) && (previous?.text === ',' || (next && nominatives.has(next.lower) && next.pos === 'PRON'))) n++;
+    clause[i] = n;
+  }
+  const syntax: Syntax = { reading, clause, unasserted: new Array(tokens.length).fill(undefined) };
+  markUnasserted(syntax);
+  return syntax;
+}
+
+/** Whether token i stands in a subordinate or relative clause ("where Osric had fallen", "who handed her…"). */
+export function inSubordinate(syntax: Syntax, i: number): boolean {
+  const opener = syntax.reading.tokens[clauseStart(syntax, i)];
+  return subordinators.has(opener.lower) || relatives.has(opener.lower) || opener.pos === 'SCONJ';
+}
+
+/** The first token of the clause token i belongs to. */
+export function clauseStart(syntax: Syntax, i: number): number {
+  let k = i;
+  while (k > 0 && syntax.clause[k - 1] === syntax.clause[i]) k--;
+  return k;
+}
+
+export function clauseEnd(syntax: Syntax, i: number): number {
+  let k = i;
+  while (k + 1 < syntax.clause.length && syntax.clause[k + 1] === syntax.clause[i]) k++;
+  return k;
+}
+
+function markUnasserted(syntax: Syntax): void {
+  const { tokens, sentences } = syntax.reading;
+  const mark = (from: number, to: number, why: string) => {
+    for (let k = from; k <= to; k++) syntax.unasserted[k] ??= why;
+  };
+  for (let i = 0; i < tokens.length; i++) if (tokens[i].quoted) syntax.unasserted[i] = 'dialogue';
+  for (const s of sentences) {
+    // A scene framed as a dream, a memory, a story or a picture: "In her dream…", "In the painting…".
+    const opener = firstWord(tokens, s.first, s.last);
+    if (opener !== undefined && tokens[opener].pos === 'ADP') {
+      for (let k = opener + 1; k <= Math.min(s.last, opener + 3); k++) {
+        if (frames.has(tokens[k].lemma) && (tokens[k].pos === 'NOUN' || tokens[k].pos === 'PROPN')) mark(s.first, s.last, `framed as ${tokens[k].lemma}`);
+        if (tokens[k].pos === 'NOUN' || tokens[k].pos === 'PROPN') break;
+      }
+    }
+    // "Cador used to whistle while he worked, Edda said.": a report tag closing an unquoted sentence makes all before
+    // it the speaker's account.
+    const tag = trailingReport(tokens, s.first, s.last);
+    if (tag !== undefined) mark(s.first, tag - 1, 'reported (closing tag)');
+    for (let i = s.first; i <= s.last; i++) {
+      const t = tokens[i];
+      if (t.quoted) continue;
+      // Conditions and comparisons with what is not so: to the end of the clause ("If Osric were alive,").
+      if (hypothetical.has(t.lower) || (t.lower === 'as' && ['if', 'though'].includes(tokens[i + 1]?.lower ?? ''))) {
+        mark(i, clauseEndFrom(syntax, i + (t.lower === 'as' ? 2 : 1)), `conditional (${t.lower})`);
+      }
+      if (t.pos !== 'VERB' && !(t.pos === 'AUX' && t.lemma !== 'be' && t.lemma !== 'have' && t.lemma !== 'do')) continue;
+      // What follows a verb of thinking, dreaming or remembering is the thought: to the end of the sentence, or of the
+      // clause a new subject opens after "and"/"but".
+      if (verbIn(thinking, t) && !t.negated) mark(i + 1, complementEnd(syntax, i, s.last), `after "${t.text}"`);
+      // A verb of saying opens a claim only with "that", "how", "whether"… or a clause right after it ("said Cador
+      // was alive"); a speech tag ("said Osric, and…") opens nothing.
+      if (verbIn(reporting, t)) {
+        const opens = reportOpens(tokens, i, s.last);
+        if (opens !== undefined) mark(opens, complementEnd(syntax, i, s.last), `reported by "${t.text}"`);
+      }
+    }
+  }
+}
+
+/** The comma opening ", Edda said." / ", said Edda." / ", they claimed." at the end of a sentence, when what precedes is not a quotation. */
+function trailingReport(tokens: Token[], first: number, last: number): number | undefined {
+  let end = last;
+  while (end > first && tokens[end].pos === 'PUNCT') end--;
+  for (let comma = end - 1; comma > first && comma >= end - 4; comma--) {
+    if (tokens[comma].text !== ',') continue;
+    if (tokens[comma - 1]?.quoted || quoteMarks.has(tokens[comma - 1]?.text ?? '') || quoteMarks.has(tokens[comma + 1]?.text ?? '')) return undefined;
+    const tail = tokens.slice(comma + 1, end + 1);
+    const verb = tail.find((t) => t.pos === 'VERB');
+    const subject = tail.some((t) => t.pos === 'PROPN' || t.pos === 'PRON' || t.pos === 'NOUN');
+    if (verb && subject && (verbIn(reporting, verb) || verbIn(thinking, verb)) && tail.every((t) => ['VERB', 'PROPN', 'PRON', 'NOUN', 'DET', 'ADV', 'ADJ'].includes(t.pos))) return comma;
+    return undefined;
+  }
+  return undefined;
+}
+
+function firstWord(tokens: Token[], from: number, to: number): number | undefined {
+  for (let k = from; k <= to; k++) if (isWord(tokens[k]) && !tokens[k].quoted) return k;
+  return undefined;
+}
+
+function clauseEndFrom(syntax: Syntax, i: number): number {
+  const { tokens } = syntax.reading;
+  const sentence = tokens[Math.min(i, tokens.length - 1)].sentence;
+  let k = i;
+  while (k + 1 < tokens.length && tokens[k + 1].sentence === sentence && tokens[k + 1].text !== ',' && !breaks.has(tokens[k + 1].text)) k++;
+  return k;
+}
+
+/** Where the complement of the verb at i ends: the sentence's end, or before ", and <new subject>" / ";". */
+function complementEnd(syntax: Syntax, i: number, last: number): number {
+  const { tokens } = syntax.reading;
+  for (let k = i + 1; k <= last; k++) {
+    if (breaks.has(tokens[k].text)) return k - 1;
+    const next = tokens[k + 1];
+    if (tokens[k].text === ',' && next && coordinators.has(next.lower) && next.lower !== 'or') {
+      const after = tokens[k + 2];
+      if (after && ((after.pos === 'PRON' && nominatives.has(after.lower)) || after.pos === 'PROPN' || after.pos === 'DET')) return k - 1;
+    }
+  }
+  return last;
+}
+
+/** The first token of the claim a verb of saying opens, or undefined when it is a speech tag or takes no clause. */
+function reportOpens(tokens: Token[], i: number, last: number): number | undefined {
+  for (let k = i + 1; k <= Math.min(last, i + 6); k++) {
+    const t = tokens[k];
+    if (t.quoted || t.text === '.' || t.text === ';') return undefined;
+    if (['that', 'how', 'whether', 'if', 'why', 'where', 'when', 'what', 'who'].includes(t.lower) && t.pos !== 'DET') return k;
+    if (t.pos === 'VERB' || t.pos === 'AUX') return k > i + 1 && (tokens[k - 1].pos === 'PROPN' || tokens[k - 1].pos === 'PRON') ? i + 1 : undefined;
+    if (t.text === ',') return undefined;
+  }
+  return undefined;
+}
+
+/**
+ * Whether a noun phrase starting at `first` stands where a subject stands: nothing but a fronted phrase ("At
+ * vespers", "That night", "In Greyford,") between the start of its clause and it, and no verb or preposition
+ * governing it. Articles and adjectives of its own phrase ("The red-haired Abbess") are skipped.
+ */
+export function atSubjectPosition(syntax: Syntax, first: number): boolean {
+  const { tokens } = syntax.reading;
+  let k = first - 1;
+  while (k >= 0 && tokens[k].sentence === tokens[first].sentence && (tokens[k].pos === 'DET' || tokens[k].pos === 'ADJ' || tokens[k].text === '-' || tokens[k].pos === 'NUM')) {
+    if (tokens[k].pos === 'DET') {
+      k--;
+      break;
+    }
+    k--;
+  }
+  const start = clauseStart(syntax, first);
+  if (k < start) return true;
+  const before = tokens[k];
+  if (before.pos === 'ADP' || before.pos === 'VERB' || before.pos === 'AUX' || before.pos === 'PART') return false;
+  for (let j = start; j <= k; j++) if (tokens[j].pos === 'VERB' || tokens[j].pos === 'AUX') return false;
+  return true;
+}
+
+export type Predicate = {
+  /** the main verb, or the copula ("was") when the predicate is an adjective, a number or a noun phrase */
+  verb: number;
+  auxes: number[];
+  /** "was alive", "is twenty", "was captain": the token after the copula */
+  copula: boolean;
+  /** inside a relative clause on the subject ("Osric, who handed her…") */
+  relative: boolean;
+  habitual: boolean;
+};
+
+/**
+ * The predicates a subject ending at token `last` governs: its relative clauses and its main verb. Skips an
+ * appositive (", his habit still wet," / ", whistling,"), coordinated subjects ("and Osric", "and her sister Wenna"),
+ * adverbs and auxiliaries. A word the model does not know, tagged as a noun right after a subject, is read as its
+ * verb ("Cael knelt").
+ */
+export function predicatesOf(syntax: Syntax, last: number): Predicate[] {
+  const { tokens } = syntax.reading;
+  const sentence = tokens[last].sentence;
+  const found: Predicate[] = [];
+  let k = last + 1;
+  const inSentence = (j: number) => j < tokens.length && tokens[j].sentence === sentence;
+  if (inSentence(k) && tokens[k].pos === 'PART' && /^['’]s$/.test(tokens[k].lower)) return found;
+  for (let guard = 0; guard < 4 && inSentence(k); guard++) {
+    const t = tokens[k];
+    if (t.text === ',' || t.text === '—' || t.text === '–') {
+      const close = closingComma(tokens, k, t.text);
+      const opener = tokens[k + 1];
+      if (opener && (relatives.has(opener.lower) || opener.lower === 'that')) {
+        const relative = verbGroup(syntax, k + 2, close === undefined ? lastOfSentence(tokens, k) : close - 1);
+        if (relative && opener.lower !== 'whose') found.push({ ...relative, relative: true });
+        if (close === undefined) return found;
+        k = close + 1;
+        continue;
+      }
+      if (close === undefined) return found;
+      const segment = tokens.slice(k + 1, close);
+      const finite = segment.some((s, j) => (s.pos === 'VERB' && !s.lower.endsWith('ing') && !s.lower.endsWith('ed')) || (s.pos === 'AUX' && finiteTense(tokens, k + 1 + j) !== undefined));
+      const resumes = tokens[close + 1] && (['VERB', 'AUX', 'ADV'].includes(tokens[close + 1].pos) || verbLike(tokens, close + 1, syntax.reading.known));
+      if (finite || !resumes || segment.length > 14) return found;
+      k = close + 1;
+      continue;
+    }
+    if ((t.lower === 'and' || t.lower === 'or') && tokens[k + 1]) {
+      // A coordinated subject: skip its noun phrase up to the shared verb.
+      let j = k + 1;
+      while (inSentence(j) && ['DET', 'PRON', 'ADJ', 'NOUN', 'PROPN', 'NUM'].includes(tokens[j].pos) && !(tokens[j].pos === 'PRON' && !nominatives.has(tokens[j].lower) && !['his', 'her', 'their', 'its', 'my', 'our', 'your'].includes(tokens[j].lower))) j++;
+      if (j === k + 1 || !inSentence(j) || !['VERB', 'AUX', 'ADV'].includes(tokens[j].pos)) return found;
+      k = j;
+      continue;
+    }
+    break;
+  }
+  const main = verbGroup(syntax, k, lastOfSentence(tokens, k));
+  if (main) found.push({ ...main, relative: false });
+  return found;
+}
+
+function lastOfSentence(tokens: Token[], k: number): number {
+  const sentence = tokens[Math.min(k, tokens.length - 1)].sentence;
+  let j = Math.min(k, tokens.length - 1);
+  while (j + 1 < tokens.length && tokens[j + 1].sentence === sentence) j++;
+  return j;
+}
+
+function closingComma(tokens: Token[], k: number, mark: string): number | undefined {
+  for (let j = k + 1; j < tokens.length && tokens[j].sentence === tokens[k].sentence && j < k + 18; j++) {
+    if (tokens[j].text === mark || (mark === ',' && (tokens[j].text === '—' || tokens[j].text === '–'))) return j;
+    if (tokens[j].quoted !== tokens[k].quoted) return undefined;
+  }
+  return undefined;
+}
+
+/** Auxiliaries, adverbs and negation from k, then the verb; a copula with its complement; "used to" + verb. */
+function verbGroup(syntax: Syntax, k: number, end: number): Omit<Predicate, 'relative'> | undefined {
+  const { tokens } = syntax.reading;
+  const auxes: number[] = [];
+  let habitual = false;
+  let j = k;
+  while (j <= end) {
+    const t = tokens[j];
+    if (t.pos === 'AUX') auxes.push(j);
+    else if (t.lemma === 'use' && tokens[j + 1]?.lower === 'to') {
+      habitual = true;
+      j += 2;
+      continue;
+    } else if (!(t.pos === 'ADV' || (t.pos === 'PART' && (t.lower === 'not' || t.lower === "n't" || t.lower === 'to')))) break;
+    j++;
+  }
+  if (j > end) return undefined;
+  const t = tokens[j];
+  const lastAux = auxes.at(-1);
+  // "was captain", "was jet black": after "be", a bare verb form is a word the tagger misread, not a verb.
+  const misread = t.pos === 'VERB' && lastAux !== undefined && tokens[lastAux].lemma === 'be' && t.lower === t.lemma && !t.lower.endsWith('ing');
+  if (t.pos === 'VERB' && !misread) return { verb: j, auxes, copula: false, habitual };
+  if (misread) return { verb: lastAux, auxes: auxes.slice(0, -1), copula: true, habitual };
+  if (lastAux !== undefined && ['be', 'have'].includes(tokens[lastAux].lemma) && ['ADJ', 'NUM', 'DET', 'NOUN', 'ADP', 'PRON', 'PROPN', 'ADV'].includes(t.pos)) {
+    return { verb: lastAux, auxes: auxes.slice(0, -1), copula: tokens[lastAux].lemma === 'be', habitual };
+  }
+  // After an appositive the tagger may still read the verb as a noun ("Osric, his habit still wet, knelt").
+  if (auxes.length === 0 && verbLike(tokens, j, syntax.reading.known)) return { verb: j, auxes, copula: false, habitual };
+  return undefined;
+}
+
+/** '"…," said Osric' / '"…," says Halloran': the verb of a speech tag before its subject. */
+export function speechTagBefore(syntax: Syntax, first: number): number | undefined {
+  const { tokens } = syntax.reading;
+  const verb = first - 1;
+  if (!isVerb(tokens[verb]) || tokens[verb].quoted) return undefined;
+  const before = tokens[verb - 1];
+  if (!before || !(quoteMarks.has(before.text) || (before.text === ',' && tokens[verb - 2] && quoteMarks.has(tokens[verb - 2].text)))) return undefined;
+  return verb;
+}
+
+/**
+ * "sees Halloran standing by the viewport", "watched Ferris mend the sail": a verb in -ing (the tagger may call it a
+ * noun) or, after a verb of perceiving, a bare infinitive, right after an object; with the verb governing that object.
+ */
+export function participleAfter(syntax: Syntax, first: number, last: number): { verb: number; governor: number } | undefined {
+  const { tokens } = syntax.reading;
+  const next = tokens[last + 1];
+  if (!next || next.sentence !== tokens[first].sentence) return undefined;
+  const ing = next.lower.endsWith('ing') && (next.pos === 'VERB' || next.pos === 'NOUN');
+  const bare = (next.pos === 'VERB' && next.lower === next.lemma) || verbLike(tokens, last + 1, syntax.reading.known);
+  if (!ing && !bare) return undefined;
+  for (let k = first - 1; k >= clauseStart(syntax, first); k--) {
+    if (tokens[k].pos === 'VERB') return ing || verbIn(perceiving, tokens[k]) ? { verb: last + 1, governor: k } : undefined;
+    if (!['DET', 'ADJ', 'ADV', 'PRON'].includes(tokens[k].pos)) return undefined;
+  }
+  return undefined;
+}
+
+export type Mood = {
+  negated: boolean;
+  modal: boolean;
+  passive: boolean;
+  /** "had planted": told from before the story's now */
+  pluperfect: boolean;
+  habitual: boolean;
+  tense: 'past' | 'present' | undefined;
+};
+
+export function moodOf(syntax: Syntax, p: Pick<Predicate, 'verb' | 'auxes' | 'habitual'>): Mood {
+  const { tokens } = syntax.reading;
+  const verb = tokens[p.verb];
+  const auxes = p.auxes.map((a) => tokens[a]);
+  const participle = verb.pos === 'VERB' && verb.lower !== verb.lemma && !verb.lower.endsWith('ing') && !verb.lower.endsWith('s');
+  const be = auxes.filter((a) => a.lemma === 'be');
+  const negatedGroup = [...auxes, verb].some((t) => t.negated) || tokensBetween(tokens, p.auxes[0] ?? p.verb, p.verb).some((t) => ['not', "n't", 'never', 'no'].includes(t.lower));
+  return {
+    negated: negatedGroup,
+    modal: auxes.some((a) => modals.has(a.lower) || (a.lower === "'d" || a.lower === '’d')),
+    passive: be.length > 0 && participle && !auxes.some((a) => a.lemma === 'have' && a === auxes.at(-1)),
+    pluperfect: auxes.some((a) => a.lower === 'had' || a.lower === "'d" || a.lower === '’d') && (participle || verb.lemma === 'be' || p.auxes.length > 1),
+    habitual: p.habitual,
+    tense: finiteTense(tokens, p.auxes[0] ?? p.verb),
+  };
+}
+
+function tokensBetween(tokens: Token[], from: number, to: number): Token[] {
+  return tokens.slice(from, to + 1);
+}
+
+/** Whether the predicate states something of the story's now: not negated, supposed, told of the past, nor passive. */
+export function asserts(syntax: Syntax, p: Predicate, options: { passiveCounts?: boolean } = {}): boolean {
+  const mood = moodOf(syntax, p);
+  if (mood.negated || mood.modal || mood.pluperfect || mood.habitual) return false;
+  if (mood.passive && !options.passiveCounts) return false;
+  // Backstory: a past-tense clause inside present-tense narration ("the station she built").
+  if (syntax.reading.narration === 'present' && mood.tense === 'past') return false;
+  return syntax.unasserted[p.verb] === undefined;
+}

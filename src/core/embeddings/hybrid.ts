@@ -1,0 +1,42 @@
+// Hybrid ranking for search: the lexical ranking (full text and trigram, as lexical search ranks) fused with the
+// ranking by meaning (the entities whose search text or approved facts lie nearest to the query's vector) by
+// reciprocal rank fusion. It answers "lexical" when it cannot rank by meaning: the database has no pgvector, the
+// project has no vector of the configured model yet, or the provider could not embed the query just now.
+import type { EmbeddingsConfig } from '../../config.ts';
+import { fuseRankings } from './fusion.ts';
+import type { QueryVectors } from './queryVectors.ts';
+import type { EmbeddingStore } from './store.ts';
+
+/** How deep each ranking goes into the fusion: the best lexical matches, and the entities nearest by meaning. */
+export const lexicalDepth = 1_000;
+export const vectorDepth = 50;
+
+export type SearchRanking = 'hybrid' | 'lexical';
+
+export type RankOutcome =
+  | { ranking: 'hybrid'; ids: string[] }
+  /** `transient`: the provider failed; the answer is not to be kept in a cache */
+  | { ranking: 'lexical'; transient: boolean }
+  | { ranking: 'not_found' };
+
+export class HybridRanker {
+  constructor(
+    private readonly store: EmbeddingStore,
+    private readonly queries: QueryVectors,
+    private readonly config: EmbeddingsConfig,
+  ) {}
+
+  async rank(accountId: string, projectId: string, q: string, threshold: number): Promise<RankOutcome> {
+    if (!(await this.store.available())) return { ranking: 'lexical', transient: false };
+    const { owned, vectors } = await this.store.probe(accountId, projectId, this.config.model);
+    if (!owned) return { ranking: 'not_found' };
+    if (!vectors) return { ranking: 'lexical', transient: false };
+    const vector = await this.queries.vectorFor(q);
+    if (!vector) return { ranking: 'lexical', transient: true };
+    const found = await this.store.candidates(accountId, projectId, {
+      q, threshold, model: this.config.model, vector, maxDistance: 1 - this.config.minSimilarity, lexicalDepth, vectorDepth,
+    });
+    if (!found) return { ranking: 'not_found' };
+    return { ranking: 'hybrid', ids: fuseRankings([found.lexical, found.vector]) };
+  }
+}

@@ -1,0 +1,274 @@
+// A bundle into a new project, written in short slices instead of one long transaction. PGlite runs one statement at a
+// time for every tenant, so one transaction for a large bundle held everyone else's requests for its whole length.
+// Here the new project is written while it belongs to an account of its own that no key belongs to, so no client sees
+// it half written, each slice in a transaction of its own that takes tens of milliseconds; one short transaction then
+// hands the finished project to the importing account. An import that fails removes what it wrote, in slices too, and
+// what a crashed process left behind is removed by a later import. On PGlite each slice is followed by a pause, so the
+// requests that queued behind it run before the next.
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { PrismaClient } from '../../generated/prisma/client.ts';
+import { newId } from '../../ids.ts';
+import { holdProjectName } from '../canon/projects.ts';
+import { nameText, refreshSearchText, type TxClient } from '../canon/canon.ts';
+import { recomputeLatestState } from '../canon/storyTime.ts';
+import type { GraphOutbox } from '../relationships/outbox.ts';
+import { bundleFactOf, type CanonBundle } from './bundle.ts';
+import type { ImportCounts, ImportResult } from './importer.ts';
+import { MentionFinder } from './mentionFinder.ts';
+import { mentionHash, mentionRows, sha256, termsOf } from './mentions.ts';
+import { insertRows, type Row, type Table } from './rows.ts';
+
+/** The owner of projects being written: accounts of this name hold no keys, and exist only while an import runs. */
+export const stagingAccountName = 'lore: import in progress';
+/** Staged projects older than this were left by a process that died mid-import. */
+const abandonedAfterMs = 60 * 60_000;
+/** How long one slice should hold the store. */
+const sliceMs = 40;
+
+/** Runs work in slices sized to take about sliceMs each, pausing between them when the store is shared (PGlite). */
+class Slices {
+  constructor(
+    private readonly prisma: PrismaClient,
+    private readonly paced: boolean,
+  ) {}
+
+  async one<T>(work: (prisma: PrismaClient) => Promise<T>): Promise<T> {
+    const started = performance.now();
+    const result = await work(this.prisma);
+    await this.pause(performance.now() - started);
+    return result;
+  }
+
+  /** Writes `items` a slice at a time; the slice grows or shrinks (at most twofold) toward sliceMs. */
+  async each<T>(items: T[], write: (prisma: PrismaClient, part: T[]) => Promise<unknown>, first = 100): Promise<void> {
+    let size = first;
+    for (let at = 0; at < items.length; ) {
+      const part = items.slice(at, at + size);
+      const started = performance.now();
+      await write(this.prisma, part);
+      const elapsed = performance.now() - started;
+      at += part.length;
+      size = Math.max(1, Math.round(part.length * Math.min(2, Math.max(0.5, sliceMs / Math.max(elapsed, 1)))));
+      await this.pause(elapsed);
+    }
+  }
+
+  /** Deletes with `statement` (deleting at most $2 rows of project $1) until nothing is left. */
+  async drain(projectId: string, statement: string): Promise<void> {
+    let size = 200;
+    for (;;) {
+      const started = performance.now();
+      const deleted = await this.prisma.$executeRawUnsafe(statement, projectId, size);
+      const elapsed = performance.now() - started;
+      if (deleted < size) return;
+      size = Math.max(1, Math.round(size * Math.min(2, Math.max(0.5, sliceMs / Math.max(elapsed, 1)))));
+      await this.pause(elapsed);
+    }
+  }
+
+  private async pause(elapsed: number) {
+    // About a third of the store's time is left to others: enough for the few statements of a request waiting behind.
+    if (this.paced) await sleep(Math.min(25, Math.max(5, elapsed / 2)));
+  }
+}
+
+const waiting = new Map<string, Promise<unknown>>();
+/** Staged imports of one account's project name run one after the other in a process. */
+async function oneAtATime<T>(key: string, work: () => Promise<T>): Promise<T> {
+  const run = (waiting.get(key) ?? Promise.resolve()).then(work);
+  const settled = run.catch(() => undefined);
+  waiting.set(key, settled);
+  try {
+    return await run;
+  } finally {
+    if (waiting.get(key) === settled) waiting.delete(key);
+  }
+}
+
+const nameTaken = async (db: Pick<TxClient, 'project'>, accountId: string, name: string) =>
+  (await db.project.findFirst({ where: { accountId, name }, select: { id: true } })) !== null;
+
+// Children before parents, so that no slice cascades into more rows than it names.
+const removals = [
+  'DELETE FROM "Mention" WHERE id IN (SELECT id FROM "Mention" WHERE "projectId" = $1 LIMIT $2)',
+  'DELETE FROM "Beat" WHERE id IN (SELECT id FROM "Beat" WHERE "projectId" = $1 LIMIT $2)',
+  'DELETE FROM "Fact" WHERE id IN (SELECT id FROM "Fact" WHERE "projectId" = $1 LIMIT $2)',
+  'DELETE FROM "Candidate" WHERE id IN (SELECT id FROM "Candidate" WHERE "projectId" = $1 LIMIT $2)',
+  'DELETE FROM "StateValue" WHERE id IN (SELECT id FROM "StateValue" WHERE "projectId" = $1 LIMIT $2)',
+  'DELETE FROM "Relationship" WHERE id IN (SELECT id FROM "Relationship" WHERE "projectId" = $1 LIMIT $2)',
+  'DELETE FROM "Entity" WHERE id IN (SELECT id FROM "Entity" WHERE "projectId" = $1 LIMIT $2)',
+  'DELETE FROM "Chapter" WHERE id IN (SELECT id FROM "Chapter" WHERE "projectId" = $1 LIMIT $2)',
+];
+
+export class StagedImport {
+  constructor(
+    private readonly prisma: PrismaClient,
+    private readonly graphOutbox: GraphOutbox,
+    private readonly paced: boolean,
+  ) {}
+
+  /**
+   * Imports `bundle` as a new project of its name, or answers undefined when the account has a project of that name
+   * (then the bundle goes into it, in the importer's one transaction). `checkReferences` runs before anything is written.
+   */
+  async importNew(accountId: string, keyId: string, bundle: CanonBundle, checkReferences: () => void): Promise<ImportResult | undefined> {
+    const name = bundle.project.name;
+    return oneAtATime(`${accountId}\u0000${name}`, async () => {
+      if (await nameTaken(this.prisma, accountId, name)) return undefined;
+      checkReferences();
+      const slices = new Slices(this.prisma, this.paced);
+      await this.removeAbandoned(slices);
+      const stagingAccount = newId('acc');
+      const projectId = newId('prj');
+      await slices.one((prisma) =>
+        prisma.$transaction([
+          prisma.account.create({ data: { id: stagingAccount, name: stagingAccountName } }),
+          prisma.project.create({ data: { id: projectId, accountId: stagingAccount, name, description: bundle.project.description ?? '' } }),
+        ]),
+      );
+      try {
+        const { counts, graphChanged } = await this.write(slices, projectId, keyId, bundle);
+        // Another process may have created a project of this name meanwhile: then the bundle goes into that one.
+        const live = await slices.one((prisma) =>
+          prisma.$transaction(async (tx) => {
+            await holdProjectName(tx, accountId, name);
+            if (await nameTaken(tx, accountId, name)) return false;
+            await tx.project.update({ where: { id: projectId }, data: { accountId } });
+            await tx.account.delete({ where: { id: stagingAccount } });
+            if (graphChanged) await this.graphOutbox.markForRebuild(tx, projectId);
+            return true;
+          }),
+        );
+        if (live) return { projectId, projectCreated: true, changed: true, counts };
+      } catch (error) {
+        await this.remove(slices, stagingAccount).catch(() => undefined);
+        throw error;
+      }
+      await this.remove(slices, stagingAccount);
+      return undefined;
+    });
+  }
+
+  /** Writes the whole bundle into the staged project, table by table, parents first. */
+  private async write(slices: Slices, projectId: string, keyId: string, bundle: CanonBundle): Promise<{ counts: ImportCounts; graphChanged: boolean }> {
+    const counts: ImportCounts = {
+      entitiesCreated: 0, entitiesUpdated: 0, factsCreated: 0, factsUpdated: 0, relationshipsCreated: 0, relationshipsUpdated: 0,
+      chaptersCreated: 0, chaptersUpdated: 0, mentionsRecorded: 0, beatsRecorded: 0,
+    };
+    const insert = <T extends Table>(table: T, rows: Row<T>[], first?: number) => slices.each(rows, (prisma, part) => insertRows(prisma, table, part), first);
+
+    const entities = bundle.entities.map((e) => {
+      const names = nameText(e.name, e.aliases);
+      return {
+        id: newId('ent'), projectId, key: e.key, type: e.type, name: e.name, aliases: e.aliases, baseState: e.state, state: e.state,
+        status: e.status, confidence: e.confidence ?? null, nameText: names, searchText: names,
+      };
+    });
+    const idOf = new Map(entities.map((e) => [e.key, e.id]));
+    // Names in id order, as mentions.ts reads them, so the chapters' mention hashes say they are up to date.
+    const { terms, namesHash } = termsOf([...entities].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)));
+
+    const chapters = bundle.chapters.map((c) => {
+      const contentHash = sha256(c.text);
+      return { id: newId('chp'), projectId, externalId: c.id, title: c.title, ordinal: c.ordinal, text: c.text, contentHash, mentionHash: mentionHash({ contentHash, ordinal: c.ordinal }, namesHash) };
+    });
+    const chapterId = new Map(chapters.map((c) => [c.externalId, c.id]));
+    const spanOf = (from?: string, until?: string) => ({ fromChapterId: from ? chapterId.get(from)! : null, untilChapterId: until ? chapterId.get(until)! : null });
+    await insert('Chapter', chapters, 5);
+    counts.chaptersCreated = chapters.length;
+
+    await insert('Entity', entities);
+    counts.entitiesCreated = entities.length;
+
+    // Facts with their provenance: a candidate, and for an approved fact the importing key's decision.
+    const candidates: Row<'Candidate'>[] = [];
+    const decisions: Row<'Decision'>[] = [];
+    const facts: Row<'Fact'>[] = [];
+    const searchable = new Set<string>();
+    for (const e of bundle.entities) {
+      const entityId = idOf.get(e.key)!;
+      const seen = new Set<string>();
+      for (const item of e.facts) {
+        const { text, from, until, status } = bundleFactOf(item, e.status);
+        // The bundle's check made a repeated text say the same thing.
+        if (seen.has(text)) continue;
+        seen.add(text);
+        const candidateId = newId('cnd');
+        candidates.push({ id: candidateId, projectId, entityId, fact: text, source: 'import', proposedBy: keyId, status: status === 'approved' ? 'approved' : 'pending' });
+        if (status === 'approved') {
+          decisions.push({ id: newId('dec'), candidateId, status: 'approved', decidedBy: keyId });
+          searchable.add(entityId);
+        }
+        facts.push({ id: newId('fct'), projectId, entityId, text, status, source: 'import', candidateId, createdBy: keyId, ...spanOf(from, until) });
+      }
+    }
+    await insert('Candidate', candidates);
+    await insert('Decision', decisions);
+    await insert('Fact', facts);
+    counts.factsCreated = facts.length;
+    await slices.each([...searchable], (prisma, part) => refreshSearchText(prisma, part));
+
+    // Timed state values, and the latest state they make.
+    const values: Row<'StateValue'>[] = [];
+    const restate: string[] = [];
+    for (const e of bundle.entities) {
+      if (!e.stateChanges?.length) continue;
+      const entityId = idOf.get(e.key)!;
+      restate.push(entityId);
+      for (const change of e.stateChanges) {
+        for (const [key, value] of Object.entries(change.state)) values.push({ id: newId('stv'), projectId, entityId, key, value, ...spanOf(change.from, change.until) });
+      }
+    }
+    await insert('StateValue', values);
+    await slices.each(restate, (prisma, part) => recomputeLatestState(prisma, part));
+
+    // Relationships by their two ends and kind: a repeated one with another weight changes the weight, as in turn.
+    const relationships = new Map<string, Row<'Relationship'>>();
+    for (const r of bundle.relationships) {
+      const fromId = idOf.get(r.from)!;
+      const toId = idOf.get(r.to)!;
+      const known = relationships.get(`${fromId}|${toId}|${r.kind}`);
+      if (!known) relationships.set(`${fromId}|${toId}|${r.kind}`, { id: newId('rel'), projectId, fromId, toId, kind: r.kind, weight: r.weight });
+      else if (known.weight !== r.weight) {
+        known.weight = r.weight;
+        counts.relationshipsUpdated++;
+      }
+    }
+    await insert('Relationship', [...relationships.values()]);
+    counts.relationshipsCreated = relationships.size;
+
+    const finder = new MentionFinder(terms);
+    for (const [i, c] of chapters.entries()) {
+      // One chapter's search at a time: a long chapter takes a while, and the event loop serves requests in between.
+      const rows = mentionRows(projectId, c.id, c.ordinal, finder.find(bundle.chapters[i].text));
+      await insert('Mention', rows, 500);
+      counts.mentionsRecorded += rows.length;
+    }
+
+    const beats = bundle.timeline.flatMap((entry) =>
+      entry.beats.map((b, position) => ({ id: newId('bt'), projectId, chapterId: chapterId.get(entry.chapter)!, position, summary: b.summary, entityIds: b.entities.map((key) => idOf.get(key)!), source: 'import' })),
+    );
+    await insert('Beat', beats);
+    counts.beatsRecorded = beats.length;
+    return { counts, graphChanged: entities.length > 0 };
+  }
+
+  /** Removes a staged project and its account, in slices. */
+  private async remove(slices: Slices, stagingAccount: string): Promise<void> {
+    const projects = await this.prisma.project.findMany({ where: { accountId: stagingAccount }, select: { id: true } });
+    for (const { id } of projects) {
+      for (const statement of removals) await slices.drain(id, statement);
+      await slices.one((prisma) => prisma.project.deleteMany({ where: { id } }));
+    }
+    await slices.one((prisma) => prisma.account.deleteMany({ where: { id: stagingAccount } }));
+  }
+
+  /** What imports in processes that died left behind. */
+  private async removeAbandoned(slices: Slices): Promise<void> {
+    const abandoned = await this.prisma.account.findMany({
+      where: { name: stagingAccountName, createdAt: { lt: new Date(Date.now() - abandonedAfterMs) } },
+      select: { id: true },
+    });
+    for (const { id } of abandoned) await this.remove(slices, id);
+  }
+}

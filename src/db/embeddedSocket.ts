@@ -1,0 +1,332 @@
+// The embedded store's only door: PGlite served on a Unix socket in an owner-only directory, to clients that prove
+// they know the per-start secret (SCRAM-SHA-256, as PostgreSQL asks for a password), and never on a TCP port.
+//
+// PGlite is one PostgreSQL backend: one session that every connection shares. Connections take turns: a connection
+// holds the session from its first message until PostgreSQL is ready for a new query outside a transaction, so
+// transactions and extended-query exchanges never interleave. Whenever the session passes to another connection it is
+// reset (DISCARD ALL), so a setting one client makes (`SET search_path = ''`, `SET default_transaction_read_only = on`,
+// a role, a prepared statement, a temporary table) ends with its turn and never reaches the gateway's queries. A
+// connection that keeps the session in the middle of a turn without sending anything, while others wait, is cut off.
+import { chmod, rm } from 'node:fs/promises';
+import net from 'node:net';
+import path from 'node:path';
+import type { PGlite } from '@electric-sql/pglite';
+import { ScramExchange, ScramRefused, scramMechanism, scramVerifier, type ScramVerifier } from './scram.ts';
+
+/** pg and psql find a server's socket in a directory under this name (port 5432, the default). */
+export const socketFileName = '.s.PGSQL.5432';
+
+export type EmbeddedSocketOptions = {
+  /** an owner-only directory (0700) for the socket */
+  socketDir: string;
+  secret: string;
+  /** how long a connection may hold the session mid-turn without sending anything while others wait */
+  idleTurnLimitMs?: number;
+  authTimeoutMs?: number;
+  maxConnections?: number;
+};
+
+export type EmbeddedSocket = { socketPath: string; close(): Promise<void> };
+
+const sslRequest = 80877103;
+const gssEncRequest = 80877104;
+const cancelRequest = 80877102;
+// A startup packet, SASL messages: small. Query messages may be large (an import's bind parameters).
+const maxStartupBytes = 10_000;
+
+function message(type: string, body: Buffer): Buffer {
+  const head = Buffer.alloc(5);
+  head.write(type, 0, 'latin1');
+  head.writeInt32BE(body.length + 4, 1);
+  return Buffer.concat([head, body]);
+}
+const int32 = (n: number) => {
+  const b = Buffer.alloc(4);
+  b.writeInt32BE(n);
+  return b;
+};
+const cstring = (text: string) => Buffer.from(`${text}\0`);
+const authentication = (code: number, data = Buffer.alloc(0)) => message('R', Buffer.concat([int32(code), data]));
+const fatal = (code: string, text: string) =>
+  message('E', Buffer.concat([cstring(`SFATAL`), cstring('VFATAL'), cstring(`C${code}`), cstring(`M${text}`), Buffer.from([0])]));
+const simpleQuery = (sql: string) => message('Q', cstring(sql));
+const syncMessage = message('S', Buffer.alloc(0));
+// Ends a COPY from the client that was left open; outside a COPY, PostgreSQL ignores it.
+const copyFailMessage = message('f', cstring('the connection closed'));
+/** The startup packet PGlite sees, whatever the client sent: no client's options reach the shared session. */
+const canonicalStartup = (() => {
+  const params = Buffer.concat([cstring('user'), cstring('postgres'), cstring('database'), cstring('postgres'), Buffer.from([0])]);
+  return Buffer.concat([int32(params.length + 8), int32(196608), params]);
+})();
+
+/** Complete messages out of a byte stream, without copying a large message once per chunk it arrives in. */
+class MessageReader {
+  private chunks: Buffer[] = [];
+  private length = 0;
+
+  push(data: Buffer) {
+    this.chunks.push(data);
+    this.length += data.length;
+  }
+
+  private peek(n: number): Buffer | undefined {
+    if (this.length < n) return undefined;
+    if (this.chunks[0].length < n) this.chunks = [Buffer.concat(this.chunks)];
+    return this.chunks[0].subarray(0, n);
+  }
+
+  private take(n: number): Buffer {
+    const all = this.chunks.length === 1 ? this.chunks[0] : Buffer.concat(this.chunks);
+    this.chunks = all.length > n ? [all.subarray(n)] : [];
+    this.length -= n;
+    return all.subarray(0, n);
+  }
+
+  /** A startup-phase packet (length first, no type byte). */
+  untyped(limit: number): Buffer | undefined | 'too large' {
+    const head = this.peek(4);
+    if (!head) return undefined;
+    const size = head.readInt32BE(0);
+    if (size < 8 || size > limit) return 'too large';
+    return this.length >= size ? this.take(size) : undefined;
+  }
+
+  /** A typed message (type byte, then length). */
+  typed(limit = Infinity): Buffer | undefined | 'too large' {
+    const head = this.peek(5);
+    if (!head) return undefined;
+    const size = head.readInt32BE(1);
+    if (size < 4 || size + 1 > limit) return 'too large';
+    return this.length >= size + 1 ? this.take(size + 1) : undefined;
+  }
+}
+
+type Connection = {
+  socket: net.Socket;
+  reader: MessageReader;
+  phase: 'startup' | 'sasl-initial' | 'sasl-final' | 'ready' | 'closed';
+  exchange: ScramExchange;
+  pending: Buffer[];
+};
+
+/** Whether PGlite's answer ended with ReadyForQuery, idle (not in a transaction): the end of a turn. */
+const endsIdle = (tail: Buffer) => tail.length === 6 && tail[0] === 0x5a && tail.readInt32BE(1) === 5 && tail[5] === 0x49;
+// Only these messages end with ReadyForQuery: a Query, a Sync, and the end of a COPY from the client.
+const turnEnders = new Set(['Q', 'S', 'c', 'f'].map((c) => c.charCodeAt(0)));
+
+/** Runs the connections' messages on PGlite one turn at a time, resetting the session between connections. */
+class SessionTurns {
+  private holder?: Connection;
+  /** the connection whose settings the session carries now */
+  private last?: Connection;
+  private readonly waiting: Connection[] = [];
+  private running = false;
+  private idleTimer?: NodeJS.Timeout;
+
+  constructor(
+    private readonly db: PGlite,
+    private readonly idleTurnLimitMs: number,
+    private readonly cutOff: (connection: Connection) => void,
+  ) {}
+
+  submit(connection: Connection) {
+    if (connection !== this.holder && !this.waiting.includes(connection)) this.waiting.push(connection);
+    void this.pump();
+  }
+
+  closed(connection: Connection) {
+    const at = this.waiting.indexOf(connection);
+    if (at >= 0) this.waiting.splice(at, 1);
+    void this.pump();
+  }
+
+  private async pump() {
+    if (this.running) return;
+    this.running = true;
+    try {
+      for (;;) {
+        let connection: Connection;
+        if (this.holder?.phase === 'closed') {
+          await this.abandonTurn();
+          continue;
+        }
+        if (this.holder) {
+          if (this.holder.pending.length === 0) {
+            this.armIdleTimer();
+            return;
+          }
+          connection = this.holder;
+        } else {
+          const next = this.waiting.shift();
+          if (!next) return;
+          if (next.phase === 'closed' || next.pending.length === 0) continue;
+          connection = this.holder = next;
+        }
+        clearTimeout(this.idleTimer);
+        if (this.last !== connection) {
+          await this.run(simpleQuery('DISCARD ALL'));
+          this.last = connection;
+        }
+        const tail = await this.run(connection.pending.shift()!, connection);
+        if (endsIdle(tail) && !this.db.isInTransaction()) {
+          this.holder = undefined;
+          if (connection.pending.length > 0) this.waiting.push(connection);
+        }
+      }
+    } finally {
+      this.running = false;
+    }
+  }
+
+  /** A connection that left mid-turn: its unfinished exchange and transaction go with it. */
+  private async abandonTurn() {
+    await this.run(copyFailMessage);
+    await this.run(syncMessage);
+    if (this.db.isInTransaction()) await this.run(simpleQuery('ROLLBACK'));
+    this.holder = undefined;
+  }
+
+  private armIdleTimer() {
+    clearTimeout(this.idleTimer);
+    if (this.waiting.length === 0) return;
+    const holder = this.holder!;
+    this.idleTimer = setTimeout(() => {
+      if (this.holder !== holder || holder.pending.length > 0 || this.waiting.length === 0) return;
+      this.cutOff(holder);
+      void this.pump();
+    }, this.idleTurnLimitMs);
+    this.idleTimer.unref();
+  }
+
+  /** Runs one message; PGlite's answer goes to the connection (none: discarded). Returns the answer's last 6 bytes. */
+  private async run(input: Buffer, connection?: Connection): Promise<Buffer> {
+    let tail = Buffer.alloc(0);
+    try {
+      await this.db.runExclusive(() =>
+        this.db.execProtocolRawStream(new Uint8Array(input.buffer, input.byteOffset, input.length), {
+          onRawData: (data) => {
+            const copy = Buffer.from(data);
+            tail = Buffer.concat([tail, copy.subarray(Math.max(0, copy.length - 6))]).subarray(-6);
+            if (connection && connection.phase === 'ready' && connection.socket.writable) connection.socket.write(copy);
+          },
+        }),
+      );
+    } catch {
+      // PGlite itself failed on the message: the connection cannot go on.
+      if (connection) connection.socket.destroy();
+      return Buffer.alloc(0);
+    }
+    return turnEnders.has(input[0]) ? tail : Buffer.alloc(0);
+  }
+}
+
+export async function serveEmbeddedSocket(db: PGlite, options: EmbeddedSocketOptions): Promise<EmbeddedSocket> {
+  const { socketDir, secret, idleTurnLimitMs = 10_000, authTimeoutMs = 10_000, maxConnections = 64 } = options;
+  const verifier: ScramVerifier = scramVerifier(secret);
+  const connections = new Set<Connection>();
+  const cutOff = (connection: Connection) => {
+    if (connection.socket.writable) connection.socket.write(fatal('25P03', 'terminating connection: it held the embedded store idle mid-transaction while others waited'));
+    connection.socket.destroy();
+    connection.phase = 'closed';
+  };
+  const turns = new SessionTurns(db, idleTurnLimitMs, cutOff);
+
+  const refuse = (connection: Connection, code: string, text: string) => {
+    if (connection.socket.writable) connection.socket.end(fatal(code, text));
+    connection.phase = 'closed';
+  };
+
+  function onData(connection: Connection) {
+    for (;;) {
+      if (connection.phase === 'closed') return;
+      if (connection.phase === 'startup') {
+        const packet = connection.reader.untyped(maxStartupBytes);
+        if (packet === undefined) return;
+        if (packet === 'too large') return refuse(connection, '08P01', 'invalid startup packet');
+        const code = packet.readInt32BE(4);
+        if ((code === sslRequest || code === gssEncRequest) && packet.length === 8) {
+          connection.socket.write('N');
+          continue;
+        }
+        // PGlite has no backend to signal; a cancel request is dropped as PostgreSQL drops one it cannot match.
+        if (code === cancelRequest) return void connection.socket.destroy();
+        if (code >> 16 !== 3) return refuse(connection, '0A000', 'unsupported frontend protocol');
+        connection.socket.write(authentication(10, Buffer.concat([cstring(scramMechanism), Buffer.from([0])])));
+        connection.phase = 'sasl-initial';
+        continue;
+      }
+      const next = connection.reader.typed(connection.phase === 'ready' ? Infinity : maxStartupBytes);
+      if (next === undefined) return;
+      if (next === 'too large') return refuse(connection, '08P01', 'invalid message length');
+      if (connection.phase === 'ready') {
+        // A client's Terminate: the connection ends; its turn, if any, is abandoned when the socket closes.
+        if (next[0] === 0x58) return void connection.socket.end();
+        connection.pending.push(next);
+        turns.submit(connection);
+        continue;
+      }
+      if (next[0] !== 0x70) return refuse(connection, '28000', 'the embedded store needs the secret (SCRAM-SHA-256)');
+      try {
+        const body = next.subarray(5);
+        if (connection.phase === 'sasl-initial') {
+          const end = body.indexOf(0);
+          if (end < 0 || body.subarray(0, end).toString() !== scramMechanism) throw new ScramRefused('unsupported SASL mechanism');
+          const size = body.readInt32BE(end + 1);
+          const serverFirst = connection.exchange.first(body.subarray(end + 5, end + 5 + size).toString());
+          connection.socket.write(authentication(11, Buffer.from(serverFirst)));
+          connection.phase = 'sasl-final';
+          continue;
+        }
+        const serverFinal = connection.exchange.final(body.toString());
+        connection.socket.write(authentication(12, Buffer.from(serverFinal)));
+        connection.phase = 'ready';
+        // PGlite answers the startup itself: AuthenticationOk, the session's parameters, ReadyForQuery.
+        connection.pending.push(canonicalStartup);
+        turns.submit(connection);
+      } catch (error) {
+        const why = error instanceof ScramRefused ? error.message : 'malformed SASL message';
+        return refuse(connection, '28P01', `password authentication failed (${why})`);
+      }
+    }
+  }
+
+  const server = net.createServer((socket) => {
+    const connection: Connection = { socket, reader: new MessageReader(), phase: 'startup', exchange: new ScramExchange(verifier), pending: [] };
+    socket.on('error', () => socket.destroy());
+    if (connections.size >= maxConnections) return refuse(connection, '53300', 'too many connections to the embedded store');
+    connections.add(connection);
+    setTimeout(() => {
+      if (connection.phase !== 'ready') socket.destroy();
+    }, authTimeoutMs).unref();
+    socket.on('data', (data) => {
+      connection.reader.push(data);
+      onData(connection);
+    });
+    socket.on('close', () => {
+      connection.phase = 'closed';
+      connection.pending = [];
+      connections.delete(connection);
+      turns.closed(connection);
+    });
+  });
+
+  const socketPath = path.join(socketDir, socketFileName);
+  await rm(socketPath, { force: true });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(socketPath, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  await chmod(socketPath, 0o600);
+  return {
+    socketPath,
+    async close() {
+      const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+      for (const connection of connections) connection.socket.destroy();
+      await stopped;
+      await rm(socketPath, { force: true });
+    },
+  };
+}
