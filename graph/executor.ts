@@ -19,7 +19,7 @@ export const operationNames = [
   'Propose', 'Candidates', 'DecideCandidate',
   'CreateFact', 'UpdateFact', 'RetireFact', 'Dependents', 'EntityHistory', 'PutChapter', 'DeleteChapter',
   'CreateEntity', 'ReadEntity', 'UpdateEntity', 'DeleteEntity', 'CreateRelationship', 'UpdateRelationship', 'DeleteRelationship', 'DeleteProject',
-  'ImportManuscript', 'ExtractCanon',
+  'ImportManuscript', 'ExtractCanon', 'Chapters', 'ReadChapter',
 ] as const;
 export type OperationName = (typeof operationNames)[number];
 

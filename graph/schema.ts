@@ -30,6 +30,8 @@ import './mutations/createFact.ts';
 import './mutations/updateFact.ts';
 import './mutations/retireFact.ts';
 import './queries/dependents.ts';
+import './queries/chapters.ts';
+import './queries/chapter.ts';
 import './mutations/putChapter.ts';
 import './mutations/deleteChapter.ts';
 import './mutations/createEntity.ts';

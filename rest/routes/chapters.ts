@@ -1,6 +1,43 @@
-// Chapters (extension): put one (create or replace; only its own mentions are recorded again) and delete one.
+// Chapters (extension): list them in reading order, read one, put one (create or replace; only its own mentions are
+// recorded again) and delete one.
 import { linksTo, type RouteDef } from '../route.ts';
-import { chapterPath, DeletedChapter, putChapterBody, PutChapterResult } from '../schemas/chapters.ts';
+import { projectPath } from '../schemas.ts';
+import { Chapter, ChapterList, chapterPath, chaptersQueryParams, DeletedChapter, putChapterBody, PutChapterResult } from '../schemas/chapters.ts';
+
+export const listChapters: RouteDef = {
+  method: 'get',
+  path: '/projects/{id}/chapters',
+  operationId: 'listChapters',
+  summary: 'List the chapters',
+  description: "Extension. The project's chapters in reading order (ordinal), without their text: the ids that as_of, from and until name.",
+  scope: 'recall',
+  cost: 1,
+  params: projectPath,
+  query: chaptersQueryParams,
+  success: { status: 200, schema: ChapterList, description: 'a page of chapters' },
+  errors: [400, 402, 404],
+  links: linksTo(['readChapter'], { id: '$request.path.id', chapterId: '$response.body#/data/0/id' }),
+  operation: 'Chapters',
+  variables: ({ params, query }) => ({ projectId: params.id, limit: query.limit, startingAfter: query.starting_after }),
+  respond: (data) => data.page,
+};
+
+export const readChapter: RouteDef = {
+  method: 'get',
+  path: '/projects/{id}/chapters/{chapterId}',
+  operationId: 'readChapter',
+  summary: 'Read a chapter',
+  description: 'Extension. One chapter with its text.',
+  scope: 'recall',
+  cost: 1,
+  params: chapterPath,
+  success: { status: 200, schema: Chapter, description: 'the chapter' },
+  errors: [400, 402, 404],
+  operation: 'ReadChapter',
+  errorPaths: { chapterId: 'path.chapterId' },
+  variables: ({ params }) => ({ projectId: params.id, chapterId: params.chapterId }),
+  respond: (data) => data.chapter,
+};
 
 export const putChapter: RouteDef = {
   method: 'put',

@@ -5,7 +5,7 @@ import { Deleted } from '../schemas/authoring.ts';
 /** What takes a project id: `id` is where the answer holds it. */
 const projectLinks = (id: string) =>
   linksTo(
-    ['recall', 'searchCanon', 'readGraph', 'exportProject', 'listCandidates', 'proposeCanon', 'createEntity', 'createRelationship', 'createFact', 'putChapter', 'deleteProject'],
+    ['recall', 'searchCanon', 'readGraph', 'exportProject', 'listCandidates', 'proposeCanon', 'createEntity', 'createRelationship', 'createFact', 'listChapters', 'putChapter', 'deleteProject'],
     { id },
   );
 

@@ -1,7 +1,7 @@
-// Chapters (extension): put (create or replace) and delete one chapter.
+// Chapters (extension): list them, read one, put (create or replace) and delete one.
 import { z } from 'zod';
 import { chapterOrdinal, chapterRef, chapterText, chapterTitle, maxChapterOrdinal } from '../../src/core/validation.ts';
-import { projectPath } from '../schemas.ts';
+import { pageQuery, projectPath } from '../schemas.ts';
 
 export const chapterPath = projectPath.extend({ chapterId: chapterRef.meta({ description: 'the chapter id in the manuscript, e.g. ch-07' }) });
 
@@ -22,3 +22,20 @@ export const PutChapterResult = z
   .meta({ id: 'PutChapterResult' });
 
 export const DeletedChapter = z.object({ id: z.string(), deleted: z.literal(true) }).meta({ id: 'DeletedChapter' });
+
+export const chaptersQueryParams = z.object({
+  limit: pageQuery.limit,
+  starting_after: chapterRef.optional().meta({ description: 'cursor: the last chapter id of the previous page; an id that is not a chapter of this project is 400 invalid_cursor' }),
+});
+
+const ChapterHeading = z.object({
+  id: z.string().meta({ description: 'the chapter id in the manuscript: what as_of, from and until name' }),
+  title: z.string(),
+  ordinal: z.number().int().meta({ description: 'its place in reading order' }),
+});
+
+export const ChapterList = z
+  .object({ data: z.array(ChapterHeading), has_more: z.boolean(), next_starting_after: z.string().optional() })
+  .meta({ id: 'ChapterList' });
+
+export const Chapter = ChapterHeading.extend({ text: z.string() }).meta({ id: 'Chapter' });

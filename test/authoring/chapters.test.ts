@@ -3,7 +3,7 @@
 // and is refused while live story time uses the chapter. The LLM provider (for the timeline's model beats) is the
 // only thing replaced.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DeletedChapter, PutChapterResult } from '../../rest/schemas/chapters.ts';
+import { Chapter, ChapterList, DeletedChapter, PutChapterResult } from '../../rest/schemas/chapters.ts';
 import { Dependents, Fact } from '../../rest/schemas/facts.ts';
 import { saltmarshBundle } from '../support/fixtures.ts';
 import { startFakeLlm, type FakeLlm } from '../support/fakeLlm.ts';
@@ -211,5 +211,44 @@ describe('deleting a chapter', () => {
     expect(gql.errors![0].extensions.code).toBe('not_found');
     expect(await db().chapter.count({ where: { projectId } })).toBe(count);
     expect((await db().chapter.findFirstOrThrow({ where: { projectId, externalId: 'ch-01' } })).text).not.toBe('Overwritten.');
+  });
+});
+
+describe('listing and reading chapters', () => {
+  it('when the chapters are listed, then they come in reading order, a page at a time, without their text; a cursor that is not a chapter is 400', async () => {
+    const { key: own } = await gw.createKey('pro');
+    const { projectId: p } = await importBundle(gw, own, {
+      project: { name: 'Order' },
+      entities: [{ key: 'ann', type: 'character', name: 'Ann' }],
+      chapters: [
+        { id: 'epilogue', title: 'After', ordinal: 9, text: 'Ann left.' },
+        { id: 'ch-1.a', title: 'One', ordinal: 1, text: 'Ann came.' },
+        { id: 'prologue', title: 'Before', ordinal: 0, text: 'Nobody.' },
+      ],
+    });
+    const first = await gw.request(`/projects/${p}/chapters?limit=2`, { key: own });
+    expect(first.status, first.text).toBe(200);
+    expect(ChapterList.parse(first.body)).toEqual({
+      data: [{ id: 'prologue', title: 'Before', ordinal: 0 }, { id: 'ch-1.a', title: 'One', ordinal: 1 }],
+      has_more: true,
+      next_starting_after: 'ch-1.a',
+    });
+    const second = ChapterList.parse((await gw.request(`/projects/${p}/chapters?limit=2&starting_after=ch-1.a`, { key: own })).body);
+    expect(second).toEqual({ data: [{ id: 'epilogue', title: 'After', ordinal: 9 }], has_more: false });
+    expectProblem(await gw.request(`/projects/${p}/chapters?starting_after=ch-99`, { key: own }), 400, 'invalid_cursor');
+    const gql = await gw.graphql('query ($p: ID!) { chapters(projectId: $p, limit: 1) { data { id ordinal } hasMore nextStartingAfter } }', { p }, own);
+    expect(gql.data.chapters).toEqual({ data: [{ id: 'prologue', ordinal: 0 }], hasMore: true, nextStartingAfter: 'prologue' });
+  });
+
+  it('when a chapter is read, then it comes with its text; an unknown one is 404 naming it', async () => {
+    const res = await gw.request(`/projects/${projectId}/chapters/ch-01`, { key });
+    expect(res.status, res.text).toBe(200);
+    const chapter = Chapter.parse(res.body);
+    expect(chapter).toMatchObject({ id: 'ch-01', ordinal: 1 });
+    expect(chapter.text).toBe((await db().chapter.findFirstOrThrow({ where: { projectId, externalId: 'ch-01' } })).text);
+    const missing = expectProblem(await gw.request(`/projects/${projectId}/chapters/ch-404`, { key }), 404, 'not_found');
+    expect(missing.detail).toContain('ch-404');
+    const gql = await gw.graphql('query ($p: ID!) { chapter(projectId: $p, chapterId: "ch-01") { id text } }', { p: projectId }, key);
+    expect(gql.data.chapter.text).toBe(chapter.text);
   });
 });

@@ -70,6 +70,8 @@ describe('REST authoring between accounts', () => {
       ['create relationship', (p) => gw.request(`/projects/${p}/relationships`, { method: 'POST', key: b.key, json: { from: entityA, to: otherEntityA, kind: 'haunts' } })],
       ['update relationship', (p) => gw.request(`/projects/${p}/relationships/${relationshipA}`, { method: 'PATCH', key: b.key, json: { weight: 9 } })],
       ['delete relationship', (p) => gw.request(`/projects/${p}/relationships/${relationshipA}`, { method: 'DELETE', key: b.key })],
+      ['list chapters', (p) => gw.request(`/projects/${p}/chapters`, { key: b.key })],
+      ['read chapter', (p) => gw.request(`/projects/${p}/chapters/ch-01`, { key: b.key })],
       ['delete project', (p) => gw.request(`/projects/${p}`, { method: 'DELETE', key: b.key })],
     ];
     for (const [name, call] of calls) {
@@ -116,6 +118,8 @@ describe('GraphQL authoring between accounts', () => {
       ['mutation ($p: ID!, $e: ID!, $f: ID!) { createRelationship(projectId: $p, input: { from: $e, to: $f, kind: "haunts" }) { id } }', { e: entityA, f: otherEntityA }],
       ['mutation ($p: ID!, $r: ID!) { updateRelationship(projectId: $p, relationshipId: $r, input: { weight: 9 }) { id } }', { r: relationshipA }],
       ['mutation ($p: ID!, $r: ID!) { deleteRelationship(projectId: $p, relationshipId: $r) { id } }', { r: relationshipA }],
+      ['query ($p: ID!) { chapters(projectId: $p) { data { id } } }', {}],
+      ['query ($p: ID!) { chapter(projectId: $p, chapterId: "ch-01") { text } }', {}],
       ['mutation ($p: ID!) { deleteProject(projectId: $p) { id } }', {}],
     ];
     for (const [query, variables] of mutations) {

@@ -6,7 +6,7 @@ import { newId } from '../../ids.ts';
 import { LoreError } from '../errors.ts';
 import { recordChapterMentions, sha256 } from '../ingest/mentions.ts';
 import type { FieldError } from '../validation.ts';
-import { holdProject, type TxClient } from './canon.ts';
+import { holdProject, type Page, type TxClient } from './canon.ts';
 import { recomputeLatestState } from './storyTime.ts';
 
 /** `chapterId`: the chapter's id in the manuscript (Chapter.externalId). `title` absent: kept (empty for a new chapter). */
@@ -14,6 +14,7 @@ export type PutChapterInput = { projectId: string; chapterId: string; title?: st
 export type ChapterHeading = { id: string; title: string; ordinal: number };
 export type PutChapterResult = { chapter: ChapterHeading; created: boolean; mentionsRecorded: number };
 export type DeleteChapterResult = { id: string; deleted: true };
+export type ChapterText = ChapterHeading & { text: string };
 
 /** How many of the facts and state values in the way an in_use refusal lists. */
 const listedUsers = 50;
@@ -80,6 +81,33 @@ export class ChapterService {
       await tx.chapter.delete({ where: { id: chapter.id } });
       return { id: chapterId, deleted: true as const };
     });
+  }
+
+  /** The project's chapters in reading order, a page at a time; `startingAfter` is the last chapter id of the previous page. */
+  async list(projectId: string, limit: number, startingAfter?: string): Promise<Page<ChapterHeading>> {
+    let after: { ordinal: number; id: string } | undefined;
+    if (startingAfter) {
+      const cursor = await this.prisma.chapter.findUnique({ where: { projectId_externalId: { projectId, externalId: startingAfter } }, select: { ordinal: true, id: true } });
+      if (!cursor) throw new LoreError('invalid_cursor', `starting_after ${startingAfter} is not a chapter of this project.`);
+      after = cursor;
+    }
+    const rows = await this.prisma.chapter.findMany({
+      where: { projectId, ...(after && { OR: [{ ordinal: { gt: after.ordinal } }, { ordinal: after.ordinal, id: { gt: after.id } }] }) },
+      orderBy: [{ ordinal: 'asc' }, { id: 'asc' }],
+      take: limit + 1,
+      select: { externalId: true, title: true, ordinal: true },
+    });
+    const page = rows.slice(0, limit).map((r) => ({ id: r.externalId, title: r.title, ordinal: r.ordinal }));
+    return { data: page, hasMore: rows.length > limit, nextStartingAfter: rows.length > limit ? page[page.length - 1].id : null };
+  }
+
+  async get(projectId: string, chapterId: string): Promise<ChapterText> {
+    const row = await this.prisma.chapter.findUnique({
+      where: { projectId_externalId: { projectId, externalId: chapterId } },
+      select: { externalId: true, title: true, ordinal: true, text: true },
+    });
+    if (!row) throw new LoreError('not_found', `Chapter ${chapterId} not found in project ${projectId}.`);
+    return { id: row.externalId, title: row.title, ordinal: row.ordinal, text: row.text };
   }
 
   /** The manuscript ids (externalId) of chapter rows, in the order of the ids; null for one that is gone. */
