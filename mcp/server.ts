@@ -14,11 +14,12 @@ import { search } from './tools/search.ts';
 import { timeline } from './tools/timeline.ts';
 import { decide } from './tools/decide.ts';
 import { review } from './tools/review.ts';
+import { chapters } from './tools/chapters.ts';
 import { extract } from './tools/extract.ts';
 import type { LoreTool } from './tools/shared.ts';
 
 // The tool registry: one file per tool. check, timeline and extract run the writer's own LLM (LORE_LLM_* in the env block).
-export const tools: LoreTool[] = [recall, remember, graph, search, check, timeline, review, decide, extract];
+export const tools: LoreTool[] = [recall, remember, graph, search, check, timeline, review, decide, extract, chapters];
 
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
 

@@ -58,6 +58,23 @@ describe('lore_author_recall as_of', () => {
   });
 });
 
+describe('lore_author_chapters', () => {
+  it('when the assistant lists the chapters, then it gets their ids in reading order, paged, to pass as as_of', async () => {
+    const first = await callTool(session, 'lore_author_chapters', { limit: 1 });
+    expect(first.isError, textOf(first)).toBeFalsy();
+    const page = first.structuredContent as any;
+    expect(page.chapters).toHaveLength(1);
+    expect(page.has_more).toBe(true);
+    expect(textOf(first)).toContain(`- ${page.chapters[0].id} (${page.chapters[0].ordinal})`);
+    expect(textOf(first)).toContain(`starting_after=${page.next_starting_after}`);
+    const rest = (await callTool(session, 'lore_author_chapters', { starting_after: page.next_starting_after, limit: 100 })).structuredContent as any;
+    const ordinals = [page.chapters[0], ...rest.chapters].map((c: any) => c.ordinal);
+    expect(ordinals).toEqual([...ordinals].sort((a, b) => a - b));
+    expect([page.chapters[0], ...rest.chapters].map((c: any) => c.id)).toEqual(expect.arrayContaining(['ch-05', 'ch-30', 'ch-31']));
+    expect(rest.has_more).toBe(false);
+  });
+});
+
 describe('lore_author_check with a chapter', () => {
   const passage = '"Keep the light burning," said Ilse, and she climbed the stair.';
   const deadActing = (result: Awaited<ReturnType<typeof callTool>>) => {
