@@ -66,9 +66,9 @@ export function createServices(db: Database, config: Config, logger: Logger) {
     chapters: new ChapterService(prisma),
     review: new ReviewService(prisma, graphOutbox),
     search: new SearchService(prisma, entities, projects, hybrid),
-    importer: new Importer(prisma, graphOutbox, db.mode),
+    importer: new Importer(prisma, graphOutbox, db.yieldStore),
     // Stateless over prisma: their own instances of the importer, chapters and review behave as the ones above.
-    manuscripts: new ManuscriptService(prisma, new Importer(prisma, graphOutbox, db.mode), new ChapterService(prisma)),
+    manuscripts: new ManuscriptService(prisma, new Importer(prisma, graphOutbox, db.yieldStore), new ChapterService(prisma)),
     extraction: new ExtractionService(prisma, new ReviewService(prisma, graphOutbox), config.llm),
     exporter: new Exporter(prisma),
     conflicts: new ConflictChecker(prisma, config.llm),

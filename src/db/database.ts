@@ -19,6 +19,11 @@ export type Database = {
    */
   meteringSql: SqlClient;
   mode: 'postgres' | 'pglite';
+  /**
+   * On PGlite, where every tenant's statements run one at a time (and in the serving process, nothing else runs while
+   * one does): a long writer calls it between short slices to let the others' statements through. Absent on PostgreSQL.
+   */
+  yieldStore?: (sliceMs: number) => Promise<void>;
   connectionString: string;
   close(): Promise<void>;
 };
@@ -47,6 +52,7 @@ export async function openDatabase(config: Pick<Config, 'databaseUrl' | 'dataDir
     sql: embedded ? unprepared(pool) : pool,
     meteringSql: embedded ? unprepared(pool) : meteringPool,
     mode: embedded ? 'pglite' : 'postgres',
+    yieldStore: embedded?.yieldStore,
     connectionString,
     async close() {
       await prisma.$disconnect();

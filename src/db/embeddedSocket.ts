@@ -10,6 +10,7 @@
 import { chmod, rm } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { PGlite } from '@electric-sql/pglite';
 import { ScramExchange, ScramRefused, scramMechanism, scramVerifier, type ScramVerifier } from './scram.ts';
 
@@ -26,7 +27,12 @@ export type EmbeddedSocketOptions = {
   maxConnections?: number;
 };
 
-export type EmbeddedSocket = { socketPath: string; close(): Promise<void> };
+export type EmbeddedSocket = {
+  socketPath: string;
+  /** Resolves once no connection has run anything on the store for `quietMs` (or after `maxMs`): see `SessionTurns.quiet`. */
+  quiet(quietMs: number, maxMs: number): Promise<void>;
+  close(): Promise<void>;
+};
 
 const sslRequest = 80877103;
 const gssEncRequest = 80877104;
@@ -122,6 +128,8 @@ class SessionTurns {
   private readonly waiting: Connection[] = [];
   private running = false;
   private idleTimer?: NodeJS.Timeout;
+  /** when PGlite last finished a message */
+  private lastRun = 0;
 
   constructor(
     private readonly db: PGlite,
@@ -178,6 +186,23 @@ class SessionTurns {
     }
   }
 
+  /**
+   * A long writer (an import) calls this between its slices: PGlite runs in this process, so while a slice runs, nothing
+   * else does, not even reading a request. Waiting until no connection has used the store for a moment lets the requests
+   * that queued behind the slice run all their statements, not only their first, before the next slice.
+   */
+  async quiet(quietMs: number, maxMs: number): Promise<void> {
+    const deadline = performance.now() + maxMs;
+    for (;;) {
+      const since = performance.now() - this.lastRun;
+      const busy = this.running || this.holder !== undefined || this.waiting.length > 0;
+      if (!busy && since >= quietMs) return;
+      const left = deadline - performance.now();
+      if (left <= 0) return;
+      await sleep(Math.min(left, busy ? quietMs : quietMs - since));
+    }
+  }
+
   /** A connection that left mid-turn: its unfinished exchange and transaction go with it. */
   private async abandonTurn() {
     await this.run(copyFailMessage);
@@ -215,6 +240,8 @@ class SessionTurns {
       // PGlite itself failed on the message: the connection cannot go on.
       if (connection) connection.socket.destroy();
       return Buffer.alloc(0);
+    } finally {
+      this.lastRun = performance.now();
     }
     return turnEnders.has(input[0]) ? tail : Buffer.alloc(0);
   }
@@ -322,6 +349,7 @@ export async function serveEmbeddedSocket(db: PGlite, options: EmbeddedSocketOpt
   await chmod(socketPath, 0o600);
   return {
     socketPath,
+    quiet: (quietMs, maxMs) => turns.quiet(quietMs, maxMs),
     async close() {
       const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
       for (const connection of connections) connection.socket.destroy();

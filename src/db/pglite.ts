@@ -19,7 +19,23 @@ import { applyMigrations } from './migrate.ts';
 /** `socket`: the directory of the Unix socket, empty while the store is still opening. */
 type LockInfo = { pid: number; socket: string };
 
-export type EmbeddedPostgres = { connectionString: string; owned: boolean; close(): Promise<void> };
+export type EmbeddedPostgres = {
+  connectionString: string;
+  owned: boolean;
+  /** Called by a long writer between slices of `sliceMs`: gives the store to the others waiting for it (stagedImport.ts). */
+  yieldStore(sliceMs: number): Promise<void>;
+  close(): Promise<void>;
+};
+
+/** No statement for this long: the requests that queued behind a slice have run all theirs. */
+const quietMs = 8;
+/** A writer waits at most this long between slices, so that it advances even while others keep the store busy. */
+const maxYieldMs = 250;
+/**
+ * In a process that reaches another's store, the owner's queue cannot be seen from here: a pause of half the slice,
+ * in which the owner runs what queued behind it.
+ */
+const pauseAfter = (sliceMs: number) => sleep(Math.min(25, Math.max(5, sliceMs / 2)));
 
 // Unix socket paths are limited to 107 bytes on Linux (103 on macOS).
 const maxSocketPath = 100;
@@ -113,7 +129,12 @@ export async function openEmbeddedPostgres(dataDir: string): Promise<EmbeddedPos
   }
   const holder = await acquire(files.lock);
   if (holder !== 'owner') {
-    return { connectionString: connectionStringFor(holder.socket, await readSecret(files.secret)), owned: false, close: async () => undefined };
+    return {
+      connectionString: connectionStringFor(holder.socket, await readSecret(files.secret)),
+      owned: false,
+      yieldStore: pauseAfter,
+      close: async () => undefined,
+    };
   }
   let db: PGlite | undefined;
   let door: EmbeddedSocket | undefined;
@@ -145,5 +166,6 @@ export async function openEmbeddedPostgres(dataDir: string): Promise<EmbeddedPos
     throw error;
   }
   await writeFile(files.lock, JSON.stringify({ pid: process.pid, socket: socketDir.dir } satisfies LockInfo));
-  return { connectionString, owned: true, close: release };
+  const served = door;
+  return { connectionString, owned: true, yieldStore: () => served.quiet(quietMs, maxYieldMs), close: release };
 }

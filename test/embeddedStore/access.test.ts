@@ -1,7 +1,7 @@
 // Issue 15, item 1: the embedded store (PGlite in LORE_DATA_DIR) admits only Lore's own processes, and no client can
 // change the session the gateway runs in. A real `lore serve` owns the data directory; other clients reach it the way
 // anything on the machine could: through the socket its lock file names.
-import { mkdtemp, readFile, rm, stat, writeFile, mkdir } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, readlink, rm, stat, writeFile, mkdir } from 'node:fs/promises';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -22,15 +22,37 @@ beforeAll(async () => {
   running = await serve({ ...env(), PORT: '0' });
   const lock = JSON.parse(await readFile(path.join(dataDir, 'pglite.lock.json'), 'utf8'));
   socketDir = lock.socket;
-  secret = (await readFile(path.join(dataDir, 'pglite.secret'), 'utf8')).trim();
+  // Each test fails on its own when the file is missing: the first one names it.
+  secret = (await readFile(path.join(dataDir, 'pglite.secret'), 'utf8').catch(() => '')).trim();
 });
 afterAll(async () => {
   await running?.stop('SIGTERM');
   if (dataDir) await rm(dataDir, { recursive: true, force: true });
 });
 
-const client = (password?: string) =>
-  new pg.Client({ host: socketDir, database: 'postgres', user: 'intruder', password, connectionTimeoutMillis: 10_000 });
+function client(password?: string, user = 'intruder', host = socketDir): pg.Client {
+  // Without a socket directory pg would connect to TCP localhost:5432: another server altogether.
+  if (typeof host !== 'string' || !host.startsWith('/')) throw new Error(`the lock file names no socket directory: ${host}`);
+  return new pg.Client({ host, database: 'postgres', user, password, connectionTimeoutMillis: 10_000 });
+}
+
+/** The TCP ports a process listens on (Linux): its sockets' inodes in /proc/<pid>/fd, in LISTEN rows of /proc/net/tcp{,6}. */
+async function listeningTcpPorts(pid: number): Promise<number[]> {
+  const inodes = new Set<string>();
+  for (const fd of await readdir(`/proc/${pid}/fd`)) {
+    const target = await readlink(`/proc/${pid}/fd/${fd}`).catch(() => '');
+    const inode = /^socket:\[(\d+)\]$/.exec(target)?.[1];
+    if (inode) inodes.add(inode);
+  }
+  const ports: number[] = [];
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    for (const row of (await readFile(table, 'utf8').catch(() => '')).split('\n').slice(1)) {
+      const columns = row.trim().split(/\s+/);
+      if (columns[3] === '0A' && inodes.has(columns[9])) ports.push(Number.parseInt(columns[1].split(':')[1], 16));
+    }
+  }
+  return ports;
+}
 
 async function get(pathname: string, key?: string) {
   const res = await fetch(`${running.url}${pathname}`, { headers: key ? { Authorization: `Bearer ${key}` } : {} });
@@ -69,16 +91,22 @@ describe('who may reach the embedded store', () => {
     expect(secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
   });
 
-  it('when a client connects without the secret, or with a wrong one, then it is refused before any statement runs', async () => {
-    for (const password of [undefined, 'postgres', `${secret.slice(0, -1)}x`]) {
-      const intruder = client(password);
-      const error = await intruder.connect().then(
-        () => undefined,
-        (e: Error & { code?: string }) => e,
-      );
-      await intruder.end().catch(() => undefined);
-      expect(error, `password ${password}`).toBeInstanceOf(Error);
-      if (password) expect(error!.code).toBe('28P01');
+  it.runIf(process.platform === 'linux')('when the gateway serves the data directory, then the only TCP port it listens on is its HTTP port', async () => {
+    expect(await listeningTcpPorts(running.child.pid!)).toEqual([Number(new URL(running.url).port)]);
+  });
+
+  it('when a client connects without the secret, or with a wrong one, under any user name, then it is refused before any statement runs', async () => {
+    for (const user of ['intruder', 'postgres', 'lore']) {
+      for (const password of [undefined, '', 'postgres', `${secret.slice(0, -1)}x`]) {
+        const intruder = client(password, user);
+        const error = await intruder.connect().then(
+          () => undefined,
+          (e: Error & { code?: string }) => e,
+        );
+        await intruder.end().catch(() => undefined);
+        expect(error, `user ${user}, password ${password}`).toBeInstanceOf(Error);
+        if (password) expect(error!.code, `user ${user}, password ${password}`).toBe('28P01');
+      }
     }
   });
 
@@ -180,6 +208,42 @@ describe('no client changes the session the gateway runs in', () => {
     await tool.end().catch(() => undefined);
     await expectGatewayAnswers(key, 'After an idle transaction was cut off');
   }, 120_000);
+});
+
+describe('a gateway killed with SIGKILL', () => {
+  it('when it is started again, then it takes over the stale lock and secret, draws a new secret, and the old one opens nothing', async () => {
+    const killedDir = await mkdtemp(path.join(tmpdir(), 'lore-killed-'));
+    let gateway = await serve({ LORE_DATA_DIR: killedDir, PORT: '0' });
+    try {
+      const created = await lore(['keys', 'create', '--tier', 'indie', '--json'], { LORE_DATA_DIR: killedDir });
+      expect(created.code, created.stderr).toBe(0);
+      const { key } = JSON.parse(created.stdout);
+      const oldSecret = (await readFile(path.join(killedDir, 'pglite.secret'), 'utf8')).trim();
+      const oldSocket = JSON.parse(await readFile(path.join(killedDir, 'pglite.lock.json'), 'utf8')).socket;
+      await gateway.stop('SIGKILL');
+      // Nothing could clean up: the lock, the secret and the socket file stay behind.
+      expect(JSON.parse(await readFile(path.join(killedDir, 'pglite.lock.json'), 'utf8')).pid).toBe(gateway.child.pid);
+      await stat(path.join(killedDir, 'pglite.secret'));
+
+      gateway = await serve({ LORE_DATA_DIR: killedDir, PORT: '0' });
+      expect(JSON.parse(await readFile(path.join(killedDir, 'pglite.lock.json'), 'utf8'))).toEqual({ pid: gateway.child.pid, socket: oldSocket });
+      const newSecret = (await readFile(path.join(killedDir, 'pglite.secret'), 'utf8')).trim();
+      expect(newSecret).not.toBe(oldSecret);
+      expect((await stat(path.join(killedDir, 'pglite.secret'))).mode & 0o777).toBe(0o600);
+      const stale = client(oldSecret, 'lore', oldSocket);
+      await expect(stale.connect()).rejects.toMatchObject({ code: '28P01' });
+      await stale.end().catch(() => undefined);
+
+      const usage = await fetch(`${gateway.url}/api/v1/usage`, { headers: { Authorization: `Bearer ${key}` } });
+      expect(usage.status).toBe(200);
+      const listed = await lore(['keys', 'list', '--json'], { LORE_DATA_DIR: killedDir });
+      expect(listed.code, listed.stderr).toBe(0);
+      expect(JSON.parse(listed.stdout)).toHaveLength(1);
+    } finally {
+      await gateway.stop('SIGKILL');
+      await rm(killedDir, { recursive: true, force: true });
+    }
+  }, 300_000);
 });
 
 describe('a data directory whose path is too long for a Unix socket', () => {

@@ -46,13 +46,13 @@ const meaningOf = (rows: TimedRow[]) => {
 export class Importer {
   private readonly staged: StagedImport;
 
-  /** `store`: on PGlite, where every tenant's statements run one at a time, a new project's import pauses between slices. */
+  /** `yieldStore`: on PGlite, where every tenant's statements run one at a time, a new project's import yields between slices. */
   constructor(
     private readonly prisma: PrismaClient,
     private readonly graphOutbox: GraphOutbox,
-    store: 'postgres' | 'pglite' = 'postgres',
+    yieldStore?: (sliceMs: number) => Promise<void>,
   ) {
-    this.staged = new StagedImport(prisma, graphOutbox, store === 'pglite');
+    this.staged = new StagedImport(prisma, graphOutbox, yieldStore);
   }
 
   async import(input: { accountId: string; principalKeyId: string; bundle: unknown; projectId?: string }): Promise<ImportResult> {

@@ -3,9 +3,8 @@
 // Here the new project is written while it belongs to an account of its own that no key belongs to, so no client sees
 // it half written, each slice in a transaction of its own that takes tens of milliseconds; one short transaction then
 // hands the finished project to the importing account. An import that fails removes what it wrote, in slices too, and
-// what a crashed process left behind is removed by a later import. On PGlite each slice is followed by a pause, so the
-// requests that queued behind it run before the next.
-import { setTimeout as sleep } from 'node:timers/promises';
+// what a crashed process left behind is removed by a later import. On PGlite each slice is followed by a pause in which
+// the requests that queued behind it run all their statements (Database.yieldStore).
 import type { PrismaClient } from '../../generated/prisma/client.ts';
 import { newId } from '../../ids.ts';
 import { holdProjectName } from '../canon/projects.ts';
@@ -22,15 +21,24 @@ import { insertRows, type Row, type Table } from './rows.ts';
 export const stagingAccountName = 'lore: import in progress';
 /** Staged projects older than this were left by a process that died mid-import. */
 const abandonedAfterMs = 60 * 60_000;
-/** How long one slice should hold the store. */
+/**
+ * How long one slice should hold the store: on PGlite, where a slice holds every other tenant's request (and, in the
+ * process serving it, the event loop), short enough that a slice slowed a few times over by a busy machine stays well
+ * under the 200 ms other requests may take at p99; on PostgreSQL, where others run beside it, longer.
+ */
+const sharedSliceMs = 20;
 const sliceMs = 40;
 
-/** Runs work in slices sized to take about sliceMs each, pausing between them when the store is shared (PGlite). */
+/** Runs work in slices sized to take about a target time each, yielding the store between them when it is shared (PGlite). */
 class Slices {
   constructor(
     private readonly prisma: PrismaClient,
-    private readonly paced: boolean,
-  ) {}
+    private readonly yieldStore?: (sliceMs: number) => Promise<void>,
+  ) {
+    this.target = yieldStore ? sharedSliceMs : sliceMs;
+  }
+
+  private readonly target: number;
 
   async one<T>(work: (prisma: PrismaClient) => Promise<T>): Promise<T> {
     const started = performance.now();
@@ -39,7 +47,7 @@ class Slices {
     return result;
   }
 
-  /** Writes `items` a slice at a time; the slice grows or shrinks (at most twofold) toward sliceMs. */
+  /** Writes `items` a slice at a time; the slice grows (at most by half) or shrinks (at most by half) toward the target. */
   async each<T>(items: T[], write: (prisma: PrismaClient, part: T[]) => Promise<unknown>, first = 100): Promise<void> {
     let size = first;
     for (let at = 0; at < items.length; ) {
@@ -48,7 +56,7 @@ class Slices {
       await write(this.prisma, part);
       const elapsed = performance.now() - started;
       at += part.length;
-      size = Math.max(1, Math.round(part.length * Math.min(2, Math.max(0.5, sliceMs / Math.max(elapsed, 1)))));
+      size = Math.max(1, Math.round(part.length * Math.min(1.5, Math.max(0.5, this.target / Math.max(elapsed, 1)))));
       await this.pause(elapsed);
     }
   }
@@ -61,14 +69,13 @@ class Slices {
       const deleted = await this.prisma.$executeRawUnsafe(statement, projectId, size);
       const elapsed = performance.now() - started;
       if (deleted < size) return;
-      size = Math.max(1, Math.round(size * Math.min(2, Math.max(0.5, sliceMs / Math.max(elapsed, 1)))));
+      size = Math.max(1, Math.round(size * Math.min(1.5, Math.max(0.5, this.target / Math.max(elapsed, 1)))));
       await this.pause(elapsed);
     }
   }
 
   private async pause(elapsed: number) {
-    // About a third of the store's time is left to others: enough for the few statements of a request waiting behind.
-    if (this.paced) await sleep(Math.min(25, Math.max(5, elapsed / 2)));
+    await this.yieldStore?.(elapsed);
   }
 }
 
@@ -104,7 +111,7 @@ export class StagedImport {
   constructor(
     private readonly prisma: PrismaClient,
     private readonly graphOutbox: GraphOutbox,
-    private readonly paced: boolean,
+    private readonly yieldStore?: (sliceMs: number) => Promise<void>,
   ) {}
 
   /**
@@ -116,7 +123,7 @@ export class StagedImport {
     return oneAtATime(`${accountId}\u0000${name}`, async () => {
       if (await nameTaken(this.prisma, accountId, name)) return undefined;
       checkReferences();
-      const slices = new Slices(this.prisma, this.paced);
+      const slices = new Slices(this.prisma, this.yieldStore);
       await this.removeAbandoned(slices);
       const stagingAccount = newId('acc');
       const projectId = newId('prj');
