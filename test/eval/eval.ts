@@ -22,6 +22,7 @@ import { conflictKinds } from '../../src/core/conflicts/kinds.ts';
 import type { PrismaClient } from '../../src/generated/prisma/client.ts';
 import { newId } from '../../src/ids.ts';
 import { openRuntime, type Runtime } from '../../src/runtime.ts';
+import { corePassage, timeCore } from '../bench/conflictCore.ts';
 import { startFakeLlm, type FakeLlm } from '../support/fakeLlm.ts';
 import { prng } from '../support/prng.ts';
 
@@ -386,33 +387,9 @@ async function coreBench(
   while (people.size < 15) people.add(pick(characters).name);
   const spots = new Set<string>();
   while (spots.size < 5) spots.add(pick(places).name);
-  const [who, where] = [[...people], [...spots]];
-  const scenes = [
-    (a: string, b: string, p: string) => `${a} came down to ${p} before the tide turned, and ${b} followed a few steps behind, saying nothing about the debt.`,
-    (a: string, b: string, p: string) => `"You are late again," ${a} said, and ${b} only shrugged and looked out across ${p} towards the grey water.`,
-    (a: string, b: string, p: string) => `At dusk ${a} lit the lamps in ${p}; she had promised ${b} that nobody would go hungry while the boats were out.`,
-    (a: string, b: string) => `${a} had not seen ${b} since the flood, and he did not know whether to laugh or to turn away.`,
-    (a: string, b: string, p: string) => `The wind rose over ${p}. ${a} pulled her coat tighter and asked ${b} whether the ferry would run in the morning.`,
-    (a: string, b: string) => `If ${a} had known what ${b} carried in that box, she would never have let him aboard, or so she told herself later.`,
-  ];
-  const sentences: string[] = [];
-  let words = 0;
-  for (let i = 0; words < 1_000; i++) {
-    const sentence = scenes[i % scenes.length](who[i % who.length], who[(i * 7 + 3) % who.length], where[i % where.length]);
-    sentences.push(sentence);
-    words += sentence.split(/\s+/).length;
-  }
-  const text = sentences.map((sentence, i) => `${sentence}${(i + 1) % 4 === 0 ? '\n\n' : ' '}`).join('').trim();
+  const { text, words } = corePassage([...people], [...spots]);
   const slice = await loadCanonSlice(prisma, projectId, text);
-  const runs = 30;
-  for (let i = 0; i < 3; i++) findDeterministicConflicts(text, slice, null);
-  const times: number[] = [];
-  for (let i = 0; i < runs; i++) {
-    const t0 = performance.now();
-    findDeterministicConflicts(text, slice, null);
-    times.push(performance.now() - t0);
-  }
-  times.sort((a, b) => a - b);
+  const { medianMs, p90Ms, runs } = timeCore(text, slice);
   fake.script({ object: { conflicts: [] } });
   const logged = tokens.length;
   const checked = await executor.run('CheckConflicts', { projectId, text }, { requestId: 'eval-core-bench', credential: key.key, llm });
@@ -422,8 +399,8 @@ async function coreBench(
     named: slice.entities.length,
     entities: 5_000,
     runs,
-    medianMs: times[Math.floor(runs / 2)],
-    p90Ms: times[Math.floor(runs * 0.9)],
+    medianMs,
+    p90Ms,
     promptTokens: lastCheckTokens(tokens, logged),
   };
 }

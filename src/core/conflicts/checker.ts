@@ -37,9 +37,17 @@ export const checkSystemPrompt = [
   'Answer {"conflicts": []} when the passage contradicts nothing.',
 ].join('\n');
 
+/**
+ * A check's system and user text stay under this many tokens (a token per four characters), leaving room under 4,000
+ * for the request's framing (the answer's schema, JSON escaping): what the model can best spare is left out first when
+ * the slice is larger, never a named entity, so a long passage naming many entities of a large project still makes a
+ * prompt of a few thousand tokens.
+ */
+export const promptBudgetTokens = 3_300;
+
 export function buildCheckPrompt(slice: CanonSlice, passage: string, episode: string | null): string {
   const canon = {
-    entities: slice.entities.map(({ id, type, name, aliases, state, facts }) => ({ id, type, name, aliases, state, facts })),
+    entities: slice.entities.map(({ id, type, name, aliases, state, facts }) => ({ id, type, name, aliases, state, facts: [...facts] })),
     relationships: slice.relationships,
     rules: slice.rules.map(({ id, name, facts }) => ({ id, name, facts })),
     open_promises: slice.promises.map(({ id, name, facts }) => ({ id, name, facts })),
@@ -48,7 +56,45 @@ export function buildCheckPrompt(slice: CanonSlice, passage: string, episode: st
   };
   // The passage cannot close its own delimiter.
   const fenced = passage.replaceAll(/<\/?\s*passage\s*>/gi, '');
+  fitBudget(canon, promptBudgetTokens * 4 - checkSystemPrompt.length - fenced.length - 40);
   return `<canon>\n${JSON.stringify(canon)}\n</canon>\n<passage>\n${fenced}\n</passage>`;
+}
+
+type PromptCanon = {
+  entities: { id: string; facts: unknown[] }[];
+  relationships: { from: string; to: string }[];
+  rules: unknown[];
+  open_promises: unknown[];
+  recent_beats: unknown[];
+};
+
+/**
+ * Shrinks the canon to `chars` of JSON, dropping in turn: relationships to entities the passage does not name, the
+ * oldest beats, the least relevant promises and rules (they come best first), then the last facts of the entities
+ * with the most, down to three each.
+ */
+function fitBudget(canon: PromptCanon, chars: number): void {
+  const size = (x: unknown) => JSON.stringify(x).length + 1;
+  let total = size(canon);
+  const named = new Set(canon.entities.map((e) => e.id));
+  const drop = <T>(list: T[], at: number) => {
+    total -= size(list[at]);
+    list.splice(at, 1);
+  };
+  for (let i = canon.relationships.length - 1; i >= 0 && total > chars; i--) {
+    const r = canon.relationships[i];
+    if (!named.has(r.from) || !named.has(r.to)) drop(canon.relationships, i);
+  }
+  while (total > chars && canon.recent_beats.length > 0) drop(canon.recent_beats, 0);
+  while (total > chars && (canon.open_promises.length > 0 || canon.rules.length > 0)) {
+    const list = canon.open_promises.length >= canon.rules.length ? canon.open_promises : canon.rules;
+    drop(list, list.length - 1);
+  }
+  while (total > chars) {
+    const fullest = canon.entities.reduce((a, b) => (b.facts.length > a.facts.length ? b : a), canon.entities[0]);
+    if (!fullest || fullest.facts.length <= 3) break;
+    drop(fullest.facts, fullest.facts.length - 1);
+  }
 }
 
 // Two hits are one conflict when they have the same kind and subject: the first ref, a fact standing for its entity

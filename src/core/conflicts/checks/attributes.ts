@@ -5,8 +5,9 @@
 // thirty-five that winter,", "X, a widow of forty,", "the thirty-year-old X", "X turned twenty"; titles before the
 // name ("Prioress Hilde", "Lt. Sato"), after it ("X, Abbot of Saint Ives,"; "X the Prior"), or as a predicate ("X was
 // captain of the guard"). A colour followed by "with"/"from" is a passing state ("grey with dust", "red from
-// weeping"), red eyes are sore eyes, vague shades ("dark") contradict nothing, an age told of the past ("was six
-// when…") or approximately ("nearly fifty") says nothing of now, and a change ("her hair turned white") is an event.
+// weeping"), red eyes are sore eyes, vague shades ("dark") contradict nothing, an age told approximately ("nearly
+// fifty") says nothing, one told of an earlier time ("was six when…", "when X was six", "At sixty, X…") contradicts
+// only an older canon age than it gives, and a change ("her hair turned white") is an event.
 import type { SliceEntity } from '../canonSlice.ts';
 import type { ConflictDraft } from '../kinds.ts';
 import {
@@ -26,11 +27,12 @@ import {
 } from '../reader/lexicon.ts';
 import { verbIn, type Token } from '../reader/nlp.ts';
 import type { Ref } from '../reader/references.ts';
-import { asserts, moodOf, predicatesOf } from '../reader/syntax.ts';
+import { asserts, clauseStart, moodOf, predicatesOf } from '../reader/syntax.ts';
 import { quoteAt, refsOf, type Passage } from './passage.ts';
 
 type Attribute = 'eyes' | 'hair' | 'age' | 'title';
-type Statement = { attribute: Attribute; value: string; from: number; to: number };
+/** `bygone`: an age told of an earlier time ("was six when…", "At sixty, X…"): wrong only when older than the canon's. */
+type Statement = { attribute: Attribute; value: string; from: number; to: number; bygone?: boolean };
 type CanonValue = { values: string[]; ref: string };
 
 const labels: Record<Attribute, string> = { eyes: 'eye colour', hair: 'hair colour', age: 'age', title: 'title' };
@@ -114,6 +116,9 @@ function ageTail(tokens: Token[], last: number): number {
 }
 
 /** Whether an age phrase ends where an age ends: a clause boundary, or "that winter", "this year", "today". */
+/** Clause openers that set a time ("when X was six"): an age in their clause is told of that time. */
+const temporal = new Set(['when', 'while', 'whenever', 'before', 'after', 'until', 'till', 'since', 'once', 'as']);
+
 function endsAge(tokens: Token[], k: number): boolean {
   const t = tokens[k];
   if (!t || t.pos === 'PUNCT' || t.lower === 'and' || t.lower === 'but') return true;
@@ -154,7 +159,9 @@ function colourStatements(p: Passage, ref: Ref): Statement[] {
   else if (!ref.pronoun && tokens[ref.last + 1]?.text === ',' && tokens[ref.last + 2]?.lower === 'whose') np = ref.last + 3;
   if (np >= 0) {
     let k = np;
-    while (inSentence(k) && (tokens[k].pos === 'ADJ' || tokens[k].pos === 'ADV' || tokens[k].text === '-' || colours.has(tokens[k].lower)) && !attributeNouns[tokens[k].lower]) k++;
+    // Modifiers up to the noun, participles among them ("his cropped black hair").
+    const modifier = (t: Token) => t.pos === 'ADJ' || t.pos === 'ADV' || t.text === '-' || colours.has(t.lower) || (t.pos === 'VERB' && /(ed|en)$/.test(t.lower));
+    while (inSentence(k) && modifier(tokens[k]) && !attributeNouns[tokens[k].lower]) k++;
     const head = tokens[k];
     const compound = tokens.slice(np, k).some((t) => attributeCompounds[t.lower]);
     let attribute = head && !compound ? attributeNouns[head.lower] : undefined;
@@ -237,7 +244,8 @@ function predicateColour(p: Passage, attribute: 'eyes' | 'hair', from: number, h
   const start = k;
   // Adjectives, coordinated or not: "a clear and startling blue".
   while (inSentence(k) && (['ADJ', 'ADV', 'NOUN'].includes(tokens[k].pos) || tokens[k].text === '-' || colours.has(tokens[k].lower) || (['and', ','].includes(tokens[k].lower) && tokens[k + 1]?.pos === 'ADJ'))) {
-    if (tokens[k].pos === 'NOUN' && !colours.has(tokens[k].lower)) break;
+    // A noun ends the phrase unless it qualifies a colour after it ("a muddy brown").
+    if (tokens[k].pos === 'NOUN' && !colours.has(tokens[k].lower) && !colours.has(tokens[k + 1]?.lower ?? '')) break;
     k++;
   }
   const stated = coloursIn(tokens, start, k - 1);
@@ -250,7 +258,7 @@ function ageStatements(p: Passage, ref: Ref): Statement[] {
   const { tokens } = p.reading;
   const { syntax } = p;
   const statements: Statement[] = [];
-  const push = (value: number, to: number) => statements.push({ attribute: 'age', value: String(value), from: ref.first, to });
+  const push = (value: number, to: number, bygone = false) => statements.push({ attribute: 'age', value: String(value), from: ref.first, to, bygone });
   if (!ref.pronoun && tokens[ref.last + 1]?.text === ',') {
     // "Tam Lusk, 42," / "Maud, aged 45," / "Anselm, forty-eight and still straight-backed"
     let k = ref.last + 2;
@@ -282,8 +290,14 @@ function ageStatements(p: Passage, ref: Ref): Statement[] {
       const n = numberAt(tokens, k);
       if (!n) continue;
       const tail = ageTail(tokens, n.last);
-      if (endsAge(tokens, tail + 1)) push(n.value, tail);
+      const then = temporal.has(tokens[clauseStart(syntax, predicate.verb)].lower);
+      if (endsAge(tokens, tail + 1)) push(n.value, tail, then);
+      else if (pastAge.has(tokens[tail + 1]?.lower ?? '')) push(n.value, tail, true);
     }
+    // "At sixty, X still worked the farm": the age of a time the clause is set in.
+    const start = clauseStart(syntax, ref.first);
+    const at = tokens[start]?.lower === 'at' ? numberAt(tokens, start + 1) : undefined;
+    if (ref.subject && at && [ref.first, ref.first - 1].includes(at.last + 1 + Number(tokens[at.last + 1]?.text === ','))) push(at.value, at.last, true);
   }
   // "the thirty-year-old Abbess"
   if (!ref.pronoun && tokens[ref.first - 1]?.lower === 'old' && tokens[ref.first - 2]?.text === '-') {
@@ -359,7 +373,7 @@ function titleStatements(p: Passage, ref: Ref): Statement[] {
   return statements;
 }
 
-function contradicts(attribute: Attribute, canon: string[], stated: string): boolean {
+function contradicts(attribute: Attribute, canon: string[], stated: string, bygone = false): boolean {
   if (attribute === 'eyes' || attribute === 'hair') {
     const words = stated.split(' ');
     const specific = words.filter((w) => !shades.has(w));
@@ -373,7 +387,7 @@ function contradicts(attribute: Attribute, canon: string[], stated: string): boo
   }
   if (attribute === 'age') {
     const held = Number(canon[0]);
-    return Number.isFinite(held) && held !== Number(stated);
+    return Number.isFinite(held) && (bygone ? Number(stated) > held : held !== Number(stated));
   }
   return !titlesAgree(stated, canon);
 }
@@ -388,7 +402,7 @@ export function attributes(p: Passage): ConflictDraft[] {
       const statements = [...colourStatements(p, ref), ...ageStatements(p, ref), ...titleStatements(p, ref)];
       for (const st of statements) {
         const held = canon.get(st.attribute);
-        if (!held || reported.has(st.attribute) || !contradicts(st.attribute, held.values, st.value)) continue;
+        if (!held || reported.has(st.attribute) || !contradicts(st.attribute, held.values, st.value, st.bygone)) continue;
         reported.add(st.attribute);
         hits.push({
           severity: 'P2',

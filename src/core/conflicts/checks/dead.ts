@@ -3,13 +3,14 @@
 // a speech tag; "sees Halloran standing"), or of "is alive", "still lives", "survived". Left alone: dialogue,
 // conditions, what a character thinks, dreams, remembers or reports, negations, modals ("would have liked"), the
 // passive ("was buried"), the pluperfect and "used to" (backstory), past tense inside present-tense narration, and
-// verbs that are no act of the living ("died", "lay", "had").
+// verbs that are no act of the living ("died", "lay", "had"). A participle after the clause (", polishing glasses")
+// is its subject's act too.
 import type { SliceEntity } from '../canonSlice.ts';
 import type { ConflictDraft } from '../kinds.ts';
-import { aliveAdjectives, aliveVerbs, deathWords, reporting, stative, thinking } from '../reader/lexicon.ts';
+import { aliveAdjectives, aliveVerbs, deathWords, depicting, placing, reporting, stative, thinking } from '../reader/lexicon.ts';
 import { verbIn } from '../reader/nlp.ts';
 import type { Ref } from '../reader/references.ts';
-import { asserts, clauseStart, participleAfter, predicatesOf, speechTagBefore } from '../reader/syntax.ts';
+import { asserts, clauseStart, deniedBefore, participleAfter, predicatesOf, speechTagBefore } from '../reader/syntax.ts';
 import { quoteAt, refsOf, type Passage } from './passage.ts';
 
 const temporal = new Set(['while', 'when', 'whenever', 'before', 'after', 'until', 'till', 'since', 'once', 'as']);
@@ -25,6 +26,18 @@ export function isDead(entity: SliceEntity, p: Passage): boolean {
   return !(position !== undefined && typeof diedIn === 'string' && (p.slice.chapterOrdinals[diedIn] ?? -Infinity) > position);
 }
 
+/** ", polishing glasses" after the clause of the verb at `verb`: a participle whose subject is that clause's subject. */
+function participleAdjunct(p: Passage, verb: number): number | undefined {
+  const { tokens } = p.reading;
+  for (let k = verb + 1; k < tokens.length - 1 && p.syntax.clause[k] === p.syntax.clause[verb]; k++) {
+    if (tokens[k].text !== ',') continue;
+    const next = tokens[k + 1];
+    const ing = next.lower.endsWith('ing') && (next.pos === 'VERB' || next.pos === 'NOUN');
+    return ing && p.syntax.unasserted[k + 1] === undefined && !verbIn(stative, next) && !deathWords.has(next.lower) ? k + 1 : undefined;
+  }
+  return undefined;
+}
+
 type Trigger = { from: number; to: number; alive: boolean };
 
 function trigger(p: Passage, ref: Ref): Trigger | undefined {
@@ -37,6 +50,9 @@ function trigger(p: Passage, ref: Ref): Trigger | undefined {
     if (!predicate.relative && !ref.subject) continue;
     const verb = tokens[predicate.verb];
     if (predicate.copula) {
+      // "was behind the bar, polishing glasses": being somewhere and doing something there; "was gone, leaving…" is not.
+      const adjunct = !predicate.relative && placing.has(tokens[predicate.verb + 1]?.lower ?? '') ? participleAdjunct(p, predicate.verb) : undefined;
+      if (adjunct !== undefined && asserts(syntax, predicate)) return { from: ref.first, to: adjunct, alive: false };
       let at = predicate.verb + 1;
       while (at < tokens.length && tokens[at].pos === 'ADV' && at < predicate.verb + 3) at++;
       if (!tokens[at] || !aliveAdjectives.has(tokens[at].lower)) continue;
@@ -56,7 +72,8 @@ function trigger(p: Passage, ref: Ref): Trigger | undefined {
   const participle = participleAfter(syntax, ref.first, ref.last);
   if (participle) {
     const governor = tokens[participle.governor];
-    if (!verbIn(thinking, governor) && !verbIn(reporting, governor) && syntax.unasserted[participle.verb] === undefined && !governor.negated) {
+    const seen = !verbIn(thinking, governor) && !verbIn(reporting, governor) && !verbIn(depicting, governor);
+    if (seen && syntax.unasserted[participle.verb] === undefined && !governor.negated && !deniedBefore(syntax, participle.governor)) {
       return { from: ref.first, to: participle.verb, alive: false };
     }
   }

@@ -1,6 +1,7 @@
 // A kinship word that contradicts the relationship graph: "his brother Cador" when Cador is his father, "Cador,
 // Wenna's husband," when he is her father, "Tam was Edda's husband", "Cador's son Wenna" when the graph has her his
-// daughter, "Wenna's father, Anselm" when the graph gives her two other parents (or a father already), "her father
+// daughter, "Wenna's father, Anselm" when the graph gives her two other parents (or a father already), "his wife
+// Martha" when the graph has Martha married to someone else, "her father
 // Thorne" when he is her mother's brother (two steps: grandparents, aunts and uncles, grandchildren, nieces and nephews).
 // Relationship kinds are read "<from> <kind> <to>" as "from is to's <kind>": the first word of the kind names the role,
 // so child_of, son_of, daughter_of; parent_of, father_of, mother_of; sibling_of, brother_of, sister_of, twin_of;
@@ -155,6 +156,11 @@ export function kinship(p: Passage): ConflictDraft[] {
           why: `the relationship graph makes ${named.name} ${possessor.name}'s ${[...new Set(derived.map((d) => d.kin.role))].join(', ')} (through ${derived.length === 1 ? 'one relative' : 'relatives'} between them)`,
         };
       }
+    } else if (kin.role === 'spouse' && held.some((h) => h.who === named.id && h.kin.role === 'spouse')) {
+      // A spouse named who is married to someone else in the graph.
+      const spouses = held.filter((h) => h.who === named.id && h.kin.role === 'spouse');
+      const others = spouses.map((h) => p.slice.entities.find((e) => e.id === h.of)?.name ?? h.of);
+      contradiction = { held: spouses, why: `the relationship graph has ${named.name} married to ${[...new Set(others)].join(' and ')}` };
     } else if (kin.role === 'parent') {
       // A parent named who is not one: the graph already has this parent, or both of them.
       const parents = held.filter((h) => h.of === possessor.id && h.kin.role === 'parent' && h.who !== named.id);

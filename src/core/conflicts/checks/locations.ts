@@ -9,11 +9,13 @@
 // twice ("at noon … at noon"). Looking or pointing at a place ("looked across at X"), being born there, the
 // pluperfect, and what is thought, dreamt, reported or disjoined ("in X or at Y") place nobody.
 import type { ConflictDraft } from '../kinds.ts';
-import { containedIn, contains, directional, motion, placing, pointing, simultaneity, timeNouns } from '../reader/lexicon.ts';
-import { verbIn } from '../reader/nlp.ts';
+import { containedIn, contains, directional, kinWord, motion, people, placing, pointing, simultaneity, timeNouns } from '../reader/lexicon.ts';
+import { verbIn, type Token } from '../reader/nlp.ts';
 import type { Ref } from '../reader/references.ts';
 import { asserts, clauseEnd, clauseStart, type Predicate } from '../reader/syntax.ts';
 import { sentenceOf, words, type Passage } from './passage.ts';
+
+const dayShifts = new Set(['next', 'following', 'later', 'after', 'afterwards', 'tomorrow', 'yesterday', 'previous', 'before', 'earlier']);
 
 type Placement = { character: Ref['entity']; place: Ref['entity']; prep: number; ref: Ref; clause: number; moving: boolean };
 
@@ -70,6 +72,9 @@ function placements(p: Passage): Placement[] {
       if (verbIn(pointing, v) && ['at', 'towards', 'toward', 'on'].includes(tokens[prep].lower)) continue;
       if (!asserts(syntax, predicateAt(p, verb), { passiveCounts: false })) continue;
     }
+    // "had a sister in Dry Fork", "met a man at the Spur": the place is the noun's, not the subject's.
+    const before = tokens[prep - 1];
+    if (before?.pos === 'NOUN' && (kinWord(before.lower) || people.has(before.lemma) || (verb !== undefined && tokens[verb].lemma === 'have'))) continue;
     const clause = syntax.clause[prep];
     const inClause = characters.filter((c) => syntax.clause[c.first] === clause);
     const possessor = (c: Ref) => c.pronoun === 'possessive' || /^['’]s$/.test(tokens[c.last + 1]?.lower ?? '');
@@ -85,7 +90,9 @@ function placements(p: Passage): Placement[] {
     if (!owner || syntax.unasserted[owner.first] !== undefined) continue;
     const [start, end] = [clauseStart(syntax, prep), clauseEnd(syntax, prep)];
     const span = tokens.slice(start, end + 1);
-    const moving = span.some((t) => t.pos === 'VERB' && verbIn(motion, t)) || span.some((t, j) => directional.has(t.lower) && p.refs.some((r) => r.first === start + j + 1 || r.first === start + j + 2));
+    // "out at Hale Ranch" is where someone is; "out of X", "to X" are a source and a goal.
+    const heading = (t: Token, j: number) => directional.has(t.lower) && !(t.lower === 'out' && placing.has(tokens[start + j + 1]?.lower ?? ''));
+    const moving = span.some((t) => t.pos === 'VERB' && verbIn(motion, t)) || span.some((t, j) => heading(t, j) && p.refs.some((r) => r.first === start + j + 1 || r.first === start + j + 2));
     if (span.some((t) => ['or', 'either', 'whether', 'nor'].includes(t.lower))) continue;
     found.push({ character: owner.entity, place: ref.entity, prep, ref, clause, moving });
   }
@@ -144,7 +151,9 @@ function simultaneous(p: Passage, a: Placement, b: Placement): boolean {
   const words = [...tokens.slice(from, clauseEnd(p.syntax, a.prep) + 1), ...tokens.slice(Math.max(sentenceStart, clauseEnd(p.syntax, a.prep) + 1), to + 1)].map((t) => t.lower);
   if (simultaneity.some((phrase) => hasPhrase(words, phrase))) return true;
   const [ta, tb] = [timeOfDay(p, a.clause), timeOfDay(p, b.clause)];
-  return ta !== undefined && ta === tb;
+  // "at noon, and at noon the next day": the same hour of another day.
+  const otherDay = tokens.slice(clauseStart(p.syntax, b.prep), clauseEnd(p.syntax, b.prep) + 1).some((t) => dayShifts.has(t.lower));
+  return ta !== undefined && ta === tb && !otherDay;
 }
 
 export function locations(p: Passage): ConflictDraft[] {

@@ -24,14 +24,29 @@ export const hypothetical = set('if unless though whether lest');
 /** Nouns that frame a scene as not the story's present fact: "In her dream…", "In the painting…". */
 export const frames = set(`
   dream nightmare vision memory imagination mind fantasy reverie daydream story tale legend song ballad book painting
-  portrait photograph picture recording film video hallucination thought letter rumour rumor
+  portrait photograph picture recording film video hallucination thought letter rumour rumor footage tape diary journal
 `);
+
+/** Negative words that, before a verb in its clause, deny it: "Nobody ever saw Ezra draw", "None of them heard". */
+export const negativeSubjects = set('nobody noone none nothing neither never nor');
+
+/** Verbs that show a picture of someone, not the person: "The photograph showed Ezra leaning on a rail". */
+export const depicting = set('show depict portray picture paint draw sketch photograph film capture render illustrate');
+
+/** Verbs of noticing someone: the one noticed is who the next sentence goes on about ("finds Volkov… He is…"). */
+export const noticing = set('see spot find notice glimpse watch observe discover spy sight');
+
+/** What stands in for a person, dead or absent: "Danny's body", "Osric's portrait". A pronoun after it is about it. */
+export const standIns = set('body corpse remains grave coffin casket tomb ghost spirit shade photograph photo picture portrait image statue likeness effigy');
+
+/** Nouns for people: a place right after one ("a friend in Dry Fork") is theirs. */
+export const people = set('man woman boy girl friend cousin person people fellow stranger lover partner child baby widow widower family');
 
 /** Modal auxiliaries that make a verb possible, wished or supposed rather than done. */
 export const modals = set('would could might may should must ought shall');
 
 /** Verbs that are no act of the living: a dead subject may have them ("lay in the crypt", "had a sister"). */
-export const stative = set('be have die drown perish decease lie rest rot belong resemble deserve remain seem know own lack matter');
+export const stative = set('be have die drown perish decease lie rest rot belong resemble deserve remain seem know own lack matter float drift sink hang');
 
 /** Words of a status that means dead. */
 export const deathWords = set('dead deceased killed died drowned murdered executed slain perished late fallen departed');
@@ -145,7 +160,7 @@ addFamily('nobility', `
   viscountess baron baroness baronet emperor empress tsar tsarina czar sultan sultana khan regent chieftain laird thane
   knight squire dauphin infanta grand_duke grand_duchess pharaoh shah maharaja rani raja`);
 addFamily('office', `
-  mayor alderman magistrate judge justice sheriff constable warden governor minister senator councillor councilor
+  mayor alderman magistrate judge justice sheriff deputy undersheriff marshal constable warden governor minister senator councillor councilor
   ambassador consul steward bailiff reeve inspector detective superintendent commissioner chancellor president premier
   chairman chairwoman director nurse matron sister_in_charge surgeon physician coroner harbourmaster harbormaster
   chief_engineer engineer pilot navigator helmsman bosun boatswain`);
@@ -172,7 +187,7 @@ const abbreviations: Record<string, string> = {
   dr: 'doctor', prof: 'professor', lt: 'lieutenant', sgt: 'sergeant', capt: 'captain', cpt: 'captain', cmdr: 'commander',
   cdr: 'commander', col: 'colonel', gen: 'general', maj: 'major', adm: 'admiral', cpl: 'corporal', pvt: 'private',
   rev: 'reverend', fr: 'father', br: 'brother', sr: 'sister', insp: 'inspector', det: 'detective', supt: 'superintendent',
-  gov: 'governor', sen: 'senator', pres: 'president', ens: 'ensign',
+  gov: 'governor', sen: 'senator', pres: 'president', ens: 'ensign', doc: 'doctor', dep: 'deputy',
 };
 
 /** A title as the lexicon knows it ("Dr." → "doctor"), or undefined when the words are no title. */

@@ -89,6 +89,7 @@ export function read(text: string): Reading {
     for (let i = s.first; i <= s.last; i++) tokens[i].sentence = n;
   });
 
+  curlSingleQuotes(text, tokens);
   // Dialogue: straight double quotes toggle, curly ones open and close; a new paragraph closes any open quotation.
   let open = false;
   for (let i = 0; i < tokens.length; i++) {
@@ -106,6 +107,12 @@ export function read(text: string): Reading {
     t.quoted = open;
   }
 
+  // A capitalised word inside a sentence is a name even where the tagger read a verb ("Addie said Clem's eyes…").
+  for (let i = 1; i < tokens.length; i++) {
+    const [t, before] = [tokens[i], tokens[i - 1]];
+    const opens = before.sentence !== t.sentence || (before.pos === 'PUNCT' && !/^[,;]$/.test(before.text));
+    if (t.pos === 'VERB' && /^\p{Lu}\p{Ll}/u.test(t.text) && !opens) tokens[i] = { ...t, pos: 'PROPN', lemma: t.lower };
+  }
   retagVerbs(tokens, (word) => !doc.isOOV(word));
 
   let past = 0;
@@ -117,6 +124,31 @@ export function read(text: string): Reading {
   }
   // Mixed tenses in narration are read as present-tense narration with backstory in the past.
   return { text, tokens, sentences, narration: present >= past && present > 0 ? 'present' : 'past', known: (word) => !doc.isOOV(word) };
+}
+
+/**
+ * Straight single quotes used as quotation marks ('Get off my land,' Frank shouted.) take their curly forms, so they
+ * read as dialogue like ‘…’: one opens where a word follows it straight after a space or the start of a line, and is
+ * closed by the next one in its paragraph that follows punctuation straight after a word (",' said", ".'", "?'").
+ * Apostrophes ("runnin'", "the boys' dogs", "'em") are left alone: they open nothing, or nothing closes them.
+ */
+function curlSingleQuotes(text: string, tokens: Token[]): void {
+  for (let i = 0; i < tokens.length; i++) {
+    const t = tokens[i];
+    const next = tokens[i + 1];
+    if (t.text !== "'" || !next || next.start !== t.end || !/^[\p{L}\p{N}]/u.test(next.text)) continue;
+    if (i > 0 && !/\s|^[(\[—–-]$/u.test(text.slice(tokens[i - 1].end, t.start) || tokens[i - 1].text)) continue;
+    for (let j = i + 2; j < tokens.length; j++) {
+      if (text.slice(tokens[j - 1].end, tokens[j].start).includes('\n')) break;
+      const before = tokens[j - 1];
+      if (tokens[j].text === "'" && before.end === tokens[j].start && /^[,.!?…;:—–-]$/.test(before.text)) {
+        tokens[i] = { ...t, text: '‘' };
+        tokens[j] = { ...tokens[j], text: '’' };
+        i = j;
+        break;
+      }
+    }
+  }
 }
 
 const subjectPronouns = new Set(['he', 'she', 'it', 'they', 'i', 'we', 'you', 'who', 'which']);
@@ -132,6 +164,8 @@ export function verbLike(tokens: Token[], j: number, known: (word: string) => bo
   if (!t || !/^\p{Ll}+$/u.test(t.text) || (t.pos !== 'NOUN' && t.pos !== 'ADJ')) return false;
   const next = tokens[j + 1];
   const objectFollows = next !== undefined && (next.pos === 'DET' || next.pos === 'ADP' || possessives.has(next.lower));
+  // "Ezra branded forty calves", "Hale baked bread": an -ed word between a subject and its object.
+  if (t.pos === 'ADJ' && t.lower.endsWith('ed') && next !== undefined && ['NUM', 'NOUN', 'PRON'].includes(next.pos) && !possessives.has(next.lower)) return true;
   if (t.pos === 'NOUN' && t.lower.endsWith('s') && !t.lower.endsWith('ss') && t.lower.length > 3) return true;
   if (!known(t.lower)) return true;
   if (t.pos === 'NOUN' && objectFollows) return true;

@@ -2,11 +2,14 @@
 // a sentence start, or without their article: "Abbess" for "the Abbess"), and third-person pronouns resolved to a
 // character. Resolution, documented in the README: a pronoun refers to an earlier character of the passage (same
 // sentence or the two before) whose pronouns fit (see pronouns.ts); a subject pronoun or a possessive prefers the
-// subject of its own clause, then the most recent subject of a main clause (then of any clause) in its sentence or the
-// one before, then the nearest character named; an object pronoun the nearest that is not its clause's subject; a
-// reflexive the subject of its clause. Dialogue pronouns are not resolved.
+// subject of its own clause, then the character the previous sentence's subject saw or found ("Pim finds Volkov… He
+// is…"), then the most recent subject of a main clause (then of any clause) in its sentence or the one before, then the
+// nearest character named; an object pronoun the nearest that is not its clause's subject; a reflexive the subject of
+// its clause. A pronoun the narration asserts never goes back to a character only quoted, dreamt or remembered, nor to
+// the owner of a body, grave or picture. Dialogue pronouns are not resolved.
 import type { SliceEntity } from '../canonSlice.ts';
-import type { Reading } from './nlp.ts';
+import { noticing, standIns } from './lexicon.ts';
+import { verbIn, type Reading } from './nlp.ts';
 import { fits, type Pronouns } from './pronouns.ts';
 import { atSubjectPosition, inSubordinate, predicatesOf, speechTagBefore, type Syntax } from './syntax.ts';
 
@@ -140,6 +143,14 @@ function isSubject(syntax: Syntax, ref: Ref): boolean {
   return atSubjectPosition(syntax, ref.first) && predicatesOf(syntax, ref.last).some((p) => !p.relative);
 }
 
+/** The character a subject sees, spots or finds: the first one named after its verb of noticing, in that clause. */
+function noticed(syntax: Syntax, candidates: Ref[], subject: Ref): Ref | undefined {
+  const { tokens } = syntax.reading;
+  const verb = predicatesOf(syntax, subject.last).find((p) => !p.relative)?.verb;
+  if (verb === undefined || !verbIn(noticing, tokens[verb])) return undefined;
+  return candidates.find((r) => r.first > verb && syntax.clause[r.first] === syntax.clause[verb] && !r.pronoun && !/^['’]s$/.test(tokens[r.last + 1]?.lower ?? ''));
+}
+
 function resolve(
   syntax: Syntax,
   refs: Ref[],
@@ -150,7 +161,13 @@ function resolve(
 ): SliceEntity | undefined {
   const { tokens } = syntax.reading;
   const sentence = tokens[at].sentence;
-  const candidates = refs.filter((r) => r.entity.type === 'character' && sentence - tokens[r.first].sentence <= 2 && fits(kind, pronounsOf(r.entity)));
+  // A pronoun the narration asserts does not go back to someone only dreamt, remembered or quoted, nor to the owner of
+  // a body, a grave or a picture ("Danny's body… He was wearing one shoe": the body is what wears it).
+  const asserted = syntax.unasserted[at] === undefined;
+  const standingIn = (r: Ref) => /^['’]s$/.test(tokens[r.last + 1]?.lower ?? '') && standIns.has(tokens[r.last + 2]?.lemma ?? '');
+  const candidates = refs.filter(
+    (r) => r.entity.type === 'character' && sentence - tokens[r.first].sentence <= 2 && fits(kind, pronounsOf(r.entity)) && !(asserted && syntax.unasserted[r.first] !== undefined) && !standingIn(r),
+  );
   if (candidates.length === 0) return undefined;
   const sameClause = candidates.filter((r) => syntax.clause[r.first] === syntax.clause[at]);
   const clauseSubject = sameClause.filter((r) => r.subject).at(-1);
@@ -159,5 +176,8 @@ function resolve(
   if (clauseSubject) return clauseSubject.entity;
   const recent = candidates.filter((r) => r.subject && sentence - tokens[r.first].sentence <= 1);
   const recentSubject = recent.filter((r) => r.main).at(-1) ?? recent.at(-1);
-  return (recentSubject ?? candidates.at(-1))!.entity;
+  // "Pim finds Volkov in the reactor room. He is rewiring…": what a sentence's subject sees or finds is what the next
+  // sentence goes on about.
+  const seen = recentSubject && tokens[recentSubject.first].sentence === sentence - 1 ? noticed(syntax, candidates, recentSubject) : undefined;
+  return (seen ?? recentSubject ?? candidates.at(-1))!.entity;
 }

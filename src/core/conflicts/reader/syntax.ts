@@ -2,7 +2,7 @@
 // and which verbs it governs (across appositives, relative clauses, adverbs, auxiliaries and coordinated subjects),
 // the mood of a verb (negated, modal, passive, pluperfect, habitual, its tense), and which tokens are not asserted by
 // the narration (dialogue, conditions, the complement of "dreamt that…", "told them how…", scenes framed as a dream).
-import { frames, hypothetical, modals, reporting, thinking } from './lexicon.ts';
+import { frames, hypothetical, modals, negativeSubjects, reporting, thinking } from './lexicon.ts';
 import { finiteTense, verbIn, verbLike, type Reading, type Token } from './nlp.ts';
 
 // Words that always open a clause, and words that open one only where the tagger reads them as conjunctions
@@ -15,6 +15,8 @@ const relatives = new Set(['who', 'whom', 'whose', 'which']);
 const coordinators = new Set(['and', 'but', 'or', 'so', 'yet', 'nor']);
 const nominatives = new Set(['i', 'he', 'she', 'they', 'we', 'you', 'it']);
 const breaks = new Set([';', ':', '—', '–', '(', ')', '--']);
+/** Verbs of playing back or reading a record: what the next sentence tells is the record's content. */
+const viewing = new Set(['watch', 'view', 'replay', 'rewatch', 'read', 'reread', 'study', 'play', 'rewind', 'scroll']);
 const quoteMarks = new Set(['"', '“', '”', '‘', '’', '«', '»']);
 const isWord = (t: Token | undefined) => t !== undefined && t.pos !== 'PUNCT';
 const isVerb = (t: Token | undefined) => t?.pos === 'VERB';
@@ -81,6 +83,24 @@ function markUnasserted(syntax: Syntax): void {
         if (tokens[k].pos === 'NOUN' || tokens[k].pos === 'PROPN') break;
       }
     }
+    // "Quint watched the video again. Danny laughed at the camera…": what follows a recording or a letter being
+    // watched or read is its content, to the end of the paragraph's next sentence.
+    const next = syntax.reading.sentences[tokens[s.last].sentence + 1];
+    if (next && !syntax.reading.text.slice(tokens[s.last].end, tokens[next.first].start).includes('\n')) {
+      for (let k = s.first; k <= s.last; k++) {
+        if (tokens[k].pos !== 'VERB' || !viewing.has(tokens[k].lemma) || tokens[k].quoted) continue;
+        let j = k + 1;
+        while (j <= s.last && ['DET', 'ADJ', 'PRON'].includes(tokens[j].pos)) j++;
+        if (j <= s.last && frames.has(tokens[j].lemma) && tokens[j].pos === 'NOUN') mark(next.first, next.last, `framed as ${tokens[j].lemma}`);
+      }
+    }
+    // "Leah saw Danny in her dreams.": a frame closing the sentence frames it too.
+    for (let k = s.first; k + 1 <= s.last; k++) {
+      if (tokens[k].lower !== 'in' || tokens[k].quoted) continue;
+      const noun = ['DET', 'PRON'].includes(tokens[k + 1].pos) ? k + 2 : k + 1;
+      const after = tokens[noun + 1];
+      if (noun <= s.last && frames.has(tokens[noun].lemma) && tokens[noun].pos === 'NOUN' && (!after || after.pos === 'PUNCT')) mark(s.first, s.last, `framed as ${tokens[noun].lemma}`);
+    }
     // "Cador used to whistle while he worked, Edda said.": a report tag closing an unquoted sentence makes all before
     // it the speaker's account.
     const tag = trailingReport(tokens, s.first, s.last);
@@ -106,18 +126,23 @@ function markUnasserted(syntax: Syntax): void {
   }
 }
 
-/** The comma opening ", Edda said." / ", said Edda." / ", they claimed." at the end of a sentence, when what precedes is not a quotation. */
+/**
+ * The comma opening a report tag that follows an unquoted claim: ", Edda said." / ", said Edda." / ", they claimed." at
+ * the end of a sentence, or ", Addie told herself, though…" inside it.
+ */
 function trailingReport(tokens: Token[], first: number, last: number): number | undefined {
   let end = last;
   while (end > first && tokens[end].pos === 'PUNCT') end--;
-  for (let comma = end - 1; comma > first && comma >= end - 4; comma--) {
+  for (let comma = first + 1; comma < end; comma++) {
     if (tokens[comma].text !== ',') continue;
+    let close = comma + 1;
+    while (close <= end && tokens[close].text !== ',') close++;
+    const tail = tokens.slice(comma + 1, close);
+    if (tail.length === 0 || tail.length > 4) continue;
     if (tokens[comma - 1]?.quoted || quoteMarks.has(tokens[comma - 1]?.text ?? '') || quoteMarks.has(tokens[comma + 1]?.text ?? '')) return undefined;
-    const tail = tokens.slice(comma + 1, end + 1);
     const verb = tail.find((t) => t.pos === 'VERB');
     const subject = tail.some((t) => t.pos === 'PROPN' || t.pos === 'PRON' || t.pos === 'NOUN');
     if (verb && subject && (verbIn(reporting, verb) || verbIn(thinking, verb)) && tail.every((t) => ['VERB', 'PROPN', 'PRON', 'NOUN', 'DET', 'ADV', 'ADJ'].includes(t.pos))) return comma;
-    return undefined;
   }
   return undefined;
 }
@@ -155,7 +180,13 @@ function reportOpens(tokens: Token[], i: number, last: number): number | undefin
     const t = tokens[k];
     if (t.quoted || t.text === '.' || t.text === ';') return undefined;
     if (['that', 'how', 'whether', 'if', 'why', 'where', 'when', 'what', 'who'].includes(t.lower) && t.pos !== 'DET') return k;
-    if (t.pos === 'VERB' || t.pos === 'AUX') return k > i + 1 && (tokens[k - 1].pos === 'PROPN' || tokens[k - 1].pos === 'PRON') ? i + 1 : undefined;
+    // A clause right after the verb: a subject noun phrase ("Clem", "she", "Clem's eyes", "the boy") and its verb.
+    if (t.pos === 'VERB' || t.pos === 'AUX') {
+      const phrase = tokens.slice(i + 1, k);
+      const head = tokens[k - 1];
+      const nounPhrase = phrase.every((w) => ['DET', 'ADJ', 'NOUN', 'PROPN', 'PRON', 'NUM'].includes(w.pos) || /^['’]s$/.test(w.lower));
+      return k > i + 1 && nounPhrase && ['PROPN', 'PRON', 'NOUN'].includes(head.pos) ? i + 1 : undefined;
+    }
     if (t.text === ',') return undefined;
   }
   return undefined;
@@ -331,17 +362,45 @@ export function moodOf(syntax: Syntax, p: Pick<Predicate, 'verb' | 'auxes' | 'ha
   const { tokens } = syntax.reading;
   const verb = tokens[p.verb];
   const auxes = p.auxes.map((a) => tokens[a]);
-  const participle = verb.pos === 'VERB' && verb.lower !== verb.lemma && !verb.lower.endsWith('ing') && !verb.lower.endsWith('s');
+  // After "have" any form is the participle, also where it looks like the bare verb ("had read", "had cut").
+  const afterHave = auxes.at(-1)?.lemma === 'have' && tokens[p.verb - 1]?.lower !== 'to';
+  const participle = verb.pos === 'VERB' && !verb.lower.endsWith('ing') && ((verb.lower !== verb.lemma && !verb.lower.endsWith('s')) || afterHave);
   const be = auxes.filter((a) => a.lemma === 'be');
-  const negatedGroup = [...auxes, verb].some((t) => t.negated) || tokensBetween(tokens, p.auxes[0] ?? p.verb, p.verb).some((t) => ['not', "n't", 'never', 'no'].includes(t.lower));
+  const negatedGroup = [...auxes, verb].some((t) => t.negated) || tokensBetween(tokens, p.auxes[0] ?? p.verb, p.verb).some((t) => ['not', "n't", 'never', 'no'].includes(t.lower)) || deniedBefore(syntax, p.auxes[0] ?? p.verb);
   return {
     negated: negatedGroup,
     modal: auxes.some((a) => modals.has(a.lower) || (a.lower === "'d" || a.lower === '’d')),
     passive: be.length > 0 && participle && !auxes.some((a) => a.lemma === 'have' && a === auxes.at(-1)),
     pluperfect: auxes.some((a) => a.lower === 'had' || a.lower === "'d" || a.lower === '’d') && (participle || verb.lemma === 'be' || p.auxes.length > 1),
-    habitual: p.habitual,
+    habitual: p.habitual || (verb.pos === 'VERB' && finiteTense(tokens, p.auxes[0] ?? p.verb) === 'past' && repeated(syntax, p.verb)),
     tense: finiteTense(tokens, p.auxes[0] ?? p.verb),
   };
+}
+
+const frequency = new Set(['always', 'often', 'usually', 'sometimes', 'seldom', 'rarely', 'habitually', 'regularly', 'daily', 'nightly', 'weekly']);
+const periods = new Set(['day', 'night', 'morning', 'evening', 'afternoon', 'week', 'month', 'year', 'summer', 'winter', 'spring', 'autumn', 'sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'time']);
+
+/**
+ * Whether the clause of a past-tense verb tells a habit ("he wrote every week", "Ezra always rode too fast"): what
+ * someone used to do, backstory rather than the scene ("every day of it" counts nothing).
+ */
+function repeated(syntax: Syntax, verb: number): boolean {
+  const { tokens } = syntax.reading;
+  for (let k = clauseStart(syntax, verb); k <= clauseEnd(syntax, verb); k++) {
+    const t = tokens[k];
+    if (frequency.has(t.lower) && !t.quoted) return true;
+    if ((t.lower === 'every' || t.lower === 'each') && periods.has(tokens[k + 1]?.lemma ?? '') && tokens[k + 2]?.lower !== 'of') return true;
+  }
+  return false;
+}
+
+/** Whether a negative word ("Nobody", "never", "no one") stands before token i in its clause, denying its verb. */
+export function deniedBefore(syntax: Syntax, i: number): boolean {
+  const { tokens } = syntax.reading;
+  for (let k = clauseStart(syntax, i); k < i; k++) {
+    if (negativeSubjects.has(tokens[k].lower) || (tokens[k].lower === 'no' && tokens[k + 1]?.lower === 'one')) return true;
+  }
+  return false;
 }
 
 function tokensBetween(tokens: Token[], from: number, to: number): Token[] {
