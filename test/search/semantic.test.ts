@@ -1,9 +1,11 @@
 // Semantic search on PostgreSQL with pgvector: vectors computed after the write by the gateway's worker from an
 // OpenAI-compatible endpoint (a loopback fake with deterministic vectors), hybrid ranking over REST, GraphQL and MCP,
-// the outbox through a provider outage, the fallback, pagination over fused results and tenant isolation.
+// the outbox through a provider outage, the fallback, pagination over fused results, tenant isolation and
+// `lore embeddings rebuild` after a model change.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callTool, connectMcp, textOf } from '../mcp/harness.ts';
+import { expectCleanFailure, lore } from '../support/cli.ts';
 import { startFakeEmbeddings, type FakeEmbeddings } from '../support/fakeEmbeddings.ts';
 import { entityIdsByName, importBundle, startTestGateway, type TestGateway } from '../support/gateway.ts';
 import { expectProblem } from '../support/problem.ts';
@@ -16,12 +18,17 @@ const runs = await pgvectorTestsRun('test/search/semantic.test.ts');
 
 let fake: FakeEmbeddings;
 let gw: TestGateway;
+/** the gateway after a model change (the last test) */
+let rebuiltGw: TestGateway | undefined;
 /** the same database without an embedding provider: what search answered before this issue */
 let lexicalGw: TestGateway;
 let db: pg.Client;
 let key: string;
 let projectId: string;
 let ids: Record<string, string>;
+/** another account's project, with vectors of its own, and that account's key */
+let otherProject: string;
+let otherKey: string;
 
 const vectorsOf = async (project: string) =>
   (await db.query<{ model: string; n: number }>('SELECT model, COUNT(*)::int AS n FROM "Embedding" WHERE "projectId" = $1 GROUP BY model', [project])).rows;
@@ -38,6 +45,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await db?.end();
+  await rebuiltGw?.close();
   await lexicalGw?.close();
   await gw?.close();
   await fake?.close();
@@ -143,7 +151,8 @@ describe.runIf(runs)('semantic search on PostgreSQL (pgvector)', () => {
   it("when another account's project holds nearer vectors, then they never rank in this project, nor this project's in it", async () => {
     const before = await search(gw, key, projectId, 'deep water', { limit: '100' });
     const other = await gw.createKey('studio');
-    const otherProject = (await importBundle(gw, other.key, {
+    otherKey = other.key;
+    otherProject = (await importBundle(gw, other.key, {
       project: { name: 'Another book' },
       entities: [{ key: 'marlow', type: 'character', name: 'Marlow', facts: ['Marlow swims the deep sea water.'] }],
     })).projectId;
@@ -187,5 +196,31 @@ describe.runIf(runs)('semantic search on PostgreSQL (pgvector)', () => {
     } finally {
       await session.close();
     }
+  });
+
+  it('when the operator changes the model and runs `lore embeddings rebuild --project`, then that project is embedded again with the new model and dimension, the others keep theirs, and a gateway on the new model ranks by meaning', async () => {
+    // The gateways on the old model stop first, as in a model change (a running one would embed the queue its way).
+    await gw.close();
+    const newModel = { ...embeddingEnv(fake.url, 'fake-embed-2'), LORE_EMBEDDINGS_DIMENSIONS: '64', DATABASE_URL: gw.databaseUrl };
+    const sent = fake.requests.length;
+    const rebuilt = await lore(['embeddings', 'rebuild', '--project', projectId, '--json'], newModel);
+    expect(rebuilt.code, rebuilt.stderr).toBe(0);
+    expect(JSON.parse(rebuilt.stdout)).toEqual({ projectId, queued: seaVectorCount + 1, waiting: 0 });
+    const asked = fake.requests.slice(sent);
+    expect(asked.every((r) => r.model === 'fake-embed-2' && r.dimensions === 64)).toBe(true);
+    expect(asked.flatMap((r) => r.input)).toHaveLength(seaVectorCount + 1);
+    expect(await vectorsOf(projectId)).toEqual([{ model: 'fake-embed-2', n: seaVectorCount + 1 }]);
+    expect((await db.query('SELECT DISTINCT dimensions FROM "Embedding" WHERE "projectId" = $1', [projectId])).rows).toEqual([{ dimensions: 64 }]);
+    expect(await vectorsOf(otherProject)).toEqual([{ model: 'fake-embed-1', n: 2 }]);
+
+    rebuiltGw = await startTestGateway(newModel);
+    const hybrid = await search(rebuiltGw, key, projectId, 'deep water');
+    expect(hybrid.ranking).toBe('hybrid');
+    expect(hybrid.names.slice(0, 3)).toEqual(['Tobin Reed', 'Ilse Marr', 'Oren Hale']);
+    // The other project's vectors are of the old model: not comparable, so it ranks lexically until rebuilt too.
+    expect((await search(rebuiltGw, otherKey, otherProject, 'deep water')).ranking).toBe('lexical');
+
+    expectCleanFailure(await lore(['embeddings', 'rebuild', '--project', 'prj_missing'], newModel), /not_found: Project prj_missing not found/);
+    expectCleanFailure(await lore(['embeddings', 'rebuild'], { DATABASE_URL: gw.databaseUrl }), /needs an embedding provider: set LORE_EMBEDDINGS_URL/);
   });
 });

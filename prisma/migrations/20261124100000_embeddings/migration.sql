@@ -131,7 +131,8 @@ SELECT lore_ensure_embeddings();
 -- For one dimension: the HNSW index (cosine distance) over the vectors of that dimension, and
 -- lore_nearest_<d>(project, model, query vector as text, max distance, limit): the entities of the project nearest to
 -- the query, each by its nearest vector (its search text or one of its approved live facts), nearest first. The scan
--- is iterative (pgvector 0.8 and later), so the project and model filters cannot leave it short of the limit.
+-- is iterative (pgvector 0.8 and later), so the project and model filters cannot leave it short of the limit. It reads
+-- twice the limit in vectors: an entity has its search text's and a few facts'.
 CREATE FUNCTION lore_embedding_dimension(p_dimensions integer) RETURNS void LANGUAGE plpgsql AS $fn$
 DECLARE
   iterative boolean := (SELECT string_to_array(extversion, '.')::int[] >= '{0,8,0}' FROM pg_extension WHERE extname = 'vector');
@@ -149,19 +150,21 @@ BEGIN
     RETURNS TABLE ("entityId" text, distance float8) LANGUAGE plpgsql AS $body$
     BEGIN
       %2$s
-      PERFORM set_config('hnsw.ef_search', LEAST(1000, GREATEST(40, p_limit * 3))::text, true);
+      PERFORM set_config('hnsw.ef_search', LEAST(1000, GREATEST(40, p_limit * 2))::text, true);
       -- The plan is cheap; compiling it would cost more than running it.
       PERFORM set_config('jit', 'off', true);
+      -- A fact that left the canon keeps its vector until the worker removes it: checked on the nearest few only (a
+      -- check inside the index scan made PostgreSQL read every fact of the project for each search).
       RETURN QUERY
       SELECT n."entityId", min(n.distance) FROM (
-        SELECT v."entityId", (v.vector::vector(%1$s) <=> p_query::vector(%1$s))::float8 AS distance
+        SELECT v."entityId", v."factId", (v.vector::vector(%1$s) <=> p_query::vector(%1$s))::float8 AS distance
         FROM "Embedding" v
         WHERE v."projectId" = p_project AND v.model = p_model AND v.dimensions = %1$s
-          AND (v."factId" IS NULL OR EXISTS (SELECT 1 FROM "Fact" f WHERE f.id = v."factId" AND f.status = 'approved' AND f."retiredAt" IS NULL))
         ORDER BY v.vector::vector(%1$s) <=> p_query::vector(%1$s)
-        LIMIT p_limit * 3
+        LIMIT p_limit * 2
       ) n
       WHERE n.distance <= p_max_distance
+        AND (n."factId" IS NULL OR EXISTS (SELECT 1 FROM "Fact" f WHERE f.id = n."factId" AND f.status = 'approved' AND f."retiredAt" IS NULL))
       GROUP BY n."entityId"
       ORDER BY 2, 1
       LIMIT p_limit;
