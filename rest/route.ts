@@ -41,8 +41,9 @@ export type RouteDef = {
   keepNulls?: boolean;
   /** a PUT that creates what it names when it is new: answered 201 (same schema) when `when` holds, else success.status */
   created?: { description: string; when(data: Record<string, unknown>): boolean };
-  /** OpenAPI links from the success answer: the operations that take the ids it holds (what to call next) */
-  links?: Record<string, { operationId: string; parameters: Record<string, string> }>;
+  /** OpenAPI links from the success answer: the operations that take the ids it holds (what to call next), in their
+   * parameters or as fields of their JSON body */
+  links?: Record<string, { operationId: string; parameters: Record<string, string>; requestBody?: Record<string, string> }>;
   /** the core's error paths (GraphQL argument names) as this route's request names them, e.g. { entityId: 'body.entity_id' } */
   errorPaths?: Record<string, string>;
   variables(input: RouteInput): Record<string, unknown>;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { projectNotFound } from '../../src/core/canon/projects.ts';
 import { idempotencyKey, initialScope, projectDescription, projectName } from '../../src/core/validation.ts';
 import { parseArgs } from '../args.ts';
 import { builder } from '../builder.ts';
@@ -17,7 +18,7 @@ const CreateProjectInput = builder.inputType('CreateProjectInput', {
 builder.mutationField('createProject', (t) =>
   t.prismaField({
     type: Project,
-    description: 'Creates a project. With an idempotency key, a repeat of the same request within 24 hours returns the first project.',
+    description: 'Creates a project. With an idempotency key, a repeat of the same request within 24 hours returns the first project (not_found once that project is deleted).',
     authScopes: { scope: 'projects:write' },
     cost: 1,
     idempotent: true,
@@ -35,7 +36,10 @@ builder.mutationField('createProject', (t) =>
         ctx.reservations.get(info.path.key)!,
         () => ctx.services.projects.create(principal.accountId, input),
       );
-      return ctx.services.prisma.project.findUniqueOrThrow({ ...query, where: { id: created.id } });
+      // A replay after the project was deleted has no project to answer with: 404, as any write to it would be.
+      const project = await ctx.services.prisma.project.findUnique({ ...query, where: { id: created.id } });
+      if (!project) throw projectNotFound(created.id);
+      return project;
     },
   }),
 );

@@ -29,7 +29,12 @@ export const createEntity: RouteDef = {
   idempotent: true,
   success: { status: 201, schema: Entity, description: 'the new entity, at version 1' },
   errors: [400, 402, 404, 409, 413, 415, 422],
-  links: linksTo(entityOperations, { id: '$request.path.id', entityId: '$response.body#/id' }),
+  links: {
+    ...linksTo(entityOperations, { id: '$request.path.id', entityId: '$response.body#/id' }),
+    // The operations that name the entity in their body.
+    createFactAbout: { operationId: 'createFact', parameters: { id: '$request.path.id' }, requestBody: { entity_id: '$response.body#/id' } },
+    proposeAbout: { operationId: 'proposeCanon', parameters: { id: '$request.path.id' }, requestBody: { entity_id: '$response.body#/id' } },
+  },
   operation: 'CreateEntity',
   errorPaths,
   variables: ({ params, body, idempotencyKey }) => ({ projectId: params.id, input: { key: body.key, ...inputOf(body) }, idempotencyKey }),

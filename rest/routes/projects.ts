@@ -29,13 +29,14 @@ export const createProject: RouteDef = {
   path: '/projects',
   operationId: 'createProject',
   summary: 'Create a project',
-  description: 'With an Idempotency-Key header, the same key and body within 24 hours return the first response; the same key with another body is refused (422).',
+  description:
+    'With an Idempotency-Key header, the same key and body within 24 hours return the first response (404 not_found once that project is deleted); the same key with another body is refused (422).',
   scope: 'projects:write',
   cost: 1,
   body: createProjectBody,
   idempotent: true,
   success: { status: 201, schema: CreatedProject, description: 'the new project' },
-  errors: [400, 402, 409, 413, 415, 422],
+  errors: [400, 402, 404, 409, 413, 415, 422],
   links: projectLinks('$response.body#/id'),
   operation: 'CreateProject',
   variables: ({ body, idempotencyKey }) => ({

@@ -15,7 +15,16 @@ export const recall: RouteDef = {
   query: recallQueryParams,
   success: { status: 200, schema: RecallResponse, description: 'matching entities' },
   errors: [400, 402, 404],
-  links: linksTo(entityOperations, { id: '$request.path.id', entityId: '$response.body#/entities/0/id' }),
+  links: {
+    ...linksTo(entityOperations, { id: '$request.path.id', entityId: '$response.body#/entities/0/id' }),
+    // The operations that name entities in their body.
+    createFactAbout: { operationId: 'createFact', parameters: { id: '$request.path.id' }, requestBody: { entity_id: '$response.body#/entities/0/id' } },
+    relateFirstTwo: {
+      operationId: 'createRelationship',
+      parameters: { id: '$request.path.id' },
+      requestBody: { from: '$response.body#/entities/0/id', to: '$response.body#/entities/1/id' },
+    },
+  },
   operation: 'Recall',
   cacheable: true,
   variables: ({ params, query }) => ({ projectId: params.id, q: query.q, limit: query.limit, asOf: query.as_of }),

@@ -1,8 +1,8 @@
 // Runs schemathesis (test/schemathesis/.venv, installed by run.sh) against a real gateway: `lore serve` on a fresh
-// PostgreSQL database, an enterprise key made with `lore keys create`, the saltmarsh example imported with
-// `lore import`, and the LLM providers pointed at the tests' local fake. Exits with schemathesis's status.
+// PostgreSQL database, two accounts (enterprise keys made with `lore keys create`) each with the saltmarsh example
+// imported with `lore import`, and the LLM providers pointed at the tests' local fake. Exits with schemathesis's status.
 import { spawn } from 'node:child_process';
-import { createWriteStream, mkdirSync } from 'node:fs';
+import { createWriteStream, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import pg from 'pg';
@@ -22,6 +22,19 @@ async function admin(sql: string) {
   } finally {
     await client.end();
   }
+}
+
+const authFile = path.join(reports, 'auth.json');
+
+/** A new account's key, with the saltmarsh example imported into it. */
+async function account(databaseUrl: string): Promise<string> {
+  // Quota and rate high enough that every generated request reaches validation; 402 and 429 are tested elsewhere.
+  const created = await lore(['keys', 'create', '--tier', 'enterprise', '--quota', '100000000', '--rate-limit', '1000000', '--json'], { DATABASE_URL: databaseUrl });
+  if (created.code !== 0) throw new Error(`lore keys create failed: ${created.stderr}`);
+  const { key } = JSON.parse(created.stdout) as { key: string };
+  const imported = await lore(['import', 'examples/saltmarsh.json', '--key', key, '--json'], { DATABASE_URL: databaseUrl });
+  if (imported.code !== 0) throw new Error(`lore import failed: ${imported.stderr}`);
+  return key;
 }
 
 async function main(): Promise<number> {
@@ -44,12 +57,14 @@ async function main(): Promise<number> {
     // The gateway's errors, to read beside a failure schemathesis reports.
     mkdirSync(reports, { recursive: true });
     gateway.child.stderr!.pipe(createWriteStream(path.join(reports, 'gateway.log')));
-    // Quota and rate high enough that every generated request reaches validation; 402 and 429 are tested elsewhere.
-    const created = await lore(['keys', 'create', '--tier', 'enterprise', '--quota', '100000000', '--rate-limit', '1000000', '--json'], { DATABASE_URL: databaseUrl });
-    if (created.code !== 0) throw new Error(`lore keys create failed: ${created.stderr}`);
-    const { key } = JSON.parse(created.stdout) as { key: string };
-    const imported = await lore(['import', 'examples/saltmarsh.json', '--key', key, '--json'], { DATABASE_URL: databaseUrl });
-    if (imported.code !== 0) throw new Error(`lore import failed: ${imported.stderr}`);
+    // Two accounts alike: schemathesis runs as alice and replays her reads as bob (object_level_authorization).
+    const [alice, bob] = [await account(databaseUrl), await account(databaseUrl)];
+    // The keys as a Web Fuzzing Commons auth file, owner-only, removed at the end.
+    writeFileSync(
+      authFile,
+      JSON.stringify({ auth: Object.entries({ alice, bob }).map(([name, key]) => ({ name, fixedHeaders: [{ name: 'Authorization', value: `Bearer ${key}` }] })) }),
+      { mode: 0o600 },
+    );
 
     const args = [
       '--config-file', path.join(here, 'schemathesis.toml'),
@@ -61,13 +76,14 @@ async function main(): Promise<number> {
     return await new Promise<number>((resolve, reject) => {
       const child = spawn(path.join(here, '.venv/bin/schemathesis'), args, {
         cwd: here,
-        env: { ...process.env, LORE_SCHEMATHESIS_KEY: key, NO_COLOR: '1' },
+        env: { ...process.env, LORE_SCHEMATHESIS_AUTH: authFile, NO_COLOR: '1' },
         stdio: ['ignore', 'inherit', 'inherit'],
       });
       child.once('error', reject);
       child.once('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
     });
   } finally {
+    rmSync(authFile, { force: true });
     await gateway?.stop();
     await llm.close();
     await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
