@@ -30,7 +30,13 @@ export const builder = new SchemaBuilder<{
     authScopes: async (ctx) => {
       try {
         const principal = await ctx.principal();
-        return { authenticated: true, scope: (scope: string) => principal.scopes.has(scope) };
+        // A method: an arrow here would be named with a defineProperty call on each request (tsx, esbuild's keepNames).
+        return {
+          authenticated: true,
+          scope(scope: string) {
+            return principal.scopes.has(scope);
+          },
+        };
       } catch (error) {
         // Recorded on the resolvers' context: Yoga hands them a copy of the object createContext built.
         if (error instanceof LoreError) ctx.authFailure = error;

@@ -82,15 +82,19 @@ export function createContext(services: Services, request: Caller): GraphContext
         throw error;
       }
     }),
-    reportRateLimit: (state) => request.onRateLimit?.(state),
+    // Methods rather than arrows: tsx names each arrow held by a property with a defineProperty call as the context is
+    // made (esbuild's keepNames), on every request; none of them reads `this`, so a copy of the context keeps working.
+    reportRateLimit(state) {
+      request.onRateLimit?.(state);
+    },
     reservations: new Map(),
-    canonVersion: (projectId) => {
+    canonVersion(projectId) {
       if (!versionReads.has(projectId)) versionReads.set(projectId, services.entities.readVersion(projectId));
       return versionReads.get(projectId);
     },
     llm: request.llm,
     readAt: [],
-    answeredAt: (version) => {
+    answeredAt(version) {
       context.readAt.push(version);
       return version !== undefined && request.holdsAnswer?.(version) === true;
     },

@@ -73,16 +73,9 @@ export function apiRouter(executor: Executor, config: Config): Router {
     const auth = await executor.authenticate(credential);
     if (!auth.ok) return problem(req, res, { code: auth.error.code, detail: auth.error.message });
 
-    const invalid: { path: string; message: string }[] = [];
-    const parse = <T>(schema: z.ZodType<T> | undefined, value: unknown, where: string): T => {
-      if (!schema) return {} as T;
-      const result = schema.safeParse(value ?? {});
-      if (result.success) return result.data;
-      invalid.push(...describeIssues(result.error, where));
-      return {} as T;
-    };
-    const params = parse(route.params, req.params, 'path');
-    const query = parse(route.query, req.query, 'query');
+    const invalid: Issue[] = [];
+    const params = parseInput(route.params, req.params, 'path', invalid);
+    const query = parseInput(route.query, req.query, 'query', invalid);
     let body: Record<string, unknown> = {};
     if (route.body) {
       // From the headers: req.body stays undefined when the JSON parser skipped another media type.
@@ -93,7 +86,7 @@ export function apiRouter(executor: Executor, config: Config): Router {
       if (!hasBody && route.bodyOptional) body = {};
       else if (req.body === null || typeof req.body !== 'object' || Array.isArray(req.body)) {
         invalid.push({ path: 'body', message: 'must be a JSON object' });
-      } else body = parse(route.body, req.body, 'body');
+      } else body = parseInput(route.body, req.body, 'body', invalid);
     }
     const rawIdempotencyKey = route.idempotent ? req.get('Idempotency-Key') : undefined;
     if (rawIdempotencyKey !== undefined && !idempotencyKeyRule.safeParse(rawIdempotencyKey).success) {
@@ -109,22 +102,25 @@ export function apiRouter(executor: Executor, config: Config): Router {
 
     const input = { params, query, body, idempotencyKey: rawIdempotencyKey } as Parameters<RouteDef['variables']>[0];
     const variables = route.variables(input);
-    const answerKey = (version: string) => `${route.operation}\0${version}\0${JSON.stringify(variables)}`;
     let held: Buffer | undefined;
     const outcome = await executor.run(route.operation, variables, {
       credential,
       principal: auth.principal,
       requestId: String(res.getHeader('X-Request-Id')),
       llm: route.byok ? { provider: req.get('X-LLM-Provider'), key: req.get('X-LLM-Key'), model: req.get('X-LLM-Model') } : undefined,
-      onRateLimit: (state) => setRateLimitHeaders(res, state),
+      // A method, not an arrow: tsx (esbuild's keepNames) names an arrow held by a property with a defineProperty call
+      // each time it is created, on every request.
+      onRateLimit(state) {
+        setRateLimitHeaders(res, state);
+      },
       // Taken here, so the body the operation then leaves out cannot be evicted before it is sent.
-      holdsAnswer: route.cacheable ? (version) => (held = answers.get(answerKey(version))) !== undefined : undefined,
+      holdsAnswer: route.cacheable ? (version) => (held = answers.get(answerKey(route, version, variables))) !== undefined : undefined,
     });
     if (!outcome.ok) {
       const error = renameErrorPaths(outcome.error, route.errorPaths);
       return problem(req, res, { code: error.code, detail: error.message, extensions: error.extensions });
     }
-    const answer = held ?? answers.body(route.cacheable && outcome.version ? answerKey(outcome.version) : undefined, () => {
+    const answer = held ?? answers.body(route.cacheable && outcome.version ? answerKey(route, outcome.version, variables) : undefined, () => {
       const body = route.respond(outcome.data);
       return route.keepNulls ? body : withoutNulls(body);
     });
@@ -138,6 +134,23 @@ export function apiRouter(executor: Executor, config: Config): Router {
 
   return router;
 }
+
+type Issue = { path: string; message: string };
+
+// Module functions rather than closures made in each request: tsx names a closure held by a const with a
+// defineProperty call each time it is created (esbuild's keepNames), a cost on every request for nothing.
+/** `value` as `schema` parses it; its issues, named from `where`, go to `invalid`. */
+function parseInput<T>(schema: z.ZodType<T> | undefined, value: unknown, where: string, invalid: Issue[]): T {
+  if (!schema) return {} as T;
+  const result = schema.safeParse(value ?? {});
+  if (result.success) return result.data;
+  invalid.push(...describeIssues(result.error, where));
+  return {} as T;
+}
+
+/** A cacheable route's answer, read at `version`, is kept under this key. */
+const answerKey = (route: RouteDef, version: string, variables: Record<string, unknown>) =>
+  `${route.operation}\0${version}\0${JSON.stringify(variables)}`;
 
 /** Bearer is the credential; the legacy x-api-key header still works and says it is deprecated. */
 function readCredential(req: Request, res: Response, config: Config): string | undefined {
