@@ -1,6 +1,11 @@
-// Imports a canon bundle, all or nothing: idempotent by entity key and chapter id, so importing the same bundle twice
-// changes nothing; a bundle with any error is rejected whole with the paths of its errors. Into an existing project in
-// one transaction; a new project is written in short slices and appears whole (stagedImport.ts).
+// Imports a canon bundle: idempotent by entity key and chapter id, so importing the same bundle twice changes nothing;
+// a bundle with any error is rejected whole with the paths of its errors, before anything is written. A new project is
+// written in short slices and appears whole (stagedImport.ts). Into an existing project, in one transaction; except a
+// large bundle on the embedded store, where one transaction would hold every tenant's requests for its length: that is
+// written in pieces, each a transaction of its own (chapters, then entities with their facts and state, relationships,
+// beats, and last the mentions a chapter at a time), so others see it land piece by piece, each entity whole; merging
+// by key makes a piecewise import end as the whole one would, and an import that a crash cut short is completed by
+// running it again.
 import { Prisma, type PrismaClient } from '../../generated/prisma/client.ts';
 import { newId } from '../../ids.ts';
 import { bundleFactOf, bundleSchema, type CanonBundle } from './bundle.ts';
@@ -10,9 +15,9 @@ import { recomputeLatestState, spanErrors } from '../canon/storyTime.ts';
 import { LoreError } from '../errors.ts';
 import type { GraphEdgeChange, GraphNodeChange, GraphOutbox } from '../relationships/outbox.ts';
 import { stableStringify } from '../json.ts';
-import { chunk, recordChapterMentions, rowsPerInsert, sha256 } from './mentions.ts';
+import { chunk, recordChapterMentions, recordStaleMentions, rowsPerInsert, sha256 } from './mentions.ts';
 import { insertRows, type Row } from './rows.ts';
-import { StagedImport } from './stagedImport.ts';
+import { Slices, StagedImport } from './stagedImport.ts';
 import { parseOrFail, type FieldError } from '../validation.ts';
 
 export type ImportCounts = {
@@ -43,21 +48,57 @@ const meaningOf = (rows: TimedRow[]) => {
   return [...rows].sort((a, b) => order(a.key, b.key) || order(a.fromChapterId ?? '', b.fromChapterId ?? ''));
 };
 
+const noCounts = (): ImportCounts => ({
+  entitiesCreated: 0, entitiesUpdated: 0, factsCreated: 0, factsUpdated: 0, relationshipsCreated: 0, relationshipsUpdated: 0,
+  chaptersCreated: 0, chaptersUpdated: 0, mentionsRecorded: 0, beatsRecorded: 0,
+});
+
+/**
+ * About how many rows a bundle writes into a project; above `largeImportRows`, an import into an existing project on
+ * the embedded store goes in pieces, as one transaction of it would hold the store past 200 ms. `known`: the entity keys
+ * and unchanged chapters the project has, which cost a read but no write (a re-import, or a sync of one edited chapter,
+ * stays one short transaction).
+ */
+const rowsOf = (bundle: CanonBundle, known?: { keys: Set<string>; chapters: Set<string> }) => {
+  const isNew = (key: string) => !known?.keys.has(key);
+  const fresh = bundle.chapters.filter((c) => !known?.chapters.has(`${c.id}\u0000${sha256(c.text)}\u0000${c.ordinal}\u0000${c.title}`));
+  const freshIds = new Set(fresh.map((c) => c.id));
+  return (
+    bundle.entities.reduce((n, e) => n + (isNew(e.key) ? 1 + 3 * e.facts.length + (e.stateChanges?.length ?? 0) : 0), 0) +
+    bundle.relationships.filter((r) => isNew(r.from) || isNew(r.to)).length +
+    bundle.timeline.reduce((n, t) => n + (freshIds.has(t.chapter) ? t.beats.length : 0), 0) +
+    50 * fresh.length
+  );
+};
+const largeImportRows = 2_000;
+
+/** A bundle's piece: the project part of `bundle`, with `part` of its lists. */
+const pieceOf = (bundle: CanonBundle, part: Partial<Pick<CanonBundle, 'entities' | 'chapters' | 'relationships' | 'timeline'>>): CanonBundle => ({
+  ...bundle, entities: [], chapters: [], relationships: [], timeline: [], ...part,
+});
+
+/**
+ * `scoped`: read only the rows of the project that the bundle names (its entities and the entities it refers to), as a
+ * piece of a large import does, instead of every row of the project; `mentions`: re-record stale chapters' mentions.
+ */
+type WriteOptions = { scoped: boolean; mentions: boolean };
+
 export class Importer {
   private readonly staged: StagedImport;
 
-  /** `yieldStore`: on PGlite, where every tenant's statements run one at a time, a new project's import yields between slices. */
+  /** `yieldStore`: on PGlite, where every tenant's statements run one at a time, a large import yields between slices. */
   constructor(
     private readonly prisma: PrismaClient,
     private readonly graphOutbox: GraphOutbox,
-    yieldStore?: (sliceMs: number) => Promise<void>,
+    private readonly yieldStore?: (sliceMs: number) => Promise<void>,
   ) {
     this.staged = new StagedImport(prisma, graphOutbox, yieldStore);
   }
 
   async import(input: { accountId: string; principalKeyId: string; bundle: unknown; projectId?: string }): Promise<ImportResult> {
     const bundle = parseOrFail(bundleSchema, input.bundle, 'invalid_bundle');
-    // A bundle for a new project is written in short slices (stagedImport.ts); into an existing project, in one transaction.
+    // A bundle for a new project is written in short slices (stagedImport.ts); into an existing project, in one
+    // transaction, unless it is large and the store is shared.
     if (!input.projectId) {
       const ordinals = new Map(bundle.chapters.map((c) => [c.id, c.ordinal] as const));
       const created = await this.staged.importNew(input.accountId, input.principalKeyId, bundle, () =>
@@ -65,21 +106,95 @@ export class Importer {
       );
       if (created) return created;
     }
+    if (this.yieldStore && rowsOf(bundle) > largeImportRows && (await this.isLargeChange(input.accountId, bundle, input.projectId))) {
+      return this.importInPieces(input.accountId, input.principalKeyId, bundle, input.projectId);
+    }
     return this.prisma.$transaction((tx) => this.write(tx, input.accountId, input.principalKeyId, bundle, input.projectId), {
       timeout: 300_000,
       maxWait: 30_000,
     });
   }
 
-  private async write(tx: TxClient, accountId: string, keyId: string, bundle: CanonBundle, projectId?: string): Promise<ImportResult> {
-    const counts: ImportCounts = {
-      entitiesCreated: 0, entitiesUpdated: 0, factsCreated: 0, factsUpdated: 0, relationshipsCreated: 0, relationshipsUpdated: 0,
-      chaptersCreated: 0, chaptersUpdated: 0, mentionsRecorded: 0, beatsRecorded: 0,
+  /** A large bundle into an existing project, in pieces of about one slice each (see the top of this file). */
+  private async importInPieces(accountId: string, keyId: string, bundle: CanonBundle, projectId?: string): Promise<ImportResult> {
+    const slices = new Slices(this.prisma, this.yieldStore);
+    const counts = noCounts();
+    let changed = false;
+    const add = (result: ImportResult) => {
+      for (const field of Object.keys(counts) as (keyof ImportCounts)[]) counts[field] += result.counts[field];
+      changed ||= result.changed;
+      return result;
     };
+    const options: WriteOptions = { scoped: true, mentions: false };
+    const write = (prisma: PrismaClient, piece: CanonBundle, target: string | undefined) =>
+      prisma.$transaction((tx) => this.write(tx, accountId, keyId, piece, target, options), { timeout: 300_000, maxWait: 30_000 });
+
+    // The project (found by id or name, its description), and the whole bundle's references checked before any write.
+    const target = add(
+      await slices.one((prisma) =>
+        prisma.$transaction(async (tx) => {
+          const result = await this.write(tx, accountId, keyId, pieceOf(bundle, {}), projectId, options);
+          await this.checkWholeBundle(tx, result.projectId, bundle);
+          return result;
+        }),
+      ),
+    ).projectId;
+    await slices.each(bundle.chapters, (prisma, chapters) => write(prisma, pieceOf(bundle, { chapters }), target).then(add), 5);
+    await slices.each(bundle.entities, (prisma, entities) => write(prisma, pieceOf(bundle, { entities }), target).then(add), 50);
+    await slices.each(bundle.relationships, (prisma, relationships) => write(prisma, pieceOf(bundle, { relationships }), target).then(add), 200);
+    await slices.each(bundle.timeline, (prisma, timeline) => write(prisma, pieceOf(bundle, { timeline }), target).then(add), 20);
+    const mentions = await recordStaleMentions(this.prisma, target, slices);
+    counts.mentionsRecorded += mentions;
+    changed ||= mentions > 0;
+    return { projectId: target, projectCreated: false, changed, counts };
+  }
+
+  /** Whether the bundle writes more than `largeImportRows` into the project it goes into, judged on what the project has. */
+  private async isLargeChange(accountId: string, bundle: CanonBundle, projectId?: string): Promise<boolean> {
+    const project = await this.prisma.project.findFirst({ where: { accountId, ...(projectId ? { id: projectId } : { name: bundle.project.name }) }, select: { id: true } });
+    // None: the write fails or creates it, in its first short piece.
+    if (!project) return true;
+    const keys = await this.prisma.$queryRaw<{ key: string }[]>`
+      SELECT key FROM "Entity" WHERE "projectId" = ${project.id} AND key = ANY(${bundle.entities.map((e) => e.key)}::text[])`;
+    const chapters = await this.prisma.chapter.findMany({ where: { projectId: project.id }, select: { externalId: true, contentHash: true, ordinal: true, title: true } });
+    const known = {
+      keys: new Set(keys.map((k) => k.key)),
+      chapters: new Set(chapters.map((c) => `${c.externalId}\u0000${c.contentHash}\u0000${c.ordinal}\u0000${c.title}`)),
+    };
+    return rowsOf(bundle, known) > largeImportRows;
+  }
+
+  /** Checks the references of the whole bundle against the project's chapters and the entities it names. */
+  private async checkWholeBundle(tx: TxClient, projectId: string, bundle: CanonBundle) {
+    const own = new Set(bundle.entities.map((e) => e.key));
+    const named = [...new Set([...bundle.relationships.flatMap((r) => [r.from, r.to]), ...bundle.timeline.flatMap((t) => t.beats.flatMap((b) => b.entities))])];
+    // One array parameter, however many keys the bundle names.
+    const known = await tx.$queryRaw<{ key: string }[]>`
+      SELECT key FROM "Entity" WHERE "projectId" = ${projectId} AND key = ANY(${named.filter((key) => !own.has(key))}::text[])`;
+    const chapters = await tx.chapter.findMany({ where: { projectId }, select: { externalId: true, ordinal: true } });
+    const ordinals = new Map([...chapters.map((c) => [c.externalId, c.ordinal] as const), ...bundle.chapters.map((c) => [c.id, c.ordinal] as const)]);
+    this.checkReferences(bundle, new Set([...known.map((e) => e.key), ...own]), ordinals);
+  }
+
+  private async write(
+    tx: TxClient,
+    accountId: string,
+    keyId: string,
+    bundle: CanonBundle,
+    projectId?: string,
+    options: WriteOptions = { scoped: false, mentions: true },
+  ): Promise<ImportResult> {
+    const counts = noCounts();
     const project = await this.resolveProject(tx, accountId, bundle, projectId);
+    const scope = <T extends object>(filter: () => T) => (options.scoped ? filter() : {});
 
     // Entities, matched by key.
-    const existing = await tx.entity.findMany({ where: { projectId: project.id } });
+    const referenced = () => [
+      ...new Set([
+        ...bundle.entities.map((e) => e.key), ...bundle.relationships.flatMap((r) => [r.from, r.to]), ...bundle.timeline.flatMap((t) => t.beats.flatMap((b) => b.entities)),
+      ]),
+    ];
+    const existing = await tx.entity.findMany({ where: { projectId: project.id, ...scope(() => ({ key: { in: referenced() } })) } });
     const byKey = new Map(existing.map((e) => [e.key, e]));
     const chapters = await tx.chapter.findMany({ where: { projectId: project.id }, select: { id: true, externalId: true, contentHash: true, title: true, ordinal: true } });
     // Story time is judged on the chapters as they will stand after this import: the bundle's ordinals win.
@@ -140,7 +255,7 @@ export class Importer {
     // Facts, matched by text; approved ones carry their provenance (candidate and decision by the importing key). A
     // known text keeps its row and status; only its story time follows the bundle.
     const live = await tx.fact.findMany({
-      where: { projectId: project.id, retiredAt: null },
+      where: { projectId: project.id, retiredAt: null, ...scope(() => ({ entityId: { in: existing.map((e) => e.id) } })) },
       select: { id: true, entityId: true, text: true, fromChapterId: true, untilChapterId: true },
     });
     const knownFacts = new Map(live.map((f) => [`${f.entityId}\u0000${f.text}`, f]));
@@ -184,7 +299,7 @@ export class Importer {
     await refreshSearchText(tx, [...touched]);
 
     // Timed state values: an entity that lists stateChanges has exactly those, replaced only when they differ.
-    const retimed = await this.recordStateChanges(tx, project.id, bundle, idOf, chapterId);
+    const retimed = await this.recordStateChanges(tx, project.id, bundle, idOf, chapterId, options.scoped);
     const newIds = new Set(creates.map((e) => e.id));
     const retimedExisting = retimed.filter((id) => !newIds.has(id) && !restate.has(id));
     for (const part of chunk(retimedExisting, rowsPerInsert)) await tx.entity.updateMany({ where: { id: { in: part } }, data: { version: { increment: 1 } } });
@@ -197,7 +312,9 @@ export class Importer {
     await recomputeLatestState(tx, [...restate]);
 
     // Relationships, matched by their two ends and kind.
-    const relationships = await tx.relationship.findMany({ where: { projectId: project.id } });
+    const relationships = await tx.relationship.findMany({
+      where: { projectId: project.id, ...scope(() => ({ fromId: { in: [...new Set(bundle.relationships.map((r) => idOf(r.from)))] } })) },
+    });
     const relByKey = new Map(relationships.map((r) => [`${r.fromId}|${r.toId}|${r.kind}`, r]));
     const newRelationships: Prisma.RelationshipCreateManyInput[] = [];
     const reweighted: GraphEdgeChange[] = [];
@@ -223,7 +340,7 @@ export class Importer {
       edges: [...newRelationships.map((r) => ({ id: r.id!, from: r.fromId, to: r.toId, kind: r.kind, weight: r.weight ?? 1 })), ...reweighted],
     });
 
-    counts.mentionsRecorded = await recordChapterMentions(tx, project.id);
+    if (options.mentions) counts.mentionsRecorded = await recordChapterMentions(tx, project.id);
     counts.beatsRecorded = await this.recordBeats(tx, project.id, bundle, idOf, chapterByExternal);
 
     const changed = project.created || Object.values(counts).some((n) => n > 0) || project.descriptionChanged;
@@ -296,12 +413,13 @@ export class Importer {
     bundle: CanonBundle,
     idOf: (key: string) => string,
     chapterId: (externalId: string | undefined) => string | null,
+    scoped: boolean,
   ): Promise<string[]> {
     const listed = bundle.entities.filter((e) => e.stateChanges !== undefined);
     if (listed.length === 0) return [];
     const stored = new Map<string, TimedRow[]>();
     const rows = await tx.stateValue.findMany({
-      where: { projectId },
+      where: { projectId, ...(scoped ? { entityId: { in: listed.map((e) => idOf(e.key)) } } : {}) },
       select: { entityId: true, key: true, value: true, fromChapterId: true, untilChapterId: true },
       orderBy: { id: 'asc' },
     });

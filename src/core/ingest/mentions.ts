@@ -1,10 +1,12 @@
 // Mentions are derived from chapter text and the project's names: these keep them in step after a write, recomputing
 // only what the write can have changed (the chapters it wrote, or the entities it renamed).
 import { createHash } from 'node:crypto';
+import type { PrismaClient } from '../../generated/prisma/client.ts';
 import { mentionSortKey, type TxClient } from '../canon/canon.ts';
 import { newId } from '../../ids.ts';
 import { MentionFinder, type Term } from './mentionFinder.ts';
 import { insertRows } from './rows.ts';
+import type { Slices } from './stagedImport.ts';
 
 export const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 export const chunk = <T>(items: T[], size: number): T[][] =>
@@ -18,7 +20,7 @@ export function termsOf(entities: { id: string; name: string; aliases: string[] 
   return { terms, namesHash: sha256(JSON.stringify(terms)) };
 }
 
-async function projectTerms(tx: TxClient, projectId: string): Promise<{ terms: Term[]; namesHash: string }> {
+async function projectTerms(tx: Pick<TxClient, 'entity'>, projectId: string): Promise<{ terms: Term[]; namesHash: string }> {
   return termsOf(await tx.entity.findMany({ where: { projectId }, select: { id: true, name: true, aliases: true }, orderBy: { id: 'asc' } }));
 }
 
@@ -57,6 +59,37 @@ export async function recordChapterMentions(tx: TxClient, projectId: string, cha
     await tx.mention.deleteMany({ where: { chapterId: c.id } });
     recorded += await record(tx, projectId, c.id, c.ordinal, finder.find(chapter.text));
     await tx.chapter.update({ where: { id: c.id }, data: { mentionHash: mentionHash(c, namesHash) } });
+  }
+  return recorded;
+}
+
+/**
+ * Re-records the mentions of every stale chapter, as recordChapterMentions does, but a chapter to a slice, for a large
+ * import: the names are read once and each chapter is searched outside any transaction, so a slice holds the store only
+ * for its writes. A chapter rewritten meanwhile is left to the write that rewrote it.
+ */
+export async function recordStaleMentions(prisma: PrismaClient, projectId: string, slices: Pick<Slices, 'one'>): Promise<number> {
+  const { terms, namesHash } = await projectTerms(prisma, projectId);
+  const chapters = await prisma.chapter.findMany({ where: { projectId }, select: { id: true, contentHash: true, mentionHash: true, ordinal: true } });
+  const stale = chapters.filter((c) => c.mentionHash !== mentionHash(c, namesHash));
+  if (stale.length === 0) return 0;
+  const finder = new MentionFinder(terms);
+  let recorded = 0;
+  for (const c of stale) {
+    const chapter = await prisma.chapter.findUnique({ where: { id: c.id }, select: { text: true } });
+    if (!chapter) continue;
+    const found = finder.find(chapter.text);
+    recorded += await slices.one((db) =>
+      db.$transaction(async (tx) => {
+        const marked = await tx.chapter.updateMany({
+          where: { id: c.id, contentHash: c.contentHash, ordinal: c.ordinal },
+          data: { mentionHash: mentionHash(c, namesHash) },
+        });
+        if (marked.count === 0) return 0;
+        await tx.mention.deleteMany({ where: { chapterId: c.id } });
+        return record(tx, projectId, c.id, c.ordinal, found);
+      }),
+    );
   }
   return recorded;
 }

@@ -30,7 +30,7 @@ const sharedSliceMs = 20;
 const sliceMs = 40;
 
 /** Runs work in slices sized to take about a target time each, yielding the store between them when it is shared (PGlite). */
-class Slices {
+export class Slices {
   constructor(
     private readonly prisma: PrismaClient,
     private readonly yieldStore?: (sliceMs: number) => Promise<void>,
@@ -116,7 +116,7 @@ export class StagedImport {
 
   /**
    * Imports `bundle` as a new project of its name, or answers undefined when the account has a project of that name
-   * (then the bundle goes into it, in the importer's one transaction). `checkReferences` runs before anything is written.
+   * (then the bundle goes into it, as the importer writes into an existing project). `checkReferences` runs before anything is written.
    */
   async importNew(accountId: string, keyId: string, bundle: CanonBundle, checkReferences: () => void): Promise<ImportResult | undefined> {
     const name = bundle.project.name;
