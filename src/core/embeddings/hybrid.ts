@@ -28,15 +28,22 @@ export class HybridRanker {
 
   async rank(accountId: string, projectId: string, q: string, threshold: number): Promise<RankOutcome> {
     if (!(await this.store.available())) return { ranking: 'lexical', transient: false };
-    const { owned, vectors } = await this.store.probe(accountId, projectId, this.config.model);
-    if (!owned) return { ranking: 'not_found' };
-    if (!vectors) return { ranking: 'lexical', transient: false };
-    const vector = await this.queries.vectorFor(q);
-    if (!vector) return { ranking: 'lexical', transient: true };
+    // A query searched before has its vector kept (queryVectors.ts): its candidates' statement alone says whether the
+    // project is the account's and has vectors, one round trip instead of two. Another query is sent to the provider
+    // only once the probe has said both.
+    let vector = this.queries.cached(q);
+    if (!vector) {
+      const { owned, vectors } = await this.store.probe(accountId, projectId, this.config.model);
+      if (!owned) return { ranking: 'not_found' };
+      if (!vectors) return { ranking: 'lexical', transient: false };
+      vector = await this.queries.vectorFor(q);
+      if (!vector) return { ranking: 'lexical', transient: true };
+    }
     const found = await this.store.candidates(accountId, projectId, {
       q, threshold, model: this.config.model, vector, maxDistance: 1 - this.config.minSimilarity, lexicalDepth, vectorDepth,
     });
     if (!found) return { ranking: 'not_found' };
+    if (!found.vectors) return { ranking: 'lexical', transient: false };
     return { ranking: 'hybrid', ids: fuseRankings([found.lexical, found.vector]) };
   }
 }

@@ -19,6 +19,11 @@ export class QueryVectors {
     private readonly logger: Logger,
   ) {}
 
+  /** The query's vector if it is kept from an earlier search, without asking the provider. */
+  cached(text: string): number[] | undefined {
+    return this.cache.get(text);
+  }
+
   /** The query's vector, or undefined when the provider failed (now, or within the last few seconds). */
   vectorFor(text: string): Promise<number[] | undefined> {
     const cached = this.cache.get(text);

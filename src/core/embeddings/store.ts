@@ -8,8 +8,11 @@ export type OutboxItem = { itemId: string; projectId: string; kind: 'entity' | '
 /** An item's text as it stands (null: the item is gone, or a fact no longer in the canon) and the vector it has. */
 export type ItemText = { itemId: string; entityId: string | null; text: string | null; model: string | null; textHash: string | null };
 export type Backlog = { pending: number; oldestPendingAgeSeconds: number | null; lastError: string | null };
-/** Search candidates: null when the project is not the account's. */
-export type Candidates = { lexical: string[]; vector: string[] } | null;
+/**
+ * Search candidates: null when the project is not the account's; `vectors` false (and both lists empty) when it has no
+ * vector of the model.
+ */
+export type Candidates = { vectors: boolean; lexical: string[]; vector: string[] } | null;
 
 export const textHash = (text: string) => createHash('sha256').update(text.slice(0, maxTextChars)).digest('hex');
 
@@ -161,7 +164,8 @@ export class EmbeddingStore {
   /**
    * The two rankings hybrid search fuses, each best first: the lexical one (lore_search, its best `lexicalDepth`) and
    * the `vectorDepth` entities nearest to the query vector within `maxDistance` (cosine distance), by their nearest
-   * vector of this model. Both read this project only.
+   * vector of this model. Both read this project only, and only when it has a vector of the model (what the probe
+   * tells), so a caller holding the query's vector already needs no probe first.
    */
   async candidates(
     accountId: string,
@@ -169,24 +173,27 @@ export class EmbeddingStore {
     search: { q: string; threshold: number; model: string; vector: number[]; maxDistance: number; lexicalDepth: number; vectorDepth: number },
   ): Promise<Candidates> {
     await this.ensureDimension(search.vector.length);
-    const found = await rows<{ list: 'owned' | 'lexical' | 'vector'; id: string | null; rank: string }>(this.sql, this.candidatesStatement(search.vector.length), [
+    const found = await rows<{ list: 'owned' | 'vectors' | 'lexical' | 'vector'; id: string | null; rank: string }>(this.sql, this.candidatesStatement(search.vector.length), [
       projectId, accountId, search.q, search.threshold, search.lexicalDepth, search.model, JSON.stringify(search.vector), search.maxDistance, search.vectorDepth,
     ]);
     if (found.length === 0) return null;
     const ranking = (list: 'lexical' | 'vector') => found.filter((r) => r.list === list).sort((a, b) => Number(a.rank) - Number(b.rank)).map((r) => r.id!);
-    return { lexical: ranking('lexical'), vector: ranking('vector') };
+    return { vectors: found.some((r) => r.list === 'vectors'), lexical: ranking('lexical'), vector: ranking('vector') };
   }
 
   private candidatesStatement(dimensions: number): Statement {
     let s = this.candidateStatements.get(dimensions);
     if (!s) {
       s = statement(`search_candidates_${dimensions}`, `
-        WITH o AS (SELECT id FROM "Project" WHERE id = $1 AND "accountId" = $2)
+        WITH o AS (SELECT id FROM "Project" WHERE id = $1 AND "accountId" = $2),
+        v AS (SELECT id FROM o WHERE EXISTS (SELECT 1 FROM "Embedding" WHERE "projectId" = o.id AND model = $6))
         SELECT 'owned' AS list, NULL AS id, 0::bigint AS rank FROM o
         UNION ALL
-        (SELECT 'lexical', s.id, s.rank FROM o CROSS JOIN lore_search(o.id, $3, $4::float8, NULL, NULL, $5::int) WITH ORDINALITY AS s(id, score, rank) ORDER BY s.rank)
+        SELECT 'vectors', NULL, 0::bigint FROM v
         UNION ALL
-        (SELECT 'vector', n."entityId", n.rank FROM o CROSS JOIN lore_nearest_${dimensions}(o.id, $6, $7, $8::float8, $9::int) WITH ORDINALITY AS n("entityId", distance, rank) ORDER BY n.rank)`);
+        (SELECT 'lexical', s.id, s.rank FROM v CROSS JOIN lore_search(v.id, $3, $4::float8, NULL, NULL, $5::int) WITH ORDINALITY AS s(id, score, rank) ORDER BY s.rank)
+        UNION ALL
+        (SELECT 'vector', n."entityId", n.rank FROM v CROSS JOIN lore_nearest_${dimensions}(v.id, $6, $7, $8::float8, $9::int) WITH ORDINALITY AS n("entityId", distance, rank) ORDER BY n.rank)`);
       this.candidateStatements.set(dimensions, s);
     }
     return s;
