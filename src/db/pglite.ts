@@ -29,8 +29,13 @@ export type EmbeddedPostgres = {
 
 /** No statement for this long: the requests that queued behind a slice have run all theirs. */
 const quietMs = 8;
-/** A writer waits at most this long between slices, so that it advances even while others keep the store busy. */
+/**
+ * A writer waits at most twice its slice (within these bounds) between slices, so that while others keep the store
+ * busy it still advances, with a third of the store's time.
+ */
+const minYieldMs = 25;
 const maxYieldMs = 250;
+const yieldFor = (sliceMs: number) => Math.min(maxYieldMs, Math.max(minYieldMs, 2 * sliceMs));
 /**
  * In a process that reaches another's store, the owner's queue cannot be seen from here: a pause of half the slice,
  * in which the owner runs what queued behind it.
@@ -167,5 +172,5 @@ export async function openEmbeddedPostgres(dataDir: string): Promise<EmbeddedPos
   }
   await writeFile(files.lock, JSON.stringify({ pid: process.pid, socket: socketDir.dir } satisfies LockInfo));
   const served = door;
-  return { connectionString, owned: true, yieldStore: () => served.quiet(quietMs, maxYieldMs), close: release };
+  return { connectionString, owned: true, yieldStore: (sliceMs) => served.quiet(quietMs, yieldFor(sliceMs)), close: release };
 }

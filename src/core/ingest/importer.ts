@@ -254,8 +254,11 @@ export class Importer {
 
     // Facts, matched by text; approved ones carry their provenance (candidate and decision by the importing key). A
     // known text keeps its row and status; only its story time follows the bundle.
-    const live = await tx.fact.findMany({
-      where: { projectId: project.id, retiredAt: null, ...scope(() => ({ entityId: { in: existing.map((e) => e.id) } })) },
+    // Facts of the bundle's entities that were there before; a piece of new entities has none to read.
+    const own = new Set(bundle.entities.map((e) => e.key));
+    const before = existing.filter((e) => own.has(e.key)).map((e) => e.id);
+    const live = options.scoped && before.length === 0 ? [] : await tx.fact.findMany({
+      where: { projectId: project.id, retiredAt: null, ...scope(() => ({ entityId: { in: before } })) },
       select: { id: true, entityId: true, text: true, fromChapterId: true, untilChapterId: true },
     });
     const knownFacts = new Map(live.map((f) => [`${f.entityId}\u0000${f.text}`, f]));
@@ -312,7 +315,7 @@ export class Importer {
     await recomputeLatestState(tx, [...restate]);
 
     // Relationships, matched by their two ends and kind.
-    const relationships = await tx.relationship.findMany({
+    const relationships = options.scoped && bundle.relationships.length === 0 ? [] : await tx.relationship.findMany({
       where: { projectId: project.id, ...scope(() => ({ fromId: { in: [...new Set(bundle.relationships.map((r) => idOf(r.from)))] } })) },
     });
     const relByKey = new Map(relationships.map((r) => [`${r.fromId}|${r.toId}|${r.kind}`, r]));
