@@ -30,12 +30,12 @@ export type EmbeddedPostgres = {
 /** No statement for this long: the requests that queued behind a slice have run all theirs. */
 const quietMs = 8;
 /**
- * A writer waits at most twice its slice (within these bounds) between slices, so that while others keep the store
- * busy it still advances, with a third of the store's time.
+ * A writer waits at most four times its slice (within these bounds) between slices, so that while others keep the
+ * store busy it still advances, with a fifth of the store's time.
  */
-const minYieldMs = 25;
+const minYieldMs = 50;
 const maxYieldMs = 250;
-const yieldFor = (sliceMs: number) => Math.min(maxYieldMs, Math.max(minYieldMs, 2 * sliceMs));
+const yieldFor = (sliceMs: number) => Math.min(maxYieldMs, Math.max(minYieldMs, 4 * sliceMs));
 /**
  * In a process that reaches another's store, the owner's queue cannot be seen from here: a pause of half the slice,
  * in which the owner runs what queued behind it.
