@@ -61,7 +61,7 @@ export function createServices(db: Database, config: Config, logger: Logger) {
     projects,
     entities,
     canon: new CanonService(prisma),
-    authoring: new AuthoringService(prisma, entities, graphOutbox),
+    authoring: new AuthoringService(prisma, entities, graphOutbox, db.yieldStore),
     facts: new FactService(prisma),
     chapters: new ChapterService(prisma),
     review: new ReviewService(prisma, graphOutbox),

@@ -14,6 +14,7 @@ import type { EntityReader, EntityRecord } from './entities.ts';
 import { freeEntityKey, requireNamesFree } from './names.ts';
 import { entityNotFound, projectNotFound } from './projects.ts';
 import { recomputeLatestState, resolveSpans } from './storyTime.ts';
+import { removeAccountProjects, Slices } from './slices.ts';
 
 type State = Record<string, unknown>;
 type Approval = 'approved' | 'suggested';
@@ -56,6 +57,8 @@ export type Deleted = { id: string; deleted: true };
 const transaction = { timeout: 120_000, maxWait: 30_000 };
 // A large project's rows go in one transaction.
 const projectDeletion = { timeout: 600_000, maxWait: 30_000 };
+/** The owner of projects being deleted in slices: accounts of this name hold no keys. */
+const deletingAccountName = 'lore: deletion in progress';
 
 const fieldError = (code: 'not_found' | 'name_taken' | 'already_exists' | 'validation_error', path: string, message: string, detail = `${path}: ${message}`) =>
   new LoreError(code, detail, { errors: [{ path, message }] });
@@ -94,10 +97,12 @@ function mergeState(current: State, patch: State): State {
 }
 
 export class AuthoringService {
+  /** `yieldStore`: on PGlite, where every tenant's statements run one at a time, a project is deleted in slices. */
   constructor(
     private readonly prisma: PrismaClient,
     private readonly entities: EntityReader,
     private readonly graphOutbox: GraphOutbox,
+    private readonly yieldStore?: (sliceMs: number) => Promise<void>,
   ) {}
 
   /** A suggested entity is also proposed (a pending candidate of kind entity by `keyId`), so the review queue shows it. */
@@ -259,14 +264,26 @@ export class AuthoringService {
   /**
    * Everything of the project, in one transaction: each table's rows by the project's own index (relationships first,
    * as their cascade from entities has no index to use), then the project. Idempotency records and audit entries
-   * belong to the account and stay.
+   * belong to the account and stay. On PGlite, where that transaction would hold every tenant's requests for its
+   * length, the one transaction hands the project to an account of its own that no key belongs to (from then on it is
+   * gone for everyone), and its rows are then removed in slices before the answer; what a crash leaves of them, the
+   * next deletion removes.
    */
   async deleteProject(accountId: string, projectId: string): Promise<Deleted> {
+    if (this.yieldStore) {
+      const slices = new Slices(this.prisma, this.yieldStore);
+      const leftovers = await this.prisma.account.findMany({ where: { name: deletingAccountName }, select: { id: true } });
+      const deleting = newId('acc');
+      await this.prisma.$transaction(async (tx) => {
+        await this.detachForDeletion(tx, accountId, projectId);
+        await tx.account.create({ data: { id: deleting, name: deletingAccountName } });
+        await tx.project.update({ where: { id: projectId }, data: { accountId: deleting } });
+      }, projectDeletion);
+      for (const id of [deleting, ...leftovers.map((a) => a.id)]) await removeAccountProjects(this.prisma, slices, id);
+      return { id: projectId, deleted: true as const };
+    }
     return this.prisma.$transaction(async (tx) => {
-      await holdProject(tx, projectId);
-      const owned = await tx.$queryRaw<unknown[]>`SELECT 1 FROM "Project" WHERE id = ${projectId} AND "accountId" = ${accountId} FOR UPDATE`;
-      if (owned.length === 0) throw projectNotFound(projectId);
-      await this.graphOutbox.recordProjectDeleted(tx, projectId);
+      await this.detachForDeletion(tx, accountId, projectId);
       await tx.$executeRaw`DELETE FROM "Relationship" WHERE "projectId" = ${projectId}`;
       await tx.$executeRaw`DELETE FROM "Candidate" WHERE "projectId" = ${projectId}`;
       await tx.$executeRaw`DELETE FROM "Conflict" WHERE "projectId" = ${projectId}`;
@@ -279,6 +296,14 @@ export class AuthoringService {
       await tx.$executeRaw`DELETE FROM "Project" WHERE id = ${projectId}`;
       return { id: projectId, deleted: true as const };
     }, projectDeletion);
+  }
+
+  /** Holds the account's project for its deletion and tells the graph store it goes; not found when it is another's. */
+  private async detachForDeletion(tx: TxClient, accountId: string, projectId: string): Promise<void> {
+    await holdProject(tx, projectId);
+    const owned = await tx.$queryRaw<unknown[]>`SELECT 1 FROM "Project" WHERE id = ${projectId} AND "accountId" = ${accountId} FOR UPDATE`;
+    if (owned.length === 0) throw projectNotFound(projectId);
+    await this.graphOutbox.recordProjectDeleted(tx, projectId);
   }
 
   /** The timeless state and the timed values (grouped by span, in story order) of each entity, in the order of the ids. */

@@ -17,7 +17,8 @@ import type { GraphEdgeChange, GraphNodeChange, GraphOutbox } from '../relations
 import { stableStringify } from '../json.ts';
 import { chunk, recordChapterMentions, recordStaleMentions, rowsPerInsert, sha256 } from './mentions.ts';
 import { insertRows, type Row } from './rows.ts';
-import { Slices, StagedImport } from './stagedImport.ts';
+import { Slices } from '../canon/slices.ts';
+import { StagedImport } from './stagedImport.ts';
 import { parseOrFail, type FieldError } from '../validation.ts';
 
 export type ImportCounts = {

@@ -6,7 +6,7 @@ import { mentionSortKey, type TxClient } from '../canon/canon.ts';
 import { newId } from '../../ids.ts';
 import { MentionFinder, type Term } from './mentionFinder.ts';
 import { insertRows } from './rows.ts';
-import type { Slices } from './stagedImport.ts';
+import type { Slices } from '../canon/slices.ts';
 
 export const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 export const chunk = <T>(items: T[], size: number): T[][] =>

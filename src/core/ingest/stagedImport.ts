@@ -8,6 +8,7 @@
 import type { PrismaClient } from '../../generated/prisma/client.ts';
 import { newId } from '../../ids.ts';
 import { holdProjectName } from '../canon/projects.ts';
+import { removeAccountProjects, Slices } from '../canon/slices.ts';
 import { nameText, refreshSearchText, type TxClient } from '../canon/canon.ts';
 import { recomputeLatestState } from '../canon/storyTime.ts';
 import type { GraphOutbox } from '../relationships/outbox.ts';
@@ -21,63 +22,6 @@ import { insertRows, type Row, type Table } from './rows.ts';
 export const stagingAccountName = 'lore: import in progress';
 /** Staged projects older than this were left by a process that died mid-import. */
 const abandonedAfterMs = 60 * 60_000;
-/**
- * How long one slice should hold the store: on PGlite, where a slice holds every other tenant's request (and, in the
- * process serving it, the event loop), short enough that a slice slowed a few times over by a busy machine stays well
- * under the 200 ms other requests may take at p99; on PostgreSQL, where others run beside it, longer.
- */
-const sharedSliceMs = 20;
-const sliceMs = 40;
-
-/** Runs work in slices sized to take about a target time each, yielding the store between them when it is shared (PGlite). */
-export class Slices {
-  constructor(
-    private readonly prisma: PrismaClient,
-    private readonly yieldStore?: (sliceMs: number) => Promise<void>,
-  ) {
-    this.target = yieldStore ? sharedSliceMs : sliceMs;
-  }
-
-  private readonly target: number;
-
-  async one<T>(work: (prisma: PrismaClient) => Promise<T>): Promise<T> {
-    const started = performance.now();
-    const result = await work(this.prisma);
-    await this.pause(performance.now() - started);
-    return result;
-  }
-
-  /** Writes `items` a slice at a time; the slice grows (at most by half) or shrinks (at most by half) toward the target. */
-  async each<T>(items: T[], write: (prisma: PrismaClient, part: T[]) => Promise<unknown>, first = 100): Promise<void> {
-    let size = first;
-    for (let at = 0; at < items.length; ) {
-      const part = items.slice(at, at + size);
-      const started = performance.now();
-      await write(this.prisma, part);
-      const elapsed = performance.now() - started;
-      at += part.length;
-      size = Math.max(1, Math.round(part.length * Math.min(1.5, Math.max(0.5, this.target / Math.max(elapsed, 1)))));
-      await this.pause(elapsed);
-    }
-  }
-
-  /** Deletes with `statement` (deleting at most $2 rows of project $1) until nothing is left. */
-  async drain(projectId: string, statement: string): Promise<void> {
-    let size = 200;
-    for (;;) {
-      const started = performance.now();
-      const deleted = await this.prisma.$executeRawUnsafe(statement, projectId, size);
-      const elapsed = performance.now() - started;
-      if (deleted < size) return;
-      size = Math.max(1, Math.round(size * Math.min(1.5, Math.max(0.5, this.target / Math.max(elapsed, 1)))));
-      await this.pause(elapsed);
-    }
-  }
-
-  private async pause(elapsed: number) {
-    await this.yieldStore?.(elapsed);
-  }
-}
 
 const waiting = new Map<string, Promise<unknown>>();
 /** Staged imports of one account's project name run one after the other in a process. */
@@ -94,18 +38,6 @@ async function oneAtATime<T>(key: string, work: () => Promise<T>): Promise<T> {
 
 const nameTaken = async (db: Pick<TxClient, 'project'>, accountId: string, name: string) =>
   (await db.project.findFirst({ where: { accountId, name }, select: { id: true } })) !== null;
-
-// Children before parents, so that no slice cascades into more rows than it names.
-const removals = [
-  'DELETE FROM "Mention" WHERE id IN (SELECT id FROM "Mention" WHERE "projectId" = $1 LIMIT $2)',
-  'DELETE FROM "Beat" WHERE id IN (SELECT id FROM "Beat" WHERE "projectId" = $1 LIMIT $2)',
-  'DELETE FROM "Fact" WHERE id IN (SELECT id FROM "Fact" WHERE "projectId" = $1 LIMIT $2)',
-  'DELETE FROM "Candidate" WHERE id IN (SELECT id FROM "Candidate" WHERE "projectId" = $1 LIMIT $2)',
-  'DELETE FROM "StateValue" WHERE id IN (SELECT id FROM "StateValue" WHERE "projectId" = $1 LIMIT $2)',
-  'DELETE FROM "Relationship" WHERE id IN (SELECT id FROM "Relationship" WHERE "projectId" = $1 LIMIT $2)',
-  'DELETE FROM "Entity" WHERE id IN (SELECT id FROM "Entity" WHERE "projectId" = $1 LIMIT $2)',
-  'DELETE FROM "Chapter" WHERE id IN (SELECT id FROM "Chapter" WHERE "projectId" = $1 LIMIT $2)',
-];
 
 export class StagedImport {
   constructor(
@@ -148,10 +80,10 @@ export class StagedImport {
         );
         if (live) return { projectId, projectCreated: true, changed: true, counts };
       } catch (error) {
-        await this.remove(slices, stagingAccount).catch(() => undefined);
+        await removeAccountProjects(this.prisma, slices, stagingAccount).catch(() => undefined);
         throw error;
       }
-      await this.remove(slices, stagingAccount);
+      await removeAccountProjects(this.prisma, slices, stagingAccount);
       return undefined;
     });
   }
@@ -260,22 +192,12 @@ export class StagedImport {
     return { counts, graphChanged: entities.length > 0 };
   }
 
-  /** Removes a staged project and its account, in slices. */
-  private async remove(slices: Slices, stagingAccount: string): Promise<void> {
-    const projects = await this.prisma.project.findMany({ where: { accountId: stagingAccount }, select: { id: true } });
-    for (const { id } of projects) {
-      for (const statement of removals) await slices.drain(id, statement);
-      await slices.one((prisma) => prisma.project.deleteMany({ where: { id } }));
-    }
-    await slices.one((prisma) => prisma.account.deleteMany({ where: { id: stagingAccount } }));
-  }
-
   /** What imports in processes that died left behind. */
   private async removeAbandoned(slices: Slices): Promise<void> {
     const abandoned = await this.prisma.account.findMany({
       where: { name: stagingAccountName, createdAt: { lt: new Date(Date.now() - abandonedAfterMs) } },
       select: { id: true },
     });
-    for (const { id } of abandoned) await this.remove(slices, id);
+    for (const { id } of abandoned) await removeAccountProjects(this.prisma, slices, id);
   }
 }
