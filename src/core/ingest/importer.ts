@@ -131,7 +131,7 @@ export class Importer {
       prisma.$transaction((tx) => this.write(tx, accountId, keyId, piece, target, options), { timeout: 300_000, maxWait: 30_000 });
 
     // The project (found by id or name, its description), and the whole bundle's references checked before any write.
-    const target = add(
+    const first = add(
       await slices.one((prisma) =>
         prisma.$transaction(async (tx) => {
           const result = await this.write(tx, accountId, keyId, pieceOf(bundle, {}), projectId, options);
@@ -139,7 +139,8 @@ export class Importer {
           return result;
         }),
       ),
-    ).projectId;
+    );
+    const target = first.projectId;
     await slices.each(bundle.chapters, (prisma, chapters) => write(prisma, pieceOf(bundle, { chapters }), target).then(add), 5);
     await slices.each(bundle.entities, (prisma, entities) => write(prisma, pieceOf(bundle, { entities }), target).then(add), 50);
     await slices.each(bundle.relationships, (prisma, relationships) => write(prisma, pieceOf(bundle, { relationships }), target).then(add), 200);
@@ -147,7 +148,7 @@ export class Importer {
     const mentions = await recordStaleMentions(this.prisma, target, slices);
     counts.mentionsRecorded += mentions;
     changed ||= mentions > 0;
-    return { projectId: target, projectCreated: false, changed, counts };
+    return { projectId: target, projectCreated: first.projectCreated, changed, counts };
   }
 
   /** Whether the bundle writes more than `largeImportRows` into the project it goes into, judged on what the project has. */
