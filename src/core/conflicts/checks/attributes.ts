@@ -17,6 +17,7 @@ import {
   changing,
   colourFamiliesOf,
   colours,
+  kinWord,
   linking,
   longestTitle,
   normaliseTitle,
@@ -111,6 +112,8 @@ function ageTail(tokens: Token[], last: number): number {
   const [a, b, c] = [tokens[last + 1], tokens[last + 2], tokens[last + 3]];
   if (a && /^years?$/.test(a.lower) && b?.lower === 'old') return last + 2;
   if (a && /^years?$/.test(a.lower) && b?.lower === 'of' && c?.lower === 'age') return last + 3;
+  // "a youth of thirty winters": the old way of counting years.
+  if (a && /^(winters?|summers?)$/.test(a.lower)) return last + 1;
   if (a?.text === '-' && b && /^years?$/.test(b.lower)) return tokens[last + 3]?.text === '-' && tokens[last + 4]?.lower === 'old' ? last + 4 : last + 2;
   return last;
 }
@@ -344,10 +347,13 @@ function titleStatements(p: Passage, ref: Ref): Statement[] {
   if (appositive || tokens[k]?.lower === 'the') {
     k += appositive ? 1 : 0;
     if (['the', 'a', 'an'].includes(tokens[k]?.lower ?? '')) k++;
-    if (appositive && (tokens[k]?.pos === 'PROPN' || tokens[k]?.pos === 'NOUN') && /^['’]s$/.test(tokens[k + 1]?.lower ?? '')) k += 2;
+    const possessed = appositive && (tokens[k]?.pos === 'PROPN' || tokens[k]?.pos === 'NOUN') && /^['’]s$/.test(tokens[k + 1]?.lower ?? '');
+    if (possessed) k += 2;
     while (tokens[k]?.pos === 'ADJ' && !normaliseTitle([tokens[k].text])) k++;
     const found = titleAt(k, longestTitle, false);
-    if (found && syntax.unasserted[k] === undefined) {
+    // "X, Corin's father,": what X is to someone (kinship), where "Father" before a name is a title.
+    const kin = possessed && found?.last === k && kinWord(tokens[k].text) !== undefined;
+    if (found && !kin && syntax.unasserted[k] === undefined) {
       let end = found.last + 1;
       if (tokens[end]?.lower === 'of') {
         end++;

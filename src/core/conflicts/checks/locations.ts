@@ -9,7 +9,7 @@
 // twice ("at noon … at noon"). Looking or pointing at a place ("looked across at X"), being born there, the
 // pluperfect, and what is thought, dreamt, reported or disjoined ("in X or at Y") place nobody.
 import type { ConflictDraft } from '../kinds.ts';
-import { containedIn, contains, directional, kinWord, motion, people, placing, pointing, simultaneity, timeNouns } from '../reader/lexicon.ts';
+import { containedIn, contains, directional, kinWord, motion, namesOneMoment, people, placing, pointing, simultaneity, timeNouns } from '../reader/lexicon.ts';
 import { verbIn, type Token } from '../reader/nlp.ts';
 import type { Ref } from '../reader/references.ts';
 import { asserts, clauseEnd, clauseStart, type Predicate } from '../reader/syntax.ts';
@@ -149,7 +149,7 @@ function simultaneous(p: Passage, a: Placement, b: Placement): boolean {
   // The words that can tie them to one moment: a's clause, and b's sentence up to the end of b's clause.
   const sentenceStart = p.reading.sentences[tokens[b.prep].sentence].first;
   const words = [...tokens.slice(from, clauseEnd(p.syntax, a.prep) + 1), ...tokens.slice(Math.max(sentenceStart, clauseEnd(p.syntax, a.prep) + 1), to + 1)].map((t) => t.lower);
-  if (simultaneity.some((phrase) => hasPhrase(words, phrase))) return true;
+  if (namesOneMoment(words) || simultaneity.some((phrase) => hasPhrase(words, phrase))) return true;
   const [ta, tb] = [timeOfDay(p, a.clause), timeOfDay(p, b.clause)];
   // "at noon, and at noon the next day": the same hour of another day.
   const otherDay = tokens.slice(clauseStart(p.syntax, b.prep), clauseEnd(p.syntax, b.prep) + 1).some((t) => dayShifts.has(t.lower));

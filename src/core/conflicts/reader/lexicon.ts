@@ -78,6 +78,28 @@ export const simultaneity: string[][] = [
   'at once', 'also', 'as well', 'even as', 'while', 'in the same moment', 'in that moment', 'both',
 ].map((p) => p.split(' '));
 
+/**
+ * Whether the words hold a phrase that names one moment: "at that hour", "in that instant", "at the very same stroke",
+ * "at the selfsame moment" (with "the", a word saying it is the same one is needed: "at the moment" means now).
+ */
+export function namesOneMoment(words: string[]): boolean {
+  for (let i = 0; i + 2 < words.length; i++) {
+    if (!momentPrepositions.has(words[i]) || !momentDeterminers.has(words[i + 1])) continue;
+    let k = i + 2;
+    let same = words[i + 1] !== 'the';
+    while (momentModifiers.has(words[k])) {
+      same = true;
+      k++;
+    }
+    if (same && momentNouns.has(words[k])) return true;
+  }
+  return false;
+}
+const momentPrepositions = set('at in');
+const momentDeterminers = set('the that this');
+const momentModifiers = set('very same selfsame exact precise identical');
+const momentNouns = set('time moment hour instant minute second stroke breath heartbeat');
+
 /** Time words that head a time expression ("at noon", "at vespers"), so the same one twice is the same moment. */
 export const timeNouns = set(`
   dawn daybreak sunrise morning noon midday afternoon evening dusk sunset twilight nightfall night midnight matins lauds
