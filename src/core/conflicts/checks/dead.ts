@@ -1,16 +1,16 @@
 // A character the canon has dead (as of the passage's chapter) who acts, speaks or is said to be alive: the subject of
 // any verb the narration asserts (named, by an alias, or by a resolved pronoun; in a relative clause; as the speaker of
-// a speech tag; "sees Halloran standing"), or of "is alive", "still lives", "survived". Left alone: dialogue,
-// conditions, what a character thinks, dreams, remembers or reports, negations, modals ("would have liked"), the
-// passive ("was buried"), the pluperfect and "used to" (backstory), past tense inside present-tense narration, and
-// verbs that are no act of the living ("died", "lay", "had"). A participle after the clause (", polishing glasses")
-// is its subject's act too.
+// a speech tag; "sees Halloran standing"; a passive's agent; after a fronted place, "Into the hall came X"), or of "is
+// alive", "still lives", "survived". Left alone: dialogue, conditions, what a character thinks, dreams, remembers or
+// reports, negations, modals ("would have liked"), the passive's subject ("was buried"), the pluperfect and "used to"
+// (backstory), past tense inside present-tense narration, and verbs that are no act of the living ("died", "lay",
+// "had"). A participle after the clause (", polishing glasses") is its subject's act too.
 import type { SliceEntity } from '../canonSlice.ts';
 import type { ConflictDraft } from '../kinds.ts';
-import { aliveAdjectives, aliveVerbs, deathWords, depicting, placing, reporting, stative, thinking } from '../reader/lexicon.ts';
+import { aliveAdjectives, aliveVerbs, deathWords, depicting, motion, placing, reporting, stative, thinking } from '../reader/lexicon.ts';
 import { verbIn } from '../reader/nlp.ts';
 import type { Ref } from '../reader/references.ts';
-import { asserts, clauseStart, deniedBefore, participleAfter, predicatesOf, speechTagBefore } from '../reader/syntax.ts';
+import { asserts, clauseStart, deniedBefore, participleAfter, predicatesOf, speechTagBefore, type Predicate } from '../reader/syntax.ts';
 import { quoteAt, refsOf, type Passage } from './passage.ts';
 
 const temporal = new Set(['while', 'when', 'whenever', 'before', 'after', 'until', 'till', 'since', 'once', 'as']);
@@ -39,6 +39,48 @@ function participleAdjunct(p: Passage, verb: number): number | undefined {
 }
 
 type Trigger = { from: number; to: number; alive: boolean };
+
+/** "Aldric's men", "Aldric's coffin": the name only owns the phrase's head. */
+const possessor = (p: Passage, ref: Ref) => /^['’]s?$/.test(p.reading.tokens[ref.last + 1]?.lower ?? '');
+
+const bareVerb = (verb: number, auxes: number[]): Predicate => ({ verb, auxes, copula: false, relative: false, habitual: false });
+
+/** "was received by King Aldric": the agent of a passive acts as the subject of the active verb would. */
+function passiveAgent(p: Passage, ref: Ref): number | undefined {
+  const { tokens } = p.reading;
+  if (ref.pronoun || possessor(p, ref) || tokens[ref.first - 1]?.lower !== 'by') return undefined;
+  let v = ref.first - 2;
+  while (v > 0 && tokens[v].pos === 'ADV') v--;
+  const verb = tokens[v];
+  if (!verb || verb.pos !== 'VERB' || verb.lower.endsWith('ing') || verbIn(stative, verb) || deathWords.has(verb.lower)) return undefined;
+  const auxes: number[] = [];
+  for (let k = v - 1; k >= 0 && (tokens[k].pos === 'AUX' || tokens[k].pos === 'ADV' || tokens[k].pos === 'PART'); k--) if (tokens[k].pos === 'AUX') auxes.unshift(k);
+  if (!auxes.some((k) => tokens[k].lemma === 'be')) return undefined;
+  return asserts(p.syntax, bareVerb(v, auxes), { passiveCounts: true }) && !verb.negated && !deniedBefore(p.syntax, v) ? v : undefined;
+}
+
+/** Verbs of motion that take an object: what they move is not their subject. */
+const carrying = new Set(['take', 'bring', 'carry', 'ferry', 'transfer', 'push', 'pull', 'make', 'get', 'set', 'drive', 'row', 'lead']);
+
+/** "Into the hall came Mother Ysra": after a fronted place, a verb of motion comes before its subject. */
+function invertedSubject(p: Passage, ref: Ref): number | undefined {
+  const { tokens } = p.reading;
+  if (ref.pronoun || ref.subject || possessor(p, ref)) return undefined;
+  let v = ref.first - 1;
+  // Articles and titles of the name's own phrase: "came the Grey Magister", "came Mother Ysra".
+  while (v > ref.first - 4 && tokens[v] && (tokens[v].pos === 'DET' || (tokens[v].pos === 'PROPN' && /^\p{Lu}/u.test(tokens[v].text)))) v--;
+  const verb = tokens[v];
+  if (!verb || verb.pos !== 'VERB' || !verbIn(motion, verb) || verbIn(carrying, verb)) return undefined;
+  // Only the fronted place before the verb: "Into the hall came X", not "Into the crypt the knights carried X".
+  const start = clauseStart(p.syntax, v);
+  if (tokens[start].pos !== 'ADP') return undefined;
+  for (let k = start + 1; k < v; k++) {
+    const t = tokens[k];
+    const fits = t.pos === 'ADP' || ['ADJ', 'NOUN', 'PROPN', 'NUM'].includes(t.pos) || (t.pos === 'DET' && tokens[k - 1].pos === 'ADP');
+    if (!fits) return undefined;
+  }
+  return asserts(p.syntax, bareVerb(v, [])) && !verb.negated && !deniedBefore(p.syntax, v) ? v : undefined;
+}
 
 function trigger(p: Passage, ref: Ref): Trigger | undefined {
   const { syntax } = p;
@@ -69,6 +111,8 @@ function trigger(p: Passage, ref: Ref): Trigger | undefined {
     if (verbIn(stative, verb) || deathWords.has(verb.lower)) continue;
     if (asserts(syntax, predicate)) return { from: ref.first, to: predicate.verb, alive: false };
   }
+  const agent = passiveAgent(p, ref) ?? invertedSubject(p, ref);
+  if (agent !== undefined) return { from: agent, to: ref.last, alive: false };
   const participle = participleAfter(syntax, ref.first, ref.last);
   if (participle) {
     const governor = tokens[participle.governor];
