@@ -3,10 +3,10 @@
 // retries with backoff, touching no row, so nothing is lost; a text the provider refuses on its own is retried alone,
 // less and less often, while the others flow. One drainer at a time across processes (an advisory lock per step).
 import { setTimeout as sleep } from 'node:timers/promises';
-import pg from 'pg';
 import type { Logger } from '../../logger.ts';
 import { describeProviderError, isProviderOutage, type EmbeddingProvider } from './provider.ts';
 import { textHash, type Backlog, type EmbeddingStore, type OutboxItem } from './store.ts';
+import { DrainLock, Pause } from '../outboxDrain.ts';
 
 const drainLockId = 4_242_005;
 const batchSize = 64;
@@ -29,18 +29,20 @@ export type RebuildResult = { projectId: string | null; queued: number; waiting:
 export class EmbeddingWorker {
   private loop?: Promise<void>;
   private stopping = false;
-  private wake?: () => void;
+  private readonly pause = new Pause();
   private reachable: boolean | undefined;
   private vectors: boolean | undefined;
   private lastError: string | undefined;
-  private lockClient?: pg.Client;
+  private readonly lock: DrainLock;
 
   constructor(
     private readonly store: EmbeddingStore,
     private readonly provider: EmbeddingProvider,
-    private readonly connectionString: string,
+    connectionString: string,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.lock = new DrainLock(connectionString, drainLockId);
+  }
 
   start(): void {
     this.stopping = false;
@@ -49,11 +51,10 @@ export class EmbeddingWorker {
 
   async stop(): Promise<void> {
     this.stopping = true;
-    this.wake?.();
+    this.pause.wake();
     await this.loop;
     this.loop = undefined;
-    await this.lockClient?.end().catch(() => undefined);
-    this.lockClient = undefined;
+    await this.lock.close();
   }
 
   async health(): Promise<EmbeddingHealth> {
@@ -79,7 +80,7 @@ export class EmbeddingWorker {
     let failingSince: number | undefined;
     for (;;) {
       try {
-        const handled = await this.withLock(true, () => this.drainBatch(projects));
+        const handled = (await this.lock.run(() => this.drainBatch(projects), true)) ?? 0;
         failingSince = undefined;
         delayMs = 0;
         if (handled === 0) break;
@@ -98,7 +99,7 @@ export class EmbeddingWorker {
   private async run(): Promise<void> {
     let delayMs = 0;
     while (!this.stopping) {
-      await this.pause(delayMs);
+      await this.pause.wait(delayMs);
       if (this.stopping) break;
       try {
         if (!(await this.store.available())) {
@@ -107,7 +108,7 @@ export class EmbeddingWorker {
           return;
         }
         this.vectors = true;
-        const handled = await this.withLock(false, () => this.drainBatch());
+        const handled = (await this.lock.run(() => this.drainBatch())) ?? 0;
         delayMs = handled > 0 ? 0 : idlePollMs;
       } catch (error) {
         delayMs = Math.min(backoff.maxMs, Math.max(backoff.firstMs, delayMs * 2));
@@ -156,30 +157,6 @@ export class EmbeddingWorker {
     return items.length;
   }
 
-  /** Runs `work` holding the drain lock; without `wait`, answers 0 when another session holds it. */
-  private async withLock(wait: boolean, work: () => Promise<number>): Promise<number> {
-    if (!this.lockClient) {
-      const client = new pg.Client({ connectionString: this.connectionString });
-      // A lost connection also releases the lock: the next step reconnects.
-      client.on('error', () => {
-        if (this.lockClient === client) this.lockClient = undefined;
-      });
-      await client.connect();
-      this.lockClient = client;
-    }
-    const client = this.lockClient;
-    if (wait) await client.query('SELECT pg_advisory_lock($1)', [drainLockId]);
-    else if (!(await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1) AS ok', [drainLockId])).rows[0].ok) return 0;
-    try {
-      return await work();
-    } finally {
-      await client.query('SELECT pg_advisory_unlock($1)', [drainLockId]).catch(() => {
-        if (this.lockClient === client) this.lockClient = undefined;
-        void client.end().catch(() => undefined);
-      });
-    }
-  }
-
   private succeeded(): void {
     if (this.reachable === false) this.logger.info('embedding provider reachable again: embedding what waited');
     this.reachable = true;
@@ -195,16 +172,5 @@ export class EmbeddingWorker {
       this.logger.error({ error: message, retryInMs }, 'embedding outbox drain failed');
     }
     this.lastError = message;
-  }
-
-  private pause(ms: number): Promise<void> {
-    if (ms <= 0) return Promise.resolve();
-    return new Promise((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      this.wake = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-    });
   }
 }

@@ -9,6 +9,7 @@ import { isNeo4jUnavailable, type Neo4jClient } from '../../db/neo4j.ts';
 import type { Logger } from '../../logger.ts';
 import { LoreError } from '../errors.ts';
 import { itemsPerRow, type GraphEdgeChange, type GraphNodeChange, type GraphOutbox, type GraphRemovals, type OutboxHealth } from './outbox.ts';
+import { DrainLock, Pause } from '../outboxDrain.ts';
 
 const drainLockId = 4_242_002;
 const projectsPerStep = 16;
@@ -67,12 +68,12 @@ export type RebuildResult = { projectId: string; nodes: number; edges: number };
 export class GraphSyncWorker {
   private loop?: Promise<void>;
   private stopping = false;
-  private wake?: () => void;
+  private readonly pause = new Pause();
   private schemaReady = false;
   private reachable: boolean | undefined;
   private lastError: string | undefined;
   private lastContact = 0;
-  private lockClient?: pg.Client;
+  private readonly lock: DrainLock;
 
   constructor(
     private readonly prisma: PrismaClient,
@@ -80,7 +81,9 @@ export class GraphSyncWorker {
     private readonly outbox: GraphOutbox,
     private readonly connectionString: string,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.lock = new DrainLock(connectionString, drainLockId);
+  }
 
   start(): void {
     this.stopping = false;
@@ -89,11 +92,10 @@ export class GraphSyncWorker {
 
   async stop(): Promise<void> {
     this.stopping = true;
-    this.wake?.();
+    this.pause.wake();
     await this.loop;
     this.loop = undefined;
-    await this.lockClient?.end().catch(() => undefined);
-    this.lockClient = undefined;
+    await this.lock.close();
   }
 
   async health(): Promise<GraphSyncHealth> {
@@ -139,7 +141,7 @@ export class GraphSyncWorker {
   private async run(): Promise<void> {
     let delayMs = 0;
     while (!this.stopping) {
-      await this.sleep(delayMs);
+      await this.pause.wait(delayMs);
       if (this.stopping) break;
       try {
         if (!this.schemaReady) {
@@ -165,7 +167,7 @@ export class GraphSyncWorker {
   /** Applies the oldest rows of up to `projectsPerStep` projects; a project that fails does not hold up the others. */
   private async drainStep(): Promise<number> {
     if ((await this.pendingProjects()).length === 0) return 0;
-    return this.tryWithLock(async () => {
+    return (await this.lock.run(async () => {
       let applied = 0;
       let failure: unknown;
       // Read again under the lock: another process may have drained them meanwhile.
@@ -180,7 +182,7 @@ export class GraphSyncWorker {
       }
       if (failure) throw failure;
       return applied;
-    });
+    })) ?? 0;
   }
 
   private async pendingProjects(): Promise<string[]> {
@@ -283,29 +285,6 @@ export class GraphSyncWorker {
     while ((await this.neo4j.write((tx) => tx.run(statement, { ...params, limit: neo4j.int(limit) }))).records[0].get('deleted') >= limit);
   }
 
-  /** The worker's step: runs `work` holding the drain lock, or returns 0 when another session holds it. */
-  private async tryWithLock(work: () => Promise<number>): Promise<number> {
-    if (!this.lockClient) {
-      const client = new pg.Client({ connectionString: this.connectionString });
-      // A lost connection also releases the lock: the next step reconnects.
-      client.on('error', () => {
-        if (this.lockClient === client) this.lockClient = undefined;
-      });
-      await client.connect();
-      this.lockClient = client;
-    }
-    const client = this.lockClient;
-    if (!(await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1) AS ok', [drainLockId])).rows[0].ok) return 0;
-    try {
-      return await work();
-    } finally {
-      await client.query('SELECT pg_advisory_unlock($1)', [drainLockId]).catch(() => {
-        if (this.lockClient === client) this.lockClient = undefined;
-        void client.end().catch(() => undefined);
-      });
-    }
-  }
-
   /** A rebuild: waits for the drain lock in a session of its own (so it excludes this process's worker too). */
   private async withOwnLock(work: () => Promise<void>): Promise<void> {
     const client = new pg.Client({ connectionString: this.connectionString });
@@ -335,17 +314,6 @@ export class GraphSyncWorker {
       this.logger.error({ err: message, retryInMs }, 'graph outbox drain failed');
     }
     this.lastError = message;
-  }
-
-  private sleep(ms: number): Promise<void> {
-    if (ms <= 0) return Promise.resolve();
-    return new Promise((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      this.wake = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-    });
   }
 }
 
