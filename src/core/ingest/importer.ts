@@ -62,7 +62,7 @@ const noCounts = (): ImportCounts => ({
  */
 const rowsOf = (bundle: CanonBundle, known?: { keys: Set<string>; chapters: Set<string> }) => {
   const isNew = (key: string) => !known?.keys.has(key);
-  const fresh = bundle.chapters.filter((c) => !known?.chapters.has(`${c.id}\u0000${sha256(c.text)}\u0000${c.ordinal}\u0000${c.title}`));
+  const fresh = known ? bundle.chapters.filter((c) => !known.chapters.has(`${c.id}\u0000${sha256(c.text)}\u0000${c.ordinal}\u0000${c.title}`)) : bundle.chapters;
   const freshIds = new Set(fresh.map((c) => c.id));
   return (
     bundle.entities.reduce((n, e) => n + (isNew(e.key) ? 1 + 3 * e.facts.length + (e.stateChanges?.length ?? 0) : 0), 0) +

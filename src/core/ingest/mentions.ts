@@ -40,17 +40,22 @@ async function record(tx: TxClient, projectId: string, chapterId: string, ordina
   return rows.length;
 }
 
+/** The project's names, and its chapters (of `chapterIds`, when given) whose mentions they and the text no longer match. */
+async function staleChapters(db: Pick<TxClient, 'entity' | 'chapter'>, projectId: string, chapterIds?: string[]) {
+  const { terms, namesHash } = await projectTerms(db, projectId);
+  const chapters = await db.chapter.findMany({
+    where: { projectId, ...(chapterIds ? { id: { in: chapterIds } } : {}) },
+    select: { id: true, contentHash: true, mentionHash: true, ordinal: true },
+  });
+  return { terms, namesHash, stale: chapters.filter((c) => c.mentionHash !== mentionHash(c, namesHash)) };
+}
+
 /**
  * Re-records the mentions of chapters whose text, ordinal or the project's set of names changed since last time:
  * `chapterIds` limits it to those chapters (a chapter write), otherwise every stale chapter (an import).
  */
 export async function recordChapterMentions(tx: TxClient, projectId: string, chapterIds?: string[]): Promise<number> {
-  const { terms, namesHash } = await projectTerms(tx, projectId);
-  const chapters = await tx.chapter.findMany({
-    where: { projectId, ...(chapterIds ? { id: { in: chapterIds } } : {}) },
-    select: { id: true, contentHash: true, mentionHash: true, ordinal: true },
-  });
-  const stale = chapters.filter((c) => c.mentionHash !== mentionHash(c, namesHash));
+  const { terms, namesHash, stale } = await staleChapters(tx, projectId, chapterIds);
   if (stale.length === 0) return 0;
   const finder = new MentionFinder(terms);
   let recorded = 0;
@@ -69,9 +74,7 @@ export async function recordChapterMentions(tx: TxClient, projectId: string, cha
  * for its writes. A chapter rewritten meanwhile is left to the write that rewrote it.
  */
 export async function recordStaleMentions(prisma: PrismaClient, projectId: string, slices: Pick<Slices, 'one'>): Promise<number> {
-  const { terms, namesHash } = await projectTerms(prisma, projectId);
-  const chapters = await prisma.chapter.findMany({ where: { projectId }, select: { id: true, contentHash: true, mentionHash: true, ordinal: true } });
-  const stale = chapters.filter((c) => c.mentionHash !== mentionHash(c, namesHash));
+  const { terms, namesHash, stale } = await staleChapters(prisma, projectId);
   if (stale.length === 0) return 0;
   const finder = new MentionFinder(terms);
   let recorded = 0;
