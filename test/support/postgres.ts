@@ -5,9 +5,9 @@
 // hooks that call process.exit(0) on `beforeExit`, which would turn a failed test run into a passing exit code.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chown, mkdir, open, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, chown, cp, mkdir, mkdtemp, open, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
-import { arch, platform, userInfo } from 'node:os';
+import { arch, platform, tmpdir, userInfo } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -41,6 +41,34 @@ async function serverUser(): Promise<{ uid: number; gid: number } | undefined> {
   }
 }
 
+/** Whether every directory above `file` lets `user` in (owned by it, or open to others). */
+async function reachable(file: string, user: { uid: number }): Promise<boolean> {
+  for (let dir = path.dirname(file); ; dir = path.dirname(dir)) {
+    const { mode, uid } = await stat(dir);
+    if (uid !== user.uid && (mode & 0o001) === 0) return false;
+    if (path.dirname(dir) === dir) return true;
+  }
+}
+
+type Place = { initdb: string; postgres: string; runsDir: string; remove(): Promise<void> };
+
+/**
+ * Where the server runs from: the installed binaries and test/.postgres/, unless the server's user (`postgres`, under
+ * root) cannot enter a directory above them (a checkout in `mktemp -d` is 0700); then a copy of the binaries and the
+ * run directory go to a directory of the system's temporary one that it can enter, removed after the run.
+ */
+async function placeFor(user: { uid: number } | undefined, initdb: string, postgres: string): Promise<Place> {
+  if (!user || ((await reachable(initdb, user)) && (await reachable(runsDir, user)))) {
+    return { initdb, postgres, runsDir, remove: async () => undefined };
+  }
+  const native = path.dirname(path.dirname(initdb));
+  const base = await mkdtemp(path.join(tmpdir(), 'lore-postgres-'));
+  await chmod(base, 0o755);
+  await cp(native, path.join(base, 'native'), { recursive: true, verbatimSymlinks: true });
+  const moved = (file: string) => path.join(base, 'native', path.relative(native, file));
+  return { initdb: moved(initdb), postgres: moved(postgres), runsDir: path.join(base, 'runs'), remove: () => rm(base, { recursive: true, force: true }) };
+}
+
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
@@ -65,7 +93,7 @@ const alive = (pid: number) => {
  * Removes the data directories of earlier runs whose test process is gone (killed before its teardown), first
  * stopping their server if it still runs: its pid is in postmaster.pid, and `ps` confirms it serves that directory.
  */
-async function removeStaleRuns(): Promise<void> {
+async function removeStaleRuns(runsDir: string): Promise<void> {
   const entries = await readdir(runsDir).catch(() => [] as string[]);
   for (const entry of entries) {
     const owner = /^run-(\d+)$/.exec(entry);
@@ -111,10 +139,12 @@ async function ready(child: ChildProcess, url: string, logFile: string): Promise
 }
 
 export async function startEmbeddedPostgres(): Promise<EmbeddedPostgres> {
-  const { initdb, postgres } = await binaries();
   const user = await serverUser();
+  const installed = await binaries();
+  const place = await placeFor(user, installed.initdb, installed.postgres);
+  const { initdb, postgres, runsDir } = place;
   await mkdir(runsDir, { recursive: true });
-  await removeStaleRuns();
+  await removeStaleRuns(runsDir);
   const runDir = path.join(runsDir, `run-${process.pid}`);
   const dataDir = path.join(runDir, 'data');
   const logFile = path.join(runDir, 'postgres.log');
@@ -137,6 +167,7 @@ export async function startEmbeddedPostgres(): Promise<EmbeddedPostgres> {
     );
   } catch (error) {
     await rm(runDir, { recursive: true, force: true });
+    await place.remove();
     throw error;
   }
 
@@ -162,6 +193,7 @@ export async function startEmbeddedPostgres(): Promise<EmbeddedPostgres> {
       await exited;
       if (attempt < 3 && /could not bind|Address already in use/.test((error as Error).message)) continue;
       await rm(runDir, { recursive: true, force: true });
+      await place.remove();
       throw error;
     }
     return {
@@ -173,6 +205,7 @@ export async function startEmbeddedPostgres(): Promise<EmbeddedPostgres> {
         await exited;
         clearTimeout(killer);
         await rm(runDir, { recursive: true, force: true });
+        await place.remove();
       },
     };
   }
