@@ -7,6 +7,9 @@ const flag = z
   .transform((v) => v === 'true' || v === '1' || v === 'yes');
 
 // Clients' env blocks often carry "" for a value left out; that means unset, not invalid.
+/** The least cosine similarity at which a vector neighbour counts as a search result (LORE_EMBEDDINGS_MIN_SIMILARITY). */
+export const defaultMinSimilarity = 0.3;
+
 const optionalText = z.preprocess((v) => (v === '' ? undefined : v), z.string().trim().min(1).optional());
 
 const envSchema = z.object({
@@ -52,7 +55,7 @@ const envSchema = z.object({
   LORE_EMBEDDINGS_MODEL: optionalText,
   LORE_EMBEDDINGS_KEY: optionalText,
   LORE_EMBEDDINGS_DIMENSIONS: z.coerce.number().int().min(1).max(16_000).optional(),
-  LORE_EMBEDDINGS_MIN_SIMILARITY: z.coerce.number().min(-1).max(1).default(0.3),
+  LORE_EMBEDDINGS_MIN_SIMILARITY: z.coerce.number().min(-1).max(1).default(defaultMinSimilarity),
   LORE_EMBEDDINGS_TIMEOUT_MS: z.coerce.number().int().positive().max(600_000).default(5_000),
 });
 

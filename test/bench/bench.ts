@@ -7,6 +7,7 @@
 // Search also runs with embeddings on (issue 18): gateways with their read cache on and off whose embedding provider
 // is a loopback server answering at once (test/support/fakeEmbeddings.ts), so their rows show the cost of hybrid
 // ranking (the lexical ranking fused with a nearest-neighbour search over the project's vectors), not a provider's.
+// Beside them, the database's part of that ranking on its own (rankingFloor): the floor under the hybrid row's p99.
 // The facade and its baseline run in alternating rounds (other work on the machine drifts over minutes): each row of
 // theirs is the round of median throughput; the ratio is the median of the rounds' ratios; the gateway's p99 is judged
 // on the median of its rounds' p99s, and the bare handler's, printed beside it, says how much of the tail is the
@@ -20,9 +21,12 @@ import { availableParallelism, loadavg } from 'node:os';
 import { isDeepStrictEqual } from 'node:util';
 import autocannon from 'autocannon';
 import pg from 'pg';
+import { defaultMinSimilarity } from '../../src/config.ts';
 import { KeyService } from '../../src/core/access/keys.ts';
+import { lexicalDepth, vectorDepth } from '../../src/core/embeddings/hybrid.ts';
+import { EmbeddingStore } from '../../src/core/embeddings/store.ts';
 import { openDatabase } from '../../src/db/database.ts';
-import { startFakeEmbeddings } from '../support/fakeEmbeddings.ts';
+import { embedText, startFakeEmbeddings } from '../support/fakeEmbeddings.ts';
 import { childProcesses, gatewayListening, spawnServer, type ServerProcess } from '../support/processes.ts';
 import { waitFor } from '../support/wait.ts';
 import { benchDatabase } from './benchDatabase.ts';
@@ -96,7 +100,7 @@ async function prepare() {
     await db.prisma.$executeRawUnsafe('VACUUM (ANALYZE)');
     log(await benchConflictCore(db.prisma, seeded.projectId));
     const edited = await db.prisma.entity.findMany({ where: { projectId: seeded.projectId }, select: { id: true }, orderBy: { id: 'asc' }, take: 5 });
-    return { key: key.key, ...seeded, editedEntityIds: edited.map((e) => e.id) };
+    return { key: key.key, accountId: key.account, ...seeded, editedEntityIds: edited.map((e) => e.id) };
   } finally {
     await db.close();
   }
@@ -205,7 +209,7 @@ async function startHybrid(): Promise<{ uncached: ServerProcess; cached: ServerP
   const fake = await startFakeEmbeddings();
   bench.onCleanup(() => fake.close());
   const started = Date.now();
-  const env = { LORE_EMBEDDINGS_URL: fake.url, LORE_EMBEDDINGS_MODEL: 'bench-embed' };
+  const env = { LORE_EMBEDDINGS_URL: fake.url, LORE_EMBEDDINGS_MODEL: benchModel };
   const [uncached, cached] = await Promise.all([
     startServer(['bin/lore.mjs', 'serve'], gatewayListening, { ...env, LORE_READ_CACHE_MB: '0' }),
     startServer(['bin/lore.mjs', 'serve'], gatewayListening, env),
@@ -226,9 +230,45 @@ async function startHybrid(): Promise<{ uncached: ServerProcess; cached: ServerP
   return { uncached, cached };
 }
 
+const benchModel = 'bench-embed';
+
+/**
+ * The database's part of an uncached hybrid search alone: the ranking statement (EmbeddingStore.candidates: the best
+ * lexical matches and the nearest vectors, as the gateway asks for them) from `connections` connections in a closed
+ * loop, each with a pool connection of its own, for `seconds`; no gateway, HTTP, key check or page to read. Whatever
+ * the gateway does, its p99 cannot fall below this one's on the same machine.
+ */
+async function rankingFloor(accountId: string, projectId: string, queries: string[], seconds: number) {
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: connections });
+  const store = new EmbeddingStore(pool);
+  const searches = queries.map((q) => ({
+    q, threshold: /\s/.test(q.trim()) ? 0.5 : 0.25, model: benchModel, vector: embedText(q), maxDistance: 1 - defaultMinSimilarity, lexicalDepth, vectorDepth,
+  }));
+  try {
+    const latencies: number[] = [];
+    let next = 0;
+    const run = async (until: number, keep: boolean) => {
+      await Promise.all(Array.from({ length: connections }, async () => {
+        while (Date.now() < until) {
+          const started = performance.now();
+          if (!(await store.candidates(accountId, projectId, searches[next++ % searches.length]))?.vectors) throw new Error('the ranking floor read no vectors');
+          if (keep) latencies.push(performance.now() - started);
+        }
+      }));
+    };
+    await run(Date.now() + warmup * 1000, false);
+    await run(Date.now() + seconds * 1000, true);
+    latencies.sort((a, b) => a - b);
+    const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * q))];
+    return { rps: latencies.length / seconds, p50: at(0.5), p99: at(0.99) };
+  } finally {
+    await pool.end();
+  }
+}
+
 async function main() {
   log(`bench: ${connections} connections, ${duration} s per run after ${warmup} s warm-up`);
-  const { key, projectId, names, editedEntityIds } = await prepare();
+  const { key, accountId, projectId, names, editedEntityIds } = await prepare();
   const [gateway, bare, clustered, uncached] = await Promise.all([
     startServer(['bin/lore.mjs', 'serve'], gatewayListening),
     startServer(['--import', 'tsx', 'test/bench/bareServer.ts'], /Bare handler listening on (http:\/\/127\.0\.0\.1:\d+)/),
@@ -310,6 +350,8 @@ async function main() {
     rows.push({ query, scenario: `REST, ${editsPerSecond} edit/s alongside`, ...measured, edits });
   }
 
+  const floor = hybrid ? await rankingFloor(accountId, projectId, qs.search, duration) : undefined;
+
   const cell = (v: number | undefined, w: number, digits = 1) => (v === undefined ? '' : Number.isFinite(v) ? v.toFixed(digits) : '-').padStart(w);
   log('');
   log(`${'query'.padEnd(8)}${'scenario'.padEnd(28)}${'req/s'.padStart(8)}${'p50 ms'.padStart(9)}${'p99 ms'.padStart(9)}${'failed'.padStart(8)}` +
@@ -333,6 +375,8 @@ async function main() {
     log(`search with embeddings, read cache off: lexical ${lexical.rps.toFixed(0)} req/s (p50 ${lexical.p50.toFixed(1)} / p99 ${lexical.p99.toFixed(1)} ms), ` +
       `hybrid ${fused.rps.toFixed(0)} req/s (p50 ${fused.p50.toFixed(1)} / p99 ${fused.p99.toFixed(1)} ms; target p99 < ${target.p99Ms} ms): ` +
       `${fused.p99 < target.p99Ms ? 'met' : 'NOT met'}`);
+    log(`  its floor, the database's ranking statement alone from ${connections} connections (no gateway, no page read): ${floor!.rps.toFixed(0)} /s, ` +
+      `p50 ${floor!.p50.toFixed(1)} / p99 ${floor!.p99.toFixed(1)} ms`);
   }
   for (const query of measuredQueries) {
     const edited = rows.find((row) => row.query === query && row.edits)!;
