@@ -89,9 +89,14 @@ export function describeIssues(error: z.ZodError, prefix = ''): FieldError[] {
 export function parseOrFail<T extends z.ZodType>(schema: T, value: unknown, code: 'validation_error' | 'invalid_bundle' = 'validation_error'): z.infer<T> {
   const result = schema.safeParse(value);
   if (result.success) return result.data;
-  const errors = describeIssues(result.error);
+  throw invalid(result.error, code);
+}
+
+/** The validation_error (or invalid_bundle) naming each field a zod parse found bad. */
+export function invalid(error: z.ZodError, code: 'validation_error' | 'invalid_bundle' = 'validation_error'): LoreError {
+  const errors = describeIssues(error);
   const summary = errors.slice(0, 5).map((e) => `${e.path}: ${e.message}`).join('; ');
-  throw new LoreError(code, `${summary}${errors.length > 5 ? `; and ${errors.length - 5} more` : ''}`, { errors });
+  return new LoreError(code, `${summary}${errors.length > 5 ? `; and ${errors.length - 5} more` : ''}`, { errors });
 }
 /** Longest passage a conflict check accepts (about 8,000 words). */
 export const passageText = nonBlankText(50_000);

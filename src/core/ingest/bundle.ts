@@ -31,26 +31,24 @@ const stateChange = z
   .refine((c) => c.from !== undefined || c.until !== undefined, { message: 'must have from or until (timeless values go in state)', path: ['from'] })
   .refine((c) => Object.keys(c.state).length > 0, { message: 'must set at least one value', path: ['state'] });
 
-export const bundleSchema = z
+const bundleEntity = z.object({
+  key,
+  type: z.enum(entityTypes),
+  name: label,
+  aliases: z.array(label).max(100).default([]),
+  state: stateValues.default({}),
+  facts: z.array(bundleFact).max(1000).default([]),
+  /** absent: the entity's stored timed values stay as they are; a list (even empty) replaces them */
+  stateChanges: z.array(stateChange).max(1000).optional(),
+  status: approval.default('approved'),
+  confidence: z.number().min(0).max(1).optional(),
+});
+const maxEntities = 50_000;
+
+const bundleShape = z
   .object({
     project: z.object({ name: projectName, description: projectDescription.optional() }),
-    entities: z
-      .array(
-        z.object({
-          key,
-          type: z.enum(entityTypes),
-          name: label,
-          aliases: z.array(label).max(100).default([]),
-          state: stateValues.default({}),
-          facts: z.array(bundleFact).max(1000).default([]),
-          /** absent: the entity's stored timed values stay as they are; a list (even empty) replaces them */
-          stateChanges: z.array(stateChange).max(1000).optional(),
-          status: approval.default('approved'),
-          confidence: z.number().min(0).max(1).optional(),
-        }),
-      )
-      .max(50_000)
-      .default([]),
+    entities: z.array(bundleEntity).max(maxEntities).default([]),
     relationships: z
       .array(
         z.object({
@@ -82,32 +80,71 @@ export const bundleSchema = z
       )
       .default([]),
   })
-  .superRefine((bundle, ctx) => {
-    const duplicates = (items: string[], path: (i: number) => (string | number)[], what: string) => {
-      const seen = new Set<string>();
-      items.forEach((item, i) => {
-        if (seen.has(item)) ctx.addIssue({ code: 'custom', path: path(i), message: `duplicate ${what} ${item}` });
-        seen.add(item);
-      });
-    };
-    duplicates(bundle.entities.map((e) => e.key), (i) => ['entities', i, 'key'], 'entity key');
-    duplicates(bundle.chapters.map((c) => c.id), (i) => ['chapters', i, 'id'], 'chapter id');
-    duplicates(bundle.timeline.map((t) => t.chapter), (i) => ['timeline', i, 'chapter'], 'timeline chapter');
-    // A live fact is unique per entity and text: the same text twice must say the same thing.
-    bundle.entities.forEach((e, i) => {
-      const seen = new Map<string, string>();
-      e.facts.forEach((item, j) => {
-        const fact = bundleFactOf(item, e.status);
-        const said = JSON.stringify([fact.from, fact.until, fact.status]);
-        if (seen.has(fact.text) && seen.get(fact.text) !== said) {
-          ctx.addIssue({ code: 'custom', path: ['entities', i, 'facts', j], message: 'the same fact text twice, with another span or status' });
-        }
-        seen.set(fact.text, said);
-      });
+type BundleIssue = { path: (string | number)[]; message: string };
+
+/** What the bundle's fields cannot say on their own: keys and chapter ids unique, a repeated fact saying the same. */
+function crossCheck(bundle: z.infer<typeof bundleShape>, addIssue: (issue: BundleIssue) => void): void {
+  const duplicates = (items: string[], path: (i: number) => (string | number)[], what: string) => {
+    const seen = new Set<string>();
+    items.forEach((item, i) => {
+      if (seen.has(item)) addIssue({ path: path(i), message: `duplicate ${what} ${item}` });
+      seen.add(item);
+    });
+  };
+  duplicates(bundle.entities.map((e) => e.key), (i) => ['entities', i, 'key'], 'entity key');
+  duplicates(bundle.chapters.map((c) => c.id), (i) => ['chapters', i, 'id'], 'chapter id');
+  duplicates(bundle.timeline.map((t) => t.chapter), (i) => ['timeline', i, 'chapter'], 'timeline chapter');
+  // A live fact is unique per entity and text: the same text twice must say the same thing.
+  bundle.entities.forEach((e, i) => {
+    const seen = new Map<string, string>();
+    e.facts.forEach((item, j) => {
+      const fact = bundleFactOf(item, e.status);
+      const said = JSON.stringify([fact.from, fact.until, fact.status]);
+      if (seen.has(fact.text) && seen.get(fact.text) !== said) {
+        addIssue({ path: ['entities', i, 'facts', j], message: 'the same fact text twice, with another span or status' });
+      }
+      seen.set(fact.text, said);
     });
   });
+}
+
+export const bundleSchema = bundleShape.superRefine((bundle, ctx) => crossCheck(bundle, (issue) => ctx.addIssue({ code: 'custom', ...issue })));
 
 export type CanonBundle = z.infer<typeof bundleSchema>;
+
+/** Entities checked between two turns of the event loop: a few milliseconds of checking. */
+const entitiesPerTurn = 200;
+const bundleFields = Object.keys(bundleShape.shape);
+const withoutEntities = bundleShape.extend({ entities: z.array(z.unknown()).max(maxEntities).default([]) });
+
+/**
+ * bundleSchema.safeParse, the same answer and the same issues in the same order, but a long list of entities is
+ * checked a few hundred at a time with the event loop given back in between: checking 20,000 entities at once held
+ * every other request of the process for over 100 ms (on the embedded store, every tenant's).
+ */
+export async function parseBundle(value: unknown): Promise<{ success: true; data: CanonBundle } | { success: false; error: z.ZodError }> {
+  const entities = typeof value === 'object' && value !== null ? (value as { entities?: unknown }).entities : undefined;
+  if (!Array.isArray(entities) || entities.length <= entitiesPerTurn || entities.length > maxEntities) return bundleSchema.safeParse(value);
+  const issues: z.core.$ZodIssue[] = [];
+  const parsed: z.infer<typeof bundleEntity>[] = [];
+  for (let at = 0; at < entities.length; at += entitiesPerTurn) {
+    await new Promise((resolve) => setImmediate(resolve));
+    const part = z.array(bundleEntity).safeParse(entities.slice(at, at + entitiesPerTurn));
+    if (part.success) parsed.push(...part.data);
+    else issues.push(...part.error.issues.map((issue) => ({ ...issue, path: ['entities', at + Number(issue.path[0]), ...issue.path.slice(1)] })));
+  }
+  const rest = withoutEntities.safeParse(value);
+  if (!rest.success) issues.push(...rest.error.issues);
+  if (issues.length > 0) {
+    // zod reports a bundle's issues field by field, in the schema's order
+    const order = (issue: z.core.$ZodIssue) => bundleFields.indexOf(String(issue.path[0]));
+    return { success: false, error: new z.ZodError(issues.sort((a, b) => order(a) - order(b))) };
+  }
+  const bundle = { ...rest.data!, entities: parsed };
+  const refined: z.core.$ZodIssue[] = [];
+  crossCheck(bundle, (issue) => refined.push({ code: 'custom', input: value, ...issue }));
+  return refined.length > 0 ? { success: false, error: new z.ZodError(refined) } : { success: true, data: bundle };
+}
 export type BundleFact = { text: string; from?: string; until?: string; status: z.infer<typeof approval> };
 
 /** A bundle's fact item as an object: a bare text is timeless and takes the entity's status. */

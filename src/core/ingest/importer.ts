@@ -8,7 +8,7 @@
 // running it again.
 import { Prisma, type PrismaClient } from '../../generated/prisma/client.ts';
 import { newId } from '../../ids.ts';
-import { bundleFactOf, bundleSchema, type CanonBundle } from './bundle.ts';
+import { bundleFactOf, parseBundle, type CanonBundle } from './bundle.ts';
 import { holdProject, nameText, refreshSearchText, type TxClient } from '../canon/canon.ts';
 import { holdProjectName } from '../canon/projects.ts';
 import { recomputeLatestState, spanErrors } from '../canon/storyTime.ts';
@@ -19,7 +19,7 @@ import { chunk, recordChapterMentions, recordStaleMentions, rowsPerInsert, sha25
 import { insertRows, type Row } from './rows.ts';
 import { Slices } from '../canon/slices.ts';
 import { StagedImport } from './stagedImport.ts';
-import { parseOrFail, type FieldError } from '../validation.ts';
+import { invalid, type FieldError } from '../validation.ts';
 
 export type ImportCounts = {
   entitiesCreated: number;
@@ -97,7 +97,9 @@ export class Importer {
   }
 
   async import(input: { accountId: string; principalKeyId: string; bundle: unknown; projectId?: string }): Promise<ImportResult> {
-    const bundle = parseOrFail(bundleSchema, input.bundle, 'invalid_bundle');
+    const parsed = await parseBundle(input.bundle);
+    if (!parsed.success) throw invalid(parsed.error, 'invalid_bundle');
+    const bundle = parsed.data;
     // A bundle for a new project is written in short slices (stagedImport.ts); into an existing project, in one
     // transaction, unless it is large and the store is shared.
     if (!input.projectId) {

@@ -36,6 +36,19 @@ async function oneAtATime<T>(key: string, work: () => Promise<T>): Promise<T> {
   }
 }
 
+// Building the rows of tens of thousands of entities takes a while: the loops give the event loop back every few hundred
+// items (a few milliseconds), so the requests of others are not held behind them for 100 ms at a time.
+const itemsPerTurn = 500;
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+async function mapInTurns<T, R>(items: T[], map: (item: T) => R): Promise<R[]> {
+  const mapped: R[] = [];
+  for (const [i, item] of items.entries()) {
+    if (i % itemsPerTurn === 0) await nextTurn();
+    mapped.push(map(item));
+  }
+  return mapped;
+}
+
 const nameTaken = async (db: Pick<TxClient, 'project'>, accountId: string, name: string) =>
   (await db.project.findFirst({ where: { accountId, name }, select: { id: true } })) !== null;
 
@@ -96,7 +109,7 @@ export class StagedImport {
     };
     const insert = <T extends Table>(table: T, rows: Row<T>[], first?: number) => slices.each(rows, (prisma, part) => insertRows(prisma, table, part), first);
 
-    const entities = bundle.entities.map((e) => {
+    const entities = await mapInTurns(bundle.entities, (e) => {
       const names = nameText(e.name, e.aliases);
       return {
         id: newId('ent'), projectId, key: e.key, type: e.type, name: e.name, aliases: e.aliases, baseState: e.state, state: e.state,
@@ -124,7 +137,8 @@ export class StagedImport {
     const decisions: Row<'Decision'>[] = [];
     const facts: Row<'Fact'>[] = [];
     const searchable = new Set<string>();
-    for (const e of bundle.entities) {
+    for (const [i, e] of bundle.entities.entries()) {
+      if (i % itemsPerTurn === 0) await nextTurn();
       const entityId = idOf.get(e.key)!;
       const seen = new Set<string>();
       for (const item of e.facts) {
@@ -150,7 +164,8 @@ export class StagedImport {
     // Timed state values, and the latest state they make.
     const values: Row<'StateValue'>[] = [];
     const restate: string[] = [];
-    for (const e of bundle.entities) {
+    for (const [i, e] of bundle.entities.entries()) {
+      if (i % itemsPerTurn === 0) await nextTurn();
       if (!e.stateChanges?.length) continue;
       const entityId = idOf.get(e.key)!;
       restate.push(entityId);
@@ -163,7 +178,8 @@ export class StagedImport {
 
     // Relationships by their two ends and kind: a repeated one with another weight changes the weight, as in turn.
     const relationships = new Map<string, Row<'Relationship'>>();
-    for (const r of bundle.relationships) {
+    for (const [i, r] of bundle.relationships.entries()) {
+      if (i % itemsPerTurn === 0) await nextTurn();
       const fromId = idOf.get(r.from)!;
       const toId = idOf.get(r.to)!;
       const known = relationships.get(`${fromId}|${toId}|${r.kind}`);
