@@ -1,8 +1,9 @@
 // A stated eye colour, hair colour, age or title that contradicts the canon (the entity's state as of the passage's
 // chapter, its facts of the form "X's eyes are grey", and the titles its own names carry, such as "Captain Crowe").
 // Read wherever an editor would: "X's blue eyes", "her blue eyes" (pronoun resolved), "X's eyes, like …, were a cold
-// blue", "X had dark brown eyes and black hair", "the red-haired Abbess", "X, whose green eyes…"; "X, 42,", "X, who was
-// thirty-five that winter,", "X, a widow of forty,", "the thirty-year-old X", "X turned twenty"; titles before the
+// blue", "X had dark brown eyes and black hair", "the red-haired Abbess", "X, whose green eyes…", "X, her hair still
+// black,"; "X, 42,", "X, who was thirty-five that winter,", "X, a widow of forty,", "the thirty-year-old X", "X turned
+// twenty", "X had seen sixty summers", and bounds ("X, not yet fifty,", "X was past sixty"); titles before the
 // name ("Prioress Hilde", "Lt. Sato"), after it ("X, Abbot of Saint Ives,"; "X the Prior"), or as a predicate ("X was
 // captain of the guard"). A colour followed by "with"/"from" is a passing state ("grey with dust", "red from
 // weeping"), red eyes are sore eyes, vague shades ("dark") contradict nothing, an age told approximately ("nearly
@@ -32,8 +33,12 @@ import { asserts, clauseStart, moodOf, predicatesOf } from '../reader/syntax.ts'
 import { quoteAt, refsOf, type Passage } from './passage.ts';
 
 type Attribute = 'eyes' | 'hair' | 'age' | 'title';
-/** `bygone`: an age told of an earlier time ("was six when…", "At sixty, X…"): wrong only when older than the canon's. */
-type Statement = { attribute: Attribute; value: string; from: number; to: number; bygone?: boolean };
+/**
+ * `bygone`: an age told of an earlier time ("was six when…", "At sixty, X…"): wrong only when older than the canon's.
+ * `bound`: an age told as a bound ("not yet fifty", "past sixty"): wrong only when the canon's is outside it.
+ */
+type Statement = { attribute: Attribute; value: string; from: number; to: number; bygone?: boolean; bound?: AgeBound };
+type AgeBound = 'below' | 'above';
 type CanonValue = { values: string[]; ref: string };
 
 const labels: Record<Attribute, string> = { eyes: 'eye colour', hair: 'hair colour', age: 'age', title: 'title' };
@@ -185,6 +190,15 @@ function colourStatements(p: Passage, ref: Ref): Statement[] {
         }
         if (apposed.length > 0 && !['with', 'from'].includes(tokens[j]?.lower ?? '')) statements.push({ attribute, value: apposed.join(' '), from: ref.first, to: j - 1 });
       }
+      // "Ysra, her hair still black at seventy, …": an absolute phrase, the colour straight after the noun.
+      if (tokens[k + 1]?.text !== ',') {
+        let j = k + 1;
+        while (inSentence(j) && tokens[j].pos === 'ADV' && !colours.has(tokens[j].lower)) j++;
+        const bare: string[] = [];
+        while (inSentence(j) && colours.has(tokens[j].lower)) bare.push(tokens[j++].lower);
+        const ends = !inSentence(j) || (tokens[j].pos === 'PUNCT' && tokens[j].text !== '-') || ['at', 'as', 'and'].includes(tokens[j].lower);
+        if (bare.length > 0 && ends && asserted(j - 1)) statements.push({ attribute, value: bare.join(' '), from: ref.first, to: j - 1 });
+      }
       const stated = coloursIn(tokens, np, k - 1);
       if (stated.length > 0) statements.push({ attribute, value: stated.join(' '), from: ref.first, to: k });
       statements.push(...predicateColour(p, attribute, ref.first, k));
@@ -257,19 +271,29 @@ function predicateColour(p: Passage, attribute: 'eyes' | 'hair', from: number, h
   return [{ attribute, value: stated.join(' '), from, to: k - 1 }];
 }
 
+/** An age bound at token k ("not yet", "under", "over", "past"): which, and where its number starts. */
+function ageBoundAt(tokens: Token[], k: number): { bound: AgeBound; number: number } | undefined {
+  if (tokens[k]?.lower === 'not' && tokens[k + 1]?.lower === 'yet') return { bound: 'below', number: k + 2 };
+  if (tokens[k]?.lower === 'under') return { bound: 'below', number: k + 1 };
+  if (tokens[k]?.lower === 'over' || tokens[k]?.lower === 'past') return { bound: 'above', number: k + 1 };
+  return undefined;
+}
+
 function ageStatements(p: Passage, ref: Ref): Statement[] {
   const { tokens } = p.reading;
   const { syntax } = p;
   const statements: Statement[] = [];
-  const push = (value: number, to: number, bygone = false) => statements.push({ attribute: 'age', value: String(value), from: ref.first, to, bygone });
+  const push = (value: number, to: number, bygone = false, bound?: AgeBound) =>
+    statements.push({ attribute: 'age', value: String(value), from: ref.first, to, bygone, ...(bound && { bound }) });
   if (!ref.pronoun && tokens[ref.last + 1]?.text === ',') {
-    // "Tam Lusk, 42," / "Maud, aged 45," / "Anselm, forty-eight and still straight-backed"
+    // "Tam Lusk, 42," / "Maud, aged 45," / "Anselm, forty-eight and still straight-backed" / "Crask, not yet fifty,"
     let k = ref.last + 2;
     if (tokens[k]?.lower === 'aged') k++;
-    const n = numberAt(tokens, k);
+    const bounded = ageBoundAt(tokens, k);
+    const n = numberAt(tokens, bounded?.number ?? k);
     if (n) {
       const tail = ageTail(tokens, n.last);
-      if (endsAge(tokens, tail + 1) && syntax.unasserted[k] === undefined) push(n.value, tail);
+      if (endsAge(tokens, tail + 1) && syntax.unasserted[k] === undefined) push(n.value, tail, false, bounded?.bound);
     }
     // "Edda Lusk, a widow of forty,"
     if (['a', 'an'].includes(tokens[ref.last + 2]?.lower ?? '') && tokens[ref.last + 3]?.pos === 'NOUN' && tokens[ref.last + 4]?.lower === 'of') {
@@ -282,20 +306,28 @@ function ageStatements(p: Passage, ref: Ref): Statement[] {
     for (const predicate of predicatesOf(syntax, ref.last)) {
       if (!predicate.relative && !ref.subject) continue;
       const verb = tokens[predicate.verb];
-      // "had turned twenty-four" still gives the age now; "had been thirty" does not.
+      // "had turned twenty-four" still gives the age now; "had been thirty" does not. "had seen sixty summers" counts
+      // the years lived, as "turned" does.
       const turned = verb.lemma === 'turn';
+      const seen = verb.lemma === 'see' && numberAt(tokens, predicate.verb + 1) !== undefined;
       const mood = moodOf(syntax, predicate);
-      const asserted = asserts(syntax, predicate) || (turned && mood.pluperfect && !mood.negated && !mood.modal && syntax.unasserted[predicate.verb] === undefined);
-      if (!(predicate.copula || turned) || !asserted) continue;
+      const unasserted = mood.modal || syntax.unasserted[predicate.verb] !== undefined;
       let k = predicate.verb + 1;
-      while (tokens[k]?.pos === 'ADV' && !approximate.has(tokens[k].lower)) k++;
+      // "was not yet fifty": the one negation that still tells an age.
+      const notYet = predicate.copula && mood.negated && !unasserted && ageBoundAt(tokens, k)?.bound === 'below' && tokens[k].lower === 'not';
+      const asserted = asserts(syntax, predicate) || ((turned || seen) && mood.pluperfect && !mood.negated && !unasserted) || notYet;
+      if (!(predicate.copula || turned || seen) || !asserted) continue;
+      while (tokens[k]?.pos === 'ADV' && !approximate.has(tokens[k].lower) && !ageBoundAt(tokens, k)) k++;
+      const bounded = predicate.copula ? ageBoundAt(tokens, k) : undefined;
+      if (bounded) k = bounded.number;
       if (!tokens[k] || approximate.has(tokens[k].lower)) continue;
       const n = numberAt(tokens, k);
       if (!n) continue;
       const tail = ageTail(tokens, n.last);
+      if (seen && tail === n.last) continue; // "had seen three ships": years only, counted as winters or summers
       const then = temporal.has(tokens[clauseStart(syntax, predicate.verb)].lower);
-      if (endsAge(tokens, tail + 1)) push(n.value, tail, then);
-      else if (pastAge.has(tokens[tail + 1]?.lower ?? '')) push(n.value, tail, true);
+      if (endsAge(tokens, tail + 1)) push(n.value, tail, then, bounded?.bound);
+      else if (pastAge.has(tokens[tail + 1]?.lower ?? '')) push(n.value, tail, true, bounded?.bound);
     }
     // "At sixty, X still worked the farm": the age of a time the clause is set in.
     const start = clauseStart(syntax, ref.first);
@@ -379,7 +411,7 @@ function titleStatements(p: Passage, ref: Ref): Statement[] {
   return statements;
 }
 
-function contradicts(attribute: Attribute, canon: string[], stated: string, bygone = false): boolean {
+function contradicts(attribute: Attribute, canon: string[], stated: string, bygone = false, bound?: AgeBound): boolean {
   if (attribute === 'eyes' || attribute === 'hair') {
     const words = stated.split(' ');
     const specific = words.filter((w) => !shades.has(w));
@@ -393,7 +425,9 @@ function contradicts(attribute: Attribute, canon: string[], stated: string, bygo
   }
   if (attribute === 'age') {
     const held = Number(canon[0]);
-    return Number.isFinite(held) && (bygone ? Number(stated) > held : held !== Number(stated));
+    if (!Number.isFinite(held)) return false;
+    if (bound) return bound === 'below' ? !bygone && held >= Number(stated) : held <= Number(stated);
+    return bygone ? Number(stated) > held : held !== Number(stated);
   }
   return !titlesAgree(stated, canon);
 }
@@ -408,14 +442,14 @@ export function attributes(p: Passage): ConflictDraft[] {
       const statements = [...colourStatements(p, ref), ...ageStatements(p, ref), ...titleStatements(p, ref)];
       for (const st of statements) {
         const held = canon.get(st.attribute);
-        if (!held || reported.has(st.attribute) || !contradicts(st.attribute, held.values, st.value, st.bygone)) continue;
+        if (!held || reported.has(st.attribute) || !contradicts(st.attribute, held.values, st.value, st.bygone, st.bound)) continue;
         reported.add(st.attribute);
         hits.push({
           severity: 'P2',
           kind: 'attribute_contradiction',
           episode: p.episode,
           title: `${character.name}'s ${labels[st.attribute]} contradicts the canon`,
-          rationale: `The canon gives ${character.name}'s ${labels[st.attribute]} as "${held.values.join('", "')}"${p.episode ? ` as of ${p.episode}` : ''}; the passage says "${st.value}": ${quoteAt(p, st.from, st.to)}.`,
+          rationale: `The canon gives ${character.name}'s ${labels[st.attribute]} as "${held.values.join('", "')}"${p.episode ? ` as of ${p.episode}` : ''}; the passage says "${st.bound === 'below' ? 'under ' : st.bound === 'above' ? 'over ' : ''}${st.value}": ${quoteAt(p, st.from, st.to)}.`,
           refs: [...new Set([character.id, held.ref])],
         });
       }
