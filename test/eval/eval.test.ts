@@ -7,6 +7,9 @@ import { loadSets, runEvaluation } from './eval.ts';
 const heldOut: Record<string, { precision: number; recall: number }> = {
   // High fantasy told as a chronicle, first read at 0.90 precision (26/29) and 0.68 recall (26/38).
   harrow: { precision: 0.85, recall: 0.65 },
+  // A contemporary procedural told in the first person and the present tense, first read at 0.81 precision (22/27)
+  // and 0.56 recall (22/39).
+  ledger: { precision: 0.75, recall: 0.5 },
 };
 
 // Floors, not targets: `npm run eval` prints the figures; this fails CI when the check regresses below them.
