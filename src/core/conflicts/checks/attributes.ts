@@ -140,6 +140,15 @@ function endsAge(tokens: Token[], k: number): boolean {
   return ['today', 'tonight', 'now', 'tomorrow'].includes(t.lower);
 }
 
+/** Whether a time to come starts at token k: "next month", "tomorrow", "soon", "in May", "this spring". */
+function comingTime(tokens: Token[], k: number): boolean {
+  const t = tokens[k];
+  if (!t) return false;
+  if (['tomorrow', 'soon', 'next'].includes(t.lower)) return true;
+  const when = tokens[k + 1]?.pos === 'DET' ? tokens[k + 2] : tokens[k + 1];
+  return ['in', 'on', 'this'].includes(t.lower) && when !== undefined && (calendar.has(when.lower) || calendar.has(t.lower === 'this' ? tokens[k + 1]?.lower ?? '' : ''));
+}
+
 const calendar = new Set(
   'january february march april may june july august september october november december spring summer autumn fall winter year christmas easter midsummer michaelmas lammas'.split(' '),
 );
@@ -325,6 +334,8 @@ function ageStatements(p: Passage, ref: Ref): Statement[] {
       if (!n) continue;
       const tail = ageTail(tokens, n.last);
       if (seen && tail === n.last) continue; // "had seen three ships": years only, counted as winters or summers
+      // "turns thirty-five next month": the age to come, not the age now.
+      if (turned && !verb.lower.endsWith('ed') && comingTime(tokens, tail + 1)) continue;
       const then = temporal.has(tokens[clauseStart(syntax, predicate.verb)].lower);
       if (endsAge(tokens, tail + 1)) push(n.value, tail, then, bounded?.bound);
       else if (pastAge.has(tokens[tail + 1]?.lower ?? '')) push(n.value, tail, true, bounded?.bound);

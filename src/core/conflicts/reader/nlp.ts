@@ -114,6 +114,7 @@ export function read(text: string): Reading {
     if (t.pos === 'VERB' && /^\p{Lu}\p{Ll}/u.test(t.text) && !opens) tokens[i] = { ...t, pos: 'PROPN', lemma: t.lower };
   }
   retagVerbs(tokens, (word) => !doc.isOOV(word));
+  retagContractions(tokens);
 
   let past = 0;
   let present = 0;
@@ -193,6 +194,40 @@ function retagVerbs(tokens: Token[], known: (word: string) => boolean): void {
       const w = tokens[j];
       tokens[j] = { ...w, pos: 'VERB', lemma: w.lower.endsWith('s') ? verbLemma(w.lower) : w.lower.endsWith('ed') ? w.lemma : w.lower };
     }
+  }
+}
+
+const participles = new Set(['been', 'gone', 'got', 'done', 'seen', 'made', 'left', 'taken']);
+
+/**
+ * "'s" after a name or a noun, which the tagger always reads as a possessive, retagged as the verb it contracts when
+ * what follows is a predicate and not a thing possessed: "Pruitt's at the counter", "Walt's seventy-two", "Kessler's
+ * out on the deck", "Nico's not here", "she's gone" ("is", or "has" before a participle). What a possessive takes, a
+ * noun with its modifiers ("Walt's son", "Walt's very old truck", "Walt's two boats"), leaves it a possessive.
+ */
+function retagContractions(tokens: Token[]): void {
+  for (let i = 1; i < tokens.length - 1; i++) {
+    const t = tokens[i];
+    if (!/^['’]s$/.test(t.lower) || t.pos !== 'PART' || !['PROPN', 'NOUN', 'PRON'].includes(tokens[i - 1].pos)) continue;
+    let j = i + 1;
+    while (tokens[j]?.pos === 'ADV' && tokens[j].sentence === t.sentence) j++;
+    const next = tokens[j];
+    if (!next || next.sentence !== t.sentence) continue;
+    // After a number, its hyphenated parts ("seventy-two"): a noun then means a count of things.
+    let after = j + 1;
+    while (next.pos === 'NUM' && (tokens[after]?.text === '-' || tokens[after]?.pos === 'NUM')) after++;
+    const then = tokens[after];
+    const nounFollows = then !== undefined && then.sentence === t.sentence && ['NOUN', 'PROPN', 'ADJ'].includes(then.pos);
+    let verb: 'be' | 'have' | undefined;
+    // "Nico's gone." is where he is (or that he is dead), as "Nico is gone"; "she's gone home" is what she did.
+    const goneOnly = next.lower === 'gone' && (!then || then.sentence !== t.sentence || then.pos === 'PUNCT' || then.pos === 'CCONJ');
+    if (goneOnly) verb = 'be';
+    else if (next.pos === 'VERB' && (next.lower.endsWith('ed') || next.lower.endsWith('en') || participles.has(next.lower))) verb = 'have';
+    else if (next.pos === 'VERB' && next.lower.endsWith('ing')) verb = 'be';
+    else if (next.lower === 'not' || next.lower === "n't" || (next.pos === 'ADP' && j === i + 1 && next.lower !== 'of')) verb = 'be';
+    else if ((next.pos === 'NUM' || next.pos === 'ADJ') && !nounFollows) verb = 'be';
+    else if (next.pos === 'ADV' || (next.pos === 'DET' && ['a', 'an', 'the'].includes(next.lower) && j === i + 1)) verb = 'be';
+    if (verb) tokens[i] = { ...t, pos: 'AUX', lemma: verb };
   }
 }
 

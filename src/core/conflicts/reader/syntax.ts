@@ -16,6 +16,7 @@ const coordinators = new Set(['and', 'but', 'or', 'so', 'yet', 'nor']);
 const nominatives = new Set(['i', 'he', 'she', 'they', 'we', 'you', 'it']);
 const breaks = new Set([';', ':', '—', '–', '(', ')', '--']);
 /** Verbs of playing back or reading a record: what the next sentence tells is the record's content. */
+const timeUnits = new Set(['second', 'minute', 'hour', 'day', 'night', 'week', 'month', 'year', 'decade', 'century', 'age', 'summer', 'winter', 'spring', 'autumn', 'season', 'moon', 'while', 'time']);
 const viewing = new Set(['watch', 'view', 'replay', 'rewatch', 'read', 'reread', 'study', 'play', 'rewind', 'scroll']);
 const quoteMarks = new Set(['"', '“', '”', '‘', '’', '«', '»']);
 const isWord = (t: Token | undefined) => t !== undefined && t.pos !== 'PUNCT';
@@ -100,6 +101,11 @@ function markUnasserted(syntax: Syntax): void {
       const noun = ['DET', 'PRON'].includes(tokens[k + 1].pos) ? k + 2 : k + 1;
       const after = tokens[noun + 1];
       if (noun <= s.last && frames.has(tokens[noun].lemma) && tokens[noun].pos === 'NOUN' && (!after || after.pos === 'PUNCT')) mark(s.first, s.last, `framed as ${tokens[noun].lemma}`);
+    }
+    // "Two weeks ago Walt sat in my car…": a time counted back from the scene's now sets its clause then, when the dead
+    // may still have lived ("…, and tonight Nico hands me a drink" is the scene again).
+    for (let k = s.first + 1; k <= s.last; k++) {
+      if (tokens[k].lower === 'ago' && !tokens[k].quoted && timeUnits.has(tokens[k - 1].lemma)) mark(clauseStart(syntax, k), clauseEnd(syntax, k), 'told of an earlier time');
     }
     // "Cador used to whistle while he worked, Edda said.": a report tag closing an unquoted sentence makes all before
     // it the speaker's account.
