@@ -23,6 +23,7 @@ import autocannon from 'autocannon';
 import pg from 'pg';
 import { defaultMinSimilarity } from '../../src/config.ts';
 import { KeyService } from '../../src/core/access/keys.ts';
+import { similarityFor } from '../../src/core/canon/search.ts';
 import { lexicalDepth, vectorDepth } from '../../src/core/embeddings/hybrid.ts';
 import { EmbeddingStore } from '../../src/core/embeddings/store.ts';
 import { openDatabase } from '../../src/db/database.ts';
@@ -242,7 +243,7 @@ async function rankingFloor(accountId: string, projectId: string, queries: strin
   const pool = new pg.Pool({ connectionString: databaseUrl, max: connections });
   const store = new EmbeddingStore(pool);
   const searches = queries.map((q) => ({
-    q, threshold: /\s/.test(q.trim()) ? 0.5 : 0.25, model: benchModel, vector: embedText(q), maxDistance: 1 - defaultMinSimilarity, lexicalDepth, vectorDepth,
+    q, threshold: similarityFor(q), model: benchModel, vector: embedText(q), maxDistance: 1 - defaultMinSimilarity, lexicalDepth, vectorDepth,
   }));
   try {
     const latencies: number[] = [];

@@ -13,7 +13,7 @@ import type { HybridRanker, SearchRanking } from '../embeddings/hybrid.ts';
 // trigrams (0.29). A query of several words has trigrams enough to be stricter; at 0.25 its common words ("the",
 // "of") would match most names of a large project and make every search slow. `q <% nameText` (word_similarity at
 // least the threshold) lets the trigram index find the name matches.
-const similarityFor = (q: string) => (/\s/.test(q.trim()) ? 0.5 : 0.25);
+export const similarityFor = (q: string) => (/\s/.test(q.trim()) ? 0.5 : 0.25);
 
 /** `ranking`: how the page was ranked; `transient`: lexical only because the provider failed just now (not cached). */
 export type SearchPage = Page<EntityRecord> & { ranking: SearchRanking; transient?: boolean };

@@ -1,4 +1,5 @@
 // The canon bundle: how users put canon in (GraphQL importBundle, `lore import`). Checked whole before anything is written.
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { z } from 'zod';
 import { factText, projectDescription, projectName, storableJson, text } from '../validation.ts';
 
@@ -128,7 +129,7 @@ export async function parseBundle(value: unknown): Promise<{ success: true; data
   const issues: z.core.$ZodIssue[] = [];
   const parsed: z.infer<typeof bundleEntity>[] = [];
   for (let at = 0; at < entities.length; at += entitiesPerTurn) {
-    await new Promise((resolve) => setImmediate(resolve));
+    await nextTurn();
     const part = z.array(bundleEntity).safeParse(entities.slice(at, at + entitiesPerTurn));
     if (part.success) parsed.push(...part.data);
     else issues.push(...part.error.issues.map((issue) => ({ ...issue, path: ['entities', at + Number(issue.path[0]), ...issue.path.slice(1)] })));

@@ -5,6 +5,7 @@
 // hands the finished project to the importing account. An import that fails removes what it wrote, in slices too, and
 // what a crashed process left behind is removed by a later import. On PGlite each slice is followed by a pause in which
 // the requests that queued behind it run all their statements (Database.yieldStore).
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { PrismaClient } from '../../generated/prisma/client.ts';
 import { newId } from '../../ids.ts';
 import { holdProjectName } from '../canon/projects.ts';
@@ -39,7 +40,6 @@ async function oneAtATime<T>(key: string, work: () => Promise<T>): Promise<T> {
 // Building the rows of tens of thousands of entities takes a while: the loops give the event loop back every few hundred
 // items (a few milliseconds), so the requests of others are not held behind them for 100 ms at a time.
 const itemsPerTurn = 500;
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 async function mapInTurns<T, R>(items: T[], map: (item: T) => R): Promise<R[]> {
   const mapped: R[] = [];
   for (const [i, item] of items.entries()) {

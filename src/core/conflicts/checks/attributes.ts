@@ -146,7 +146,7 @@ function comingTime(tokens: Token[], k: number): boolean {
   if (!t) return false;
   if (['tomorrow', 'soon', 'next'].includes(t.lower)) return true;
   const when = tokens[k + 1]?.pos === 'DET' ? tokens[k + 2] : tokens[k + 1];
-  return ['in', 'on', 'this'].includes(t.lower) && when !== undefined && (calendar.has(when.lower) || calendar.has(t.lower === 'this' ? tokens[k + 1]?.lower ?? '' : ''));
+  return ['in', 'on', 'this'].includes(t.lower) && when !== undefined && calendar.has(when.lower);
 }
 
 const calendar = new Set(
@@ -323,7 +323,7 @@ function ageStatements(p: Passage, ref: Ref): Statement[] {
       const unasserted = mood.modal || syntax.unasserted[predicate.verb] !== undefined;
       let k = predicate.verb + 1;
       // "was not yet fifty": the one negation that still tells an age.
-      const notYet = predicate.copula && mood.negated && !unasserted && ageBoundAt(tokens, k)?.bound === 'below' && tokens[k].lower === 'not';
+      const notYet = predicate.copula && mood.negated && !unasserted && tokens[k]?.lower === 'not' && tokens[k + 1]?.lower === 'yet';
       const asserted = asserts(syntax, predicate) || ((turned || seen) && mood.pluperfect && !mood.negated && !unasserted) || notYet;
       if (!(predicate.copula || turned || seen) || !asserted) continue;
       while (tokens[k]?.pos === 'ADV' && !approximate.has(tokens[k].lower) && !ageBoundAt(tokens, k)) k++;
