@@ -89,11 +89,19 @@ describe('a large bundle into an existing project on the embedded store', () => 
   it('when it is imported into an empty existing project and then changed, then each time the project equals one imported whole, and again changes nothing', async () => {
     // 400 entities with two facts each, 12 chapters: well over what the importer writes in one transaction there.
     const bundle = largeBundle({ entities: 400, chapters: 12, wordsPerChapter: 600, name: 'Pieces' });
+    // Entities with story time and suggested facts, among them the project's new ones, whose rows are written without
+    // a read of the project: their spans must still find the chapters written just before them.
+    for (const e of bundle.entities.filter((_, i) => i % 7 === 3)) {
+      Object.assign(e, {
+        facts: [e.facts[0], { text: e.facts[1], from: 'ch-002', until: 'ch-009' }, { text: `${e.name} owes a debt.`, from: 'ch-004', status: 'suggested' }],
+        stateChanges: [{ from: 'ch-005', state: { rank: 'bosun' } }, { until: 'ch-003', state: { mood: 'hopeful' } }],
+      });
+    }
 
     const target = await emptyProject('Pieces, existing');
     const first = await importBundle(bundle, target);
     expect(first).toMatchObject({ projectId: target, projectCreated: false, changed: true });
-    expect(first.counts).toMatchObject({ entitiesCreated: 400, factsCreated: 800, relationshipsCreated: 399, chaptersCreated: 12, beatsRecorded: 10 });
+    expect(first.counts).toMatchObject({ entitiesCreated: 400, factsCreated: 857, relationshipsCreated: 399, chaptersCreated: 12, beatsRecorded: 10 });
     const whole = await importBundle({ ...bundle, project: { ...bundle.project, name: 'Pieces, whole' } });
     expect(whole.projectCreated).toBe(true);
     expect(first.counts).toEqual(whole.counts);
@@ -128,6 +136,17 @@ describe('a large bundle into an existing project on the embedded store', () => 
     const again = await importBundle(changed, target);
     expect(again.changed).toBe(false);
     expect(Object.values(again.counts).every((n) => n === 0), JSON.stringify(again.counts)).toBe(true);
+  }, 300_000);
+
+  it('when two clients import one large bundle into a project at once, then both succeed and the project equals one import of it', async () => {
+    const bundle = largeBundle({ entities: 600, chapters: 4, wordsPerChapter: 300, name: 'Raced pieces' });
+    const target = await emptyProject('Raced pieces, existing');
+    // Each finds the entities new, and the second finds them written by the first slice by slice as it goes.
+    const [one, two] = await Promise.all([importBundle(bundle, target), importBundle(bundle, target)]);
+    expect(one.counts.entitiesCreated + two.counts.entitiesCreated).toBe(600);
+    expect(one.counts.factsCreated + two.counts.factsCreated).toBe(1_200);
+    const whole = await importBundle({ ...bundle, project: { ...bundle.project, name: 'Raced pieces, whole' } });
+    expect(await exported(target)).toEqual(await exported(whole.projectId));
   }, 300_000);
 
   it('when a large bundle names an entity the project lacks, then it is refused whole and nothing of it is written', async () => {

@@ -18,13 +18,13 @@ declare module 'vitest' {
   }
 }
 
-export default async function setup(project: TestProject) {
+type Prepared = { neo4j: boolean; databaseServer: string; templateDatabase: string; projects: number; release(): Promise<void> };
+
+async function prepare(): Promise<Prepared> {
   const neo4jSkipReason = await neo4jMissing();
   if (neo4jSkipReason) process.stderr.write(`Neo4j tests skipped: ${neo4jSkipReason} (set LORE_REQUIRE_NEO4J=1 to fail instead).\n`);
-  project.provide('neo4j', !neo4jSkipReason);
 
   const server = process.env.TEST_DATABASE_URL ? { url: process.env.TEST_DATABASE_URL, stop: async () => undefined } : await startEmbeddedPostgres();
-  project.provide('databaseServer', server.url);
   const template = `lore_template_${process.pid}`;
   const admin = new pg.Client({ connectionString: server.url });
   try {
@@ -37,12 +37,34 @@ export default async function setup(project: TestProject) {
     await server.stop();
     throw new Error(`the tests' PostgreSQL at ${new URL(server.url).host}${process.env.TEST_DATABASE_URL ? ' (TEST_DATABASE_URL)' : ''}: ${(error as Error).message}`);
   }
-  project.provide('templateDatabase', template);
+  return {
+    neo4j: !neo4jSkipReason,
+    databaseServer: server.url,
+    templateDatabase: template,
+    projects: 0,
+    async release() {
+      // Only this run's databases: other runs may share the server (and `_` is a LIKE wildcard, so no pattern here).
+      const stale = await admin.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname = $1 OR starts_with(datname, $1 || '_')`, [template]);
+      for (const { datname } of stale.rows) await admin.query(`DROP DATABASE IF EXISTS ${datname} WITH (FORCE)`);
+      await admin.end();
+      await server.stop();
+    },
+  };
+}
+
+// vitest.config.ts has test projects, and vitest calls this once for each (and for the root) in its one process: the
+// first call prepares the server and the template, the others share them, and the last teardown removes them.
+const shared = globalThis as { loreTestSetup?: Promise<Prepared> };
+
+export default async function setup(project: TestProject) {
+  const prepared = await (shared.loreTestSetup ??= prepare());
+  prepared.projects++;
+  project.provide('neo4j', prepared.neo4j);
+  project.provide('databaseServer', prepared.databaseServer);
+  project.provide('templateDatabase', prepared.templateDatabase);
   return async () => {
-    // Only this run's databases: other runs may share the server (and `_` is a LIKE wildcard, so no pattern here).
-    const stale = await admin.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname = $1 OR starts_with(datname, $1 || '_')`, [template]);
-    for (const { datname } of stale.rows) await admin.query(`DROP DATABASE IF EXISTS ${datname} WITH (FORCE)`);
-    await admin.end();
-    await server.stop();
+    if (--prepared.projects > 0) return;
+    delete shared.loreTestSetup;
+    await prepared.release();
   };
 }

@@ -5,7 +5,8 @@
 // written in pieces, each a transaction of its own (chapters, then entities with their facts and state, relationships,
 // beats, and last the mentions a chapter at a time), so others see it land piece by piece, each entity whole; merging
 // by key makes a piecewise import end as the whole one would, and an import that a crash cut short is completed by
-// running it again.
+// running it again. The entities the project does not have yet need no merge: their rows are built from the bundle
+// alone and written in few statements (newEntities.ts), so a slice of the same length holds several times as many.
 import { Prisma, type PrismaClient } from '../../generated/prisma/client.ts';
 import { newId } from '../../ids.ts';
 import { bundleFactOf, parseBundle, type CanonBundle } from './bundle.ts';
@@ -16,6 +17,7 @@ import { LoreError } from '../errors.ts';
 import type { GraphEdgeChange, GraphNodeChange, GraphOutbox } from '../relationships/outbox.ts';
 import { stableStringify } from '../json.ts';
 import { chunk, recordChapterMentions, recordStaleMentions, rowsPerInsert, sha256 } from './mentions.ts';
+import { insertNewEntities, newEntityRows } from './newEntities.ts';
 import { insertRows, type Row } from './rows.ts';
 import { Slices } from '../canon/slices.ts';
 import { StagedImport } from './stagedImport.ts';
@@ -73,6 +75,12 @@ const rowsOf = (bundle: CanonBundle, known?: { keys: Set<string>; chapters: Set<
 };
 const largeImportRows = 2_000;
 
+/** Which of `keys` the project's entities have. One array parameter, however many keys. */
+async function keysIn(db: Pick<TxClient, '$queryRaw'>, projectId: string, keys: string[]): Promise<Set<string>> {
+  const found = await db.$queryRaw<{ key: string }[]>`SELECT key FROM "Entity" WHERE "projectId" = ${projectId} AND key = ANY(${keys}::text[])`;
+  return new Set(found.map((e) => e.key));
+}
+
 /** A bundle's piece: the project part of `bundle`, with `part` of its lists. */
 const pieceOf = (bundle: CanonBundle, part: Partial<Pick<CanonBundle, 'entities' | 'chapters' | 'relationships' | 'timeline'>>): CanonBundle => ({
   ...bundle, entities: [], chapters: [], relationships: [], timeline: [], ...part,
@@ -129,8 +137,6 @@ export class Importer {
       return result;
     };
     const options: WriteOptions = { scoped: true, mentions: false };
-    const write = (prisma: PrismaClient, piece: CanonBundle, target: string | undefined) =>
-      prisma.$transaction((tx) => this.write(tx, accountId, keyId, piece, target, options), { timeout: 300_000, maxWait: 30_000 });
 
     // The project (found by id or name, its description), and the whole bundle's references checked before any write.
     const first = add(
@@ -143,14 +149,55 @@ export class Importer {
       ),
     );
     const target = first.projectId;
-    await slices.each(bundle.chapters, (prisma, chapters) => write(prisma, pieceOf(bundle, { chapters }), target).then(add), 5);
-    await slices.each(bundle.entities, (prisma, entities) => write(prisma, pieceOf(bundle, { entities }), target).then(add), 50);
-    await slices.each(bundle.relationships, (prisma, relationships) => write(prisma, pieceOf(bundle, { relationships }), target).then(add), 200);
-    await slices.each(bundle.timeline, (prisma, timeline) => write(prisma, pieceOf(bundle, { timeline }), target).then(add), 20);
+    const piece = (tx: TxClient, part: Parameters<typeof pieceOf>[1]) => this.write(tx, accountId, keyId, pieceOf(bundle, part), target, options).then(add);
+    await slices.eachInTransaction(bundle.chapters, (tx, chapters) => piece(tx, { chapters }), 5);
+    // Entities the project has are merged piece by piece; those it has not are written from the bundle alone, with no
+    // read of the project's rows, in slices of many more entities for the same time.
+    const had = await keysIn(this.prisma, target, bundle.entities.map((e) => e.key));
+    await slices.eachInTransaction(bundle.entities.filter((e) => had.has(e.key)), (tx, entities) => piece(tx, { entities }), 50);
+    await slices.eachInTransaction(
+      bundle.entities.filter((e) => !had.has(e.key)),
+      (tx, entities) => this.writeNewEntities(tx, accountId, keyId, bundle, entities, target, options).then(add),
+    );
+    await slices.eachInTransaction(bundle.relationships, (tx, relationships) => piece(tx, { relationships }), 200);
+    await slices.eachInTransaction(bundle.timeline, (tx, timeline) => piece(tx, { timeline }), 20);
     const mentions = await recordStaleMentions(this.prisma, target, slices);
     counts.mentionsRecorded += mentions;
     changed ||= mentions > 0;
     return { projectId: target, projectCreated: first.projectCreated, changed, counts };
+  }
+
+  /**
+   * A slice of a large import's entities that the project did not have when the import began. Another writer may have
+   * created some of their keys since, or removed a chapter their spans name: then the slice is merged as any piece is.
+   */
+  private async writeNewEntities(
+    tx: TxClient,
+    accountId: string,
+    keyId: string,
+    bundle: CanonBundle,
+    entities: CanonBundle['entities'],
+    projectId: string,
+    options: WriteOptions,
+  ): Promise<ImportResult> {
+    await holdProject(tx, projectId);
+    const spans = new Set(
+      entities.flatMap((e) => [
+        ...e.facts.flatMap((item) => (typeof item === 'string' ? [] : [item.from, item.until])),
+        ...(e.stateChanges ?? []).flatMap((change) => [change.from, change.until]),
+      ]).filter((id) => id !== undefined),
+    );
+    const chapters = spans.size === 0 ? [] : await tx.chapter.findMany({ where: { projectId, externalId: { in: [...spans] } }, select: { id: true, externalId: true } });
+    const taken = await keysIn(tx, projectId, entities.map((e) => e.key));
+    if (taken.size > 0 || chapters.length < spans.size) return this.write(tx, accountId, keyId, pieceOf(bundle, { entities }), projectId, options);
+
+    const chapterId = new Map(chapters.map((c) => [c.externalId, c.id]));
+    const rows = newEntityRows(projectId, keyId, entities, (externalId) => (externalId ? chapterId.get(externalId)! : null));
+    await insertNewEntities(tx, rows);
+    await this.graphOutbox.record(tx, projectId, { nodes: rows.entities.map((e) => ({ id: e.id, label: e.name, type: e.type })), edges: [] });
+    await tx.project.update({ where: { id: projectId }, data: { updatedAt: new Date() } });
+    const counts = { ...noCounts(), entitiesCreated: rows.entities.length, factsCreated: rows.facts.length };
+    return { projectId, projectCreated: false, changed: true, counts };
   }
 
   /** Whether the bundle writes more than `largeImportRows` into the project it goes into, judged on what the project has. */
@@ -158,11 +205,10 @@ export class Importer {
     const project = await this.prisma.project.findFirst({ where: { accountId, ...(projectId ? { id: projectId } : { name: bundle.project.name }) }, select: { id: true } });
     // None: the write fails or creates it, in its first short piece.
     if (!project) return true;
-    const keys = await this.prisma.$queryRaw<{ key: string }[]>`
-      SELECT key FROM "Entity" WHERE "projectId" = ${project.id} AND key = ANY(${bundle.entities.map((e) => e.key)}::text[])`;
+    const keys = await keysIn(this.prisma, project.id, bundle.entities.map((e) => e.key));
     const chapters = await this.prisma.chapter.findMany({ where: { projectId: project.id }, select: { externalId: true, contentHash: true, ordinal: true, title: true } });
     const known = {
-      keys: new Set(keys.map((k) => k.key)),
+      keys,
       chapters: new Set(chapters.map((c) => `${c.externalId}\u0000${c.contentHash}\u0000${c.ordinal}\u0000${c.title}`)),
     };
     return rowsOf(bundle, known) > largeImportRows;
@@ -172,12 +218,10 @@ export class Importer {
   private async checkWholeBundle(tx: TxClient, projectId: string, bundle: CanonBundle) {
     const own = new Set(bundle.entities.map((e) => e.key));
     const named = [...new Set([...bundle.relationships.flatMap((r) => [r.from, r.to]), ...bundle.timeline.flatMap((t) => t.beats.flatMap((b) => b.entities))])];
-    // One array parameter, however many keys the bundle names.
-    const known = await tx.$queryRaw<{ key: string }[]>`
-      SELECT key FROM "Entity" WHERE "projectId" = ${projectId} AND key = ANY(${named.filter((key) => !own.has(key))}::text[])`;
+    const known = await keysIn(tx, projectId, named.filter((key) => !own.has(key)));
     const chapters = await tx.chapter.findMany({ where: { projectId }, select: { externalId: true, ordinal: true } });
     const ordinals = new Map([...chapters.map((c) => [c.externalId, c.ordinal] as const), ...bundle.chapters.map((c) => [c.id, c.ordinal] as const)]);
-    this.checkReferences(bundle, new Set([...known.map((e) => e.key), ...own]), ordinals);
+    this.checkReferences(bundle, new Set([...known, ...own]), ordinals);
   }
 
   private async write(

@@ -10,12 +10,13 @@ import type { PrismaClient } from '../../generated/prisma/client.ts';
 import { newId } from '../../ids.ts';
 import { holdProjectName } from '../canon/projects.ts';
 import { removeAccountProjects, Slices } from '../canon/slices.ts';
-import { nameText, refreshSearchText, type TxClient } from '../canon/canon.ts';
+import type { TxClient } from '../canon/canon.ts';
 import { recomputeLatestState } from '../canon/storyTime.ts';
 import type { GraphOutbox } from '../relationships/outbox.ts';
-import { bundleFactOf, type CanonBundle } from './bundle.ts';
+import type { CanonBundle } from './bundle.ts';
 import type { ImportCounts, ImportResult } from './importer.ts';
 import { MentionFinder } from './mentionFinder.ts';
+import { newEntityRows, type BundleEntity, type NewEntityRows } from './newEntities.ts';
 import { mentionHash, mentionRows, sha256, termsOf } from './mentions.ts';
 import { insertRows, type Row, type Table } from './rows.ts';
 
@@ -40,13 +41,16 @@ async function oneAtATime<T>(key: string, work: () => Promise<T>): Promise<T> {
 // Building the rows of tens of thousands of entities takes a while: the loops give the event loop back every few hundred
 // items (a few milliseconds), so the requests of others are not held behind them for 100 ms at a time.
 const itemsPerTurn = 500;
-async function mapInTurns<T, R>(items: T[], map: (item: T) => R): Promise<R[]> {
-  const mapped: R[] = [];
-  for (const [i, item] of items.entries()) {
-    if (i % itemsPerTurn === 0) await nextTurn();
-    mapped.push(map(item));
+async function newRowsInTurns(projectId: string, keyId: string, entities: BundleEntity[], chapterId: (externalId: string | undefined) => string | null): Promise<NewEntityRows> {
+  const parts: NewEntityRows[] = [];
+  for (let at = 0; at < entities.length; at += itemsPerTurn) {
+    await nextTurn();
+    parts.push(newEntityRows(projectId, keyId, entities.slice(at, at + itemsPerTurn), chapterId));
   }
-  return mapped;
+  return {
+    entities: parts.flatMap((p) => p.entities), candidates: parts.flatMap((p) => p.candidates), decisions: parts.flatMap((p) => p.decisions),
+    facts: parts.flatMap((p) => p.facts), values: parts.flatMap((p) => p.values), timed: parts.flatMap((p) => p.timed),
+  };
 }
 
 const nameTaken = async (db: Pick<TxClient, 'project'>, accountId: string, name: string) =>
@@ -109,72 +113,24 @@ export class StagedImport {
     };
     const insert = <T extends Table>(table: T, rows: Row<T>[], first?: number) => slices.each(rows, (prisma, part) => insertRows(prisma, table, part), first);
 
-    const entities = await mapInTurns(bundle.entities, (e) => {
-      const names = nameText(e.name, e.aliases);
-      return {
-        id: newId('ent'), projectId, key: e.key, type: e.type, name: e.name, aliases: e.aliases, baseState: e.state, state: e.state,
-        status: e.status, confidence: e.confidence ?? null, nameText: names, searchText: names,
-      };
-    });
-    const idOf = new Map(entities.map((e) => [e.key, e.id]));
-    // Names in id order, as mentions.ts reads them, so the chapters' mention hashes say they are up to date.
-    const { terms, namesHash } = termsOf([...entities].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)));
-
-    const chapters = bundle.chapters.map((c) => {
-      const contentHash = sha256(c.text);
-      return { id: newId('chp'), projectId, externalId: c.id, title: c.title, ordinal: c.ordinal, text: c.text, contentHash, mentionHash: mentionHash({ contentHash, ordinal: c.ordinal }, namesHash) };
-    });
+    const chapters = bundle.chapters.map((c) => ({ id: newId('chp'), projectId, externalId: c.id, title: c.title, ordinal: c.ordinal, text: c.text, contentHash: sha256(c.text) }));
     const chapterId = new Map(chapters.map((c) => [c.externalId, c.id]));
-    const spanOf = (from?: string, until?: string) => ({ fromChapterId: from ? chapterId.get(from)! : null, untilChapterId: until ? chapterId.get(until)! : null });
-    await insert('Chapter', chapters, 5);
+    const rows = await newRowsInTurns(projectId, keyId, bundle.entities, (externalId) => (externalId ? chapterId.get(externalId)! : null));
+    const idOf = new Map(rows.entities.map((e) => [e.key, e.id]));
+    // Names in id order, as mentions.ts reads them, so the chapters' mention hashes say they are up to date.
+    const { terms, namesHash } = termsOf([...rows.entities].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)));
+    const stored = chapters.map((c) => ({ ...c, mentionHash: mentionHash(c, namesHash) }));
+    await insert('Chapter', stored, 5);
     counts.chaptersCreated = chapters.length;
 
-    await insert('Entity', entities);
-    counts.entitiesCreated = entities.length;
-
-    // Facts with their provenance: a candidate, and for an approved fact the importing key's decision.
-    const candidates: Row<'Candidate'>[] = [];
-    const decisions: Row<'Decision'>[] = [];
-    const facts: Row<'Fact'>[] = [];
-    const searchable = new Set<string>();
-    for (const [i, e] of bundle.entities.entries()) {
-      if (i % itemsPerTurn === 0) await nextTurn();
-      const entityId = idOf.get(e.key)!;
-      const seen = new Set<string>();
-      for (const item of e.facts) {
-        const { text, from, until, status } = bundleFactOf(item, e.status);
-        // The bundle's check made a repeated text say the same thing.
-        if (seen.has(text)) continue;
-        seen.add(text);
-        const candidateId = newId('cnd');
-        candidates.push({ id: candidateId, projectId, entityId, fact: text, source: 'import', proposedBy: keyId, status: status === 'approved' ? 'approved' : 'pending' });
-        if (status === 'approved') {
-          decisions.push({ id: newId('dec'), candidateId, status: 'approved', decidedBy: keyId });
-          searchable.add(entityId);
-        }
-        facts.push({ id: newId('fct'), projectId, entityId, text, status, source: 'import', candidateId, createdBy: keyId, ...spanOf(from, until) });
-      }
-    }
-    await insert('Candidate', candidates);
-    await insert('Decision', decisions);
-    await insert('Fact', facts);
-    counts.factsCreated = facts.length;
-    await slices.each([...searchable], (prisma, part) => refreshSearchText(prisma, part));
-
-    // Timed state values, and the latest state they make.
-    const values: Row<'StateValue'>[] = [];
-    const restate: string[] = [];
-    for (const [i, e] of bundle.entities.entries()) {
-      if (i % itemsPerTurn === 0) await nextTurn();
-      if (!e.stateChanges?.length) continue;
-      const entityId = idOf.get(e.key)!;
-      restate.push(entityId);
-      for (const change of e.stateChanges) {
-        for (const [key, value] of Object.entries(change.state)) values.push({ id: newId('stv'), projectId, entityId, key, value, ...spanOf(change.from, change.until) });
-      }
-    }
-    await insert('StateValue', values);
-    await slices.each(restate, (prisma, part) => recomputeLatestState(prisma, part));
+    await insert('Entity', rows.entities);
+    counts.entitiesCreated = rows.entities.length;
+    await insert('Candidate', rows.candidates);
+    await insert('Decision', rows.decisions);
+    await insert('Fact', rows.facts);
+    counts.factsCreated = rows.facts.length;
+    await insert('StateValue', rows.values);
+    await slices.each(rows.timed, (prisma, part) => recomputeLatestState(prisma, part));
 
     // Relationships by their two ends and kind: a repeated one with another weight changes the weight, as in turn.
     const relationships = new Map<string, Row<'Relationship'>>();
@@ -195,9 +151,9 @@ export class StagedImport {
     const finder = new MentionFinder(terms);
     for (const [i, c] of chapters.entries()) {
       // One chapter's search at a time: a long chapter takes a while, and the event loop serves requests in between.
-      const rows = mentionRows(projectId, c.id, c.ordinal, finder.find(bundle.chapters[i].text));
-      await insert('Mention', rows, 500);
-      counts.mentionsRecorded += rows.length;
+      const mentions = mentionRows(projectId, c.id, c.ordinal, finder.find(bundle.chapters[i].text));
+      await insert('Mention', mentions, 500);
+      counts.mentionsRecorded += mentions.length;
     }
 
     const beats = bundle.timeline.flatMap((entry) =>
@@ -205,7 +161,7 @@ export class StagedImport {
     );
     await insert('Beat', beats);
     counts.beatsRecorded = beats.length;
-    return { counts, graphChanged: entities.length > 0 };
+    return { counts, graphChanged: rows.entities.length > 0 };
   }
 
   /** What imports in processes that died left behind. */
