@@ -1,11 +1,13 @@
-// The part of the canon a passage touches: the entities it names with their approved facts and state, the
-// relationships among them, the project's rules and open promises, and recent beats. It is what the deterministic
-// checks read and all that is sent to the model, so the prompt stays small however large the project is. Facts and
-// state are those holding at the passage's chapter (story time), or after the last chapter when it names none.
-// Names match as written, capitalised, or without their article ("Abbess" for "the Abbess").
+// The part of the canon a passage touches: the entities it names (and the relatives of its characters, which it may
+// name by a kin word alone) with their approved facts and state, the relationships among them, the project's rules
+// and open promises, and recent beats. It is what the deterministic checks read and all that is sent to the model,
+// so the prompt stays small however large the project is. Facts and state are those holding at the passage's chapter
+// (story time), or after the last chapter when it names none. Names match as written, capitalised, or without their
+// article ("Abbess" for "the Abbess").
 import type { PrismaClient } from '../../generated/prisma/client.ts';
 import { MentionFinder } from '../ingest/mentionFinder.ts';
 import { stateAt, timedValues } from '../canon/storyTime.ts';
+import { kinOfKind } from './reader/kin.ts';
 import { impliedPronouns, pronounsOf, statedPronouns, type Pronouns } from './reader/pronouns.ts';
 
 export type SliceEntity = {
@@ -32,7 +34,7 @@ export type CanonSlice = {
   ids: Set<string>;
 };
 
-const limits = { factsPerEntity: 30, rules: 8, promises: 8, beatChapters: 3, beatsPerChapter: 20, neighbours: 20, pronounSnippets: 40 } as const;
+const limits = { factsPerEntity: 30, rules: 8, promises: 8, beatChapters: 3, beatsPerChapter: 20, neighbours: 20, relatives: 20, pronounSnippets: 40 } as const;
 
 /** A name, and an alias without its leading article when a capitalised word follows it ("the Abbess" → "Abbess"). */
 export function nameVariants(names: string[]): string[] {
@@ -91,7 +93,7 @@ export async function loadCanonSlice(prisma: PrismaClient, projectId: string, pa
     take: limits.factsPerEntity,
   };
   const entitySelect = { id: true, type: true, name: true, aliases: true, state: true, baseState: true, facts: factSelect };
-  const [latestEntities, relationships, latestRules, latestPromises] = await Promise.all([
+  const [namedEntities, relationships, latestRules, latestPromises] = await Promise.all([
     prisma.entity.findMany({ where: { projectId, id: { in: named }, status: 'approved' }, select: entitySelect, orderBy: { id: 'asc' } }),
     prisma.relationship.findMany({
       where: { projectId, OR: [{ fromId: { in: named } }, { toId: { in: named } }] },
@@ -107,6 +109,14 @@ export async function loadCanonSlice(prisma: PrismaClient, projectId: string, pa
     ),
   ]);
 
+  // The relatives of the characters it names, which it may name by a kin word alone ("June's husband").
+  const kin = [...new Set(relationships.filter((r) => kinOfKind(r.kind)).flatMap((r) => [r.fromId, r.toId]))].filter((id) => !named.includes(id));
+  const relatives = kin.length === 0 ? [] : await prisma.entity.findMany({
+    where: { projectId, id: { in: kin.slice(0, limits.relatives) }, type: 'character', status: 'approved' },
+    select: entitySelect,
+    orderBy: { id: 'asc' },
+  });
+  const latestEntities = [...namedEntities, ...relatives];
   const timed = chapter ? await timedValues(prisma, [...latestEntities, ...latestRules, ...latestPromises].map((e) => e.id)) : undefined;
   const asOf = <E extends EntityRow & { baseState: unknown }>(rows: E[]): EntityRow[] =>
     timed && chapter ? rows.map((e) => ({ ...e, state: stateAt(e.baseState, timed.get(e.id) ?? [], chapter.ordinal) })) : rows;

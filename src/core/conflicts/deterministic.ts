@@ -14,6 +14,7 @@ import type { Passage } from './checks/passage.ts';
 import type { ConflictDraft } from './kinds.ts';
 import { read } from './reader/nlp.ts';
 import { impliedPronouns, statedPronouns, type Pronouns } from './reader/pronouns.ts';
+import { heldKinship } from './reader/kin.ts';
 import { findReferences } from './reader/references.ts';
 import { analyse } from './reader/syntax.ts';
 
@@ -29,7 +30,7 @@ export function findDeterministicConflicts(text: string, slice: CanonSlice, epis
     if (!known.has(e.id)) known.set(e.id, e.pronouns ?? statedPronouns(e.state) ?? impliedPronouns(e, outgoing.get(e.id) ?? []));
     return known.get(e.id);
   };
-  const refs = findReferences(syntax, slice.entities, pronounsOf);
+  const refs = findReferences(syntax, slice.entities, pronounsOf, heldKinship(slice.relationships));
   const passage: Passage = { reading, syntax, refs, slice, episode, pronounsOf };
   return [...deadCharacters(passage), ...attributes(passage), ...locations(passage), ...kinship(passage)];
 }

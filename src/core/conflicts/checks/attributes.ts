@@ -223,6 +223,11 @@ function colourStatements(p: Passage, ref: Ref): Statement[] {
         if (attribute) {
           const stated = coloursIn(tokens, start, k - 1);
           if (stated.length > 0) statements.push({ attribute, value: stated.join(' '), from: ref.first, to: k });
+          // "had hair as black as a crow's wing", "had eyes grey as slate": the colour after the noun, compared.
+          let j = tokens[k + 1]?.lower === 'as' ? k + 2 : k + 1;
+          const compared: string[] = [];
+          while (inSentence(j) && colours.has(tokens[j].lower)) compared.push(tokens[j++].lower);
+          if (stated.length === 0 && compared.length > 0 && tokens[j]?.lower === 'as') statements.push({ attribute, value: compared.join(' '), from: ref.first, to: j - 1 });
           start = k + 1;
           continue;
         }

@@ -13,6 +13,8 @@ import type { Ref } from '../reader/references.ts';
 import { asserts, clauseStart, deniedBefore, participleAfter, predicatesOf, speechTagBefore, type Predicate } from '../reader/syntax.ts';
 import { quoteAt, refsOf, type Passage } from './passage.ts';
 
+/** Particles before a place: "is out in the barn", "was back at the yard", "is down on the dock". */
+const outward = new Set(['out', 'back', 'up', 'down', 'over', 'off', 'away']);
 const temporal = new Set(['while', 'when', 'whenever', 'before', 'after', 'until', 'till', 'since', 'once', 'as']);
 
 export function isDead(entity: SliceEntity, p: Passage): boolean {
@@ -92,8 +94,10 @@ function trigger(p: Passage, ref: Ref): Trigger | undefined {
     if (!predicate.relative && !ref.subject) continue;
     const verb = tokens[predicate.verb];
     if (predicate.copula) {
-      // "was behind the bar, polishing glasses": being somewhere and doing something there; "was gone, leaving…" is not.
-      const adjunct = !predicate.relative && placing.has(tokens[predicate.verb + 1]?.lower ?? '') ? participleAdjunct(p, predicate.verb) : undefined;
+      // "was behind the bar, polishing glasses", "is out in the barn, whistling": being somewhere and doing something
+      // there; "was gone, leaving…" is not.
+      const place = outward.has(tokens[predicate.verb + 1]?.lower ?? '') ? predicate.verb + 2 : predicate.verb + 1;
+      const adjunct = !predicate.relative && placing.has(tokens[place]?.lower ?? '') ? participleAdjunct(p, predicate.verb) : undefined;
       if (adjunct !== undefined && asserts(syntax, predicate)) return { from: ref.first, to: adjunct, alive: false };
       let at = predicate.verb + 1;
       while (at < tokens.length && tokens[at].pos === 'ADV' && at < predicate.verb + 3) at++;

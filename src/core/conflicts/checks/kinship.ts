@@ -3,49 +3,18 @@
 // daughter, "Wenna's father, Anselm" when the graph gives her two other parents (or a father already), "his wife
 // Martha" when the graph has Martha married to someone else, "her father
 // Thorne" when he is her mother's brother (two steps: grandparents, aunts and uncles, grandchildren, nieces and nephews).
-// Relationship kinds are read "<from> <kind> <to>" as "from is to's <kind>": the first word of the kind names the role,
-// so child_of, son_of, daughter_of; parent_of, father_of, mother_of; sibling_of, brother_of, sister_of, twin_of;
-// married_to, spouse_of, husband_of, wife_of, widow_of, widower_of; grandparent_of, grandmother_of…; grandchild_of,
-// grandson_of…; uncle_of, aunt_of; nephew_of, niece_of; cousin_of. Kinds with "in_law", "step", "half" or "foster",
-// and every other kind, say nothing of kinship. Pairs the graph does not relate by kinship are left to the model.
+// Relationship kinds are read as reader/kin.ts says. Pairs the graph does not relate by kinship are left to the model.
 import type { SliceEntity } from '../canonSlice.ts';
 import type { ConflictDraft } from '../kinds.ts';
-import { inverseRole, kinPrefixes, kinWord, type Gender, type KinRole } from '../reader/lexicon.ts';
+import { heldKinship, type Held, type Kin } from '../reader/kin.ts';
+import { kinPrefixes, kinWord, type Gender, type KinRole } from '../reader/lexicon.ts';
 import { statedPronouns } from '../reader/pronouns.ts';
 import type { Ref } from '../reader/references.ts';
 import { asserts, predicatesOf } from '../reader/syntax.ts';
 import { quoteAt, type Passage } from './passage.ts';
 
-type Kin = { role: KinRole; gender?: Gender };
 /** The passage says `named` is `possessor`'s `kin`. */
 type Claim = { possessor: SliceEntity; named: SliceEntity; kin: Kin; word: string; from: number; to: number };
-/** The graph says `of` has `who` as its `kin` (through relationship `id`). */
-type Held = { who: string; of: string; kin: Kin; id: string };
-
-const spouseWords = new Set(['married', 'wed', 'wedded']);
-
-/** The kinship a relationship kind states of its `from` end, or undefined. */
-export function kinOfKind(kind: string): Kin | undefined {
-  const words = kind.toLowerCase().split(/[^a-z]+/).filter(Boolean);
-  if (words.some((w) => kinPrefixes.has(w)) || words.join(' ').includes('in law')) return undefined;
-  const first = words.find((w) => !['is', 'the', 'a', 'an'].includes(w));
-  if (!first) return undefined;
-  if (spouseWords.has(first)) return { role: 'spouse' };
-  const kin = kinWord(first) ?? kinWord(first.replace(/s$/, ''));
-  return kin ? { role: kin[0], gender: kin[1] } : undefined;
-}
-
-/** Every kinship the graph holds: both directions of each relationship. */
-function heldKinship(p: Passage): Held[] {
-  const held: Held[] = [];
-  for (const r of p.slice.relationships) {
-    const kin = kinOfKind(r.kind);
-    if (!kin) continue;
-    held.push({ who: r.from, of: r.to, kin, id: r.id });
-    held.push({ who: r.to, of: r.from, kin: { role: inverseRole[kin.role] }, id: r.id });
-  }
-  return held;
-}
 
 // Kinship two steps away, where it is one role whatever half- or step-relations there are: a parent's parent is a
 // grandparent, a parent's sibling an aunt or uncle, a child's child a grandchild, a sibling's child a niece or nephew.
@@ -85,7 +54,8 @@ function claims(p: Passage): Claim[] {
   const { tokens } = p.reading;
   const { syntax } = p;
   const found: Claim[] = [];
-  const characters = p.refs.filter((r) => r.entity.type === 'character');
+  // A kin reference ("June's husband") is itself what the graph says: its possessor is the one to read claims from.
+  const characters = p.refs.filter((r) => r.entity.type === 'character' && !r.kin);
   const startingAt = new Map(characters.map((r) => [r.first, r]));
   const asserted = (from: number, to: number) => tokens.slice(from, to + 1).every((t, j) => syntax.unasserted[from + j] === undefined && !t.negated);
   for (const ref of characters) {
@@ -131,7 +101,7 @@ function genderOf(p: Passage, id: string, held: Held[]): Gender | undefined {
 }
 
 export function kinship(p: Passage): ConflictDraft[] {
-  const held = heldKinship(p);
+  const held = heldKinship(p.slice.relationships);
   if (held.length === 0) return [];
   const hits: ConflictDraft[] = [];
   const reported = new Set<string>();

@@ -6,9 +6,12 @@
 // is…"), then the most recent subject of a main clause (then of any clause) in its sentence or the one before, then the
 // nearest character named; an object pronoun the nearest that is not its clause's subject; a reflexive the subject of
 // its clause. A pronoun the narration asserts never goes back to a character only quoted, dreamt or remembered, nor to
-// the owner of a body, grave or picture. Dialogue pronouns are not resolved.
+// the owner of a body, grave or picture. Dialogue pronouns are not resolved. A kin word after a possessor ("June's
+// husband", "her mother") refers to the one relative of that role the relationship graph gives the possessor, when it
+// gives exactly one and no name follows to say who is meant ("her husband Phil").
 import type { SliceEntity } from '../canonSlice.ts';
-import { noticing, standIns } from './lexicon.ts';
+import type { Held } from './kin.ts';
+import { kinPrefixes, kinWord, noticing, standIns } from './lexicon.ts';
 import { verbIn, type Reading } from './nlp.ts';
 import { fits, type Pronouns } from './pronouns.ts';
 import { atSubjectPosition, inSubordinate, predicatesOf, speechTagBefore, type Syntax } from './syntax.ts';
@@ -25,6 +28,8 @@ export type Ref = {
   subject: boolean;
   /** a subject of a main clause, not of a subordinate or relative one */
   main?: boolean;
+  /** a relative named by a kin word after its possessor ("June's husband"), from the possessor to the kin word */
+  kin?: boolean;
 };
 
 const wordPattern = /[\p{L}\p{N}]+/gu;
@@ -106,8 +111,8 @@ function standsAlone(reading: Reading, ref: Ref, earlier: Ref[]): boolean {
   return true;
 }
 
-/** Named references and resolved pronouns, in the order of the passage, each marked when it is a verb's subject. */
-export function findReferences(syntax: Syntax, entities: SliceEntity[], pronounsOf: (e: SliceEntity) => Pronouns | undefined): Ref[] {
+/** Named references, resolved pronouns and kin references, in the order of the passage, each marked when it is a verb's subject. */
+export function findReferences(syntax: Syntax, entities: SliceEntity[], pronounsOf: (e: SliceEntity) => Pronouns | undefined, kinship: Held[] = []): Ref[] {
   const { reading } = syntax;
   const { tokens } = reading;
   const named = findNames(reading, entities);
@@ -120,6 +125,7 @@ export function findReferences(syntax: Syntax, entities: SliceEntity[], pronouns
       ref.main = ref.subject && !inSubordinate(syntax, ref.first);
       refs.push(ref);
       i = ref.last;
+      i = addKin(ref) ?? i;
       continue;
     }
     const t = tokens[i];
@@ -133,8 +139,55 @@ export function findReferences(syntax: Syntax, entities: SliceEntity[], pronouns
     resolved.subject = role === 'nominative' && isSubject(syntax, resolved);
     resolved.main = resolved.subject && !inSubordinate(syntax, i);
     refs.push(resolved);
+    i = addKin(resolved) ?? i;
   }
   return refs;
+
+  /** The kin reference a possessor starts, added after it: answers the token it ends at. */
+  function addKin(possessor: Ref): number | undefined {
+    const ref = kinReference(syntax, possessor, new Set(startsAt.keys()), entities, kinship, pronounsOf);
+    if (!ref) return undefined;
+    ref.subject = isSubject(syntax, ref);
+    ref.main = ref.subject && !inSubordinate(syntax, ref.first);
+    refs.push(ref);
+    return ref.last;
+  }
+}
+
+/** "June's husband", "her mother": the possessor's one relative of the kin word's role (and gender) in the graph. */
+function kinReference(
+  syntax: Syntax,
+  possessor: Ref,
+  namedAt: Set<number>,
+  entities: SliceEntity[],
+  kinship: Held[],
+  pronounsOf: (e: SliceEntity) => Pronouns | undefined,
+): Ref | undefined {
+  const { tokens } = syntax.reading;
+  const at = possessor.pronoun === 'possessive' ? possessor.last + 1 : !possessor.pronoun && /^['’]s$/.test(tokens[possessor.last + 1]?.lower ?? '') ? possessor.last + 2 : -1;
+  const word = tokens[at];
+  if (!word || (word.pos !== 'NOUN' && word.pos !== 'PROPN')) return undefined;
+  const kin = kinWord(word.lower);
+  if (!kin) return undefined;
+  const [role, gender] = kin;
+  const next = tokens[at + 1];
+  // "sister-in-law" and "stepmother" are other roles; "her husband Phil", "June's husband, Phil," and "Clem's father,
+  // the Reverend," say who is meant.
+  if (next?.text === '-' || kinPrefixes.has(tokens[at - 1]?.lower ?? '')) return undefined;
+  const apposed = next?.text === ',' ? at + 2 : at + 1;
+  if (namedAt.has(apposed) || tokens[apposed]?.pos === 'PROPN' || (tokens[apposed]?.pos === 'DET' && tokens[apposed + 1]?.pos === 'PROPN')) return undefined;
+  const ids = new Set(
+    kinship
+      .filter((h) => h.of === possessor.entity.id && h.kin.role === role && (!gender || !h.kin.gender || h.kin.gender === gender))
+      .map((h) => h.who),
+  );
+  // "Sam's father" among his two parents: the one whose pronouns fit the word. A relative the slice lacks may fit.
+  const possible = [...ids].map((id) => entities.find((e) => e.id === id)).filter((e) => {
+    const pronouns = e && pronounsOf(e);
+    return !gender || pronouns === undefined || pronouns === gender;
+  });
+  const [relative] = possible;
+  return possible.length === 1 && relative?.type === 'character' ? { entity: relative, first: possessor.first, last: at, subject: false, kin: true } : undefined;
 }
 
 function isSubject(syntax: Syntax, ref: Ref): boolean {

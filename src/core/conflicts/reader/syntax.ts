@@ -247,6 +247,10 @@ export function predicatesOf(syntax: Syntax, last: number): Predicate[] {
   if (inSentence(k) && tokens[k].pos === 'PART' && /^['’]s$/.test(tokens[k].lower)) return found;
   for (let guard = 0; guard < 4 && inSentence(k); guard++) {
     const t = tokens[k];
+    if (t.text === ',' && k === last + 1 && closesApposition(syntax, last)) {
+      k++;
+      continue;
+    }
     if (t.text === ',' || t.text === '—' || t.text === '–') {
       const close = closingComma(tokens, k, t.text);
       const opener = tokens[k + 1];
@@ -278,6 +282,19 @@ export function predicatesOf(syntax: Syntax, last: number): Predicate[] {
   const main = verbGroup(syntax, k, lastOfSentence(tokens, k));
   if (main) found.push({ ...main, relative: false });
   return found;
+}
+
+/**
+ * "Grace's husband, Bert, mended…": a name set off by commas right after a subject's noun phrase stands in apposition
+ * to it, so the comma after the name closes the apposition and the verb that follows is the name's too.
+ */
+function closesApposition(syntax: Syntax, last: number): boolean {
+  const { tokens } = syntax.reading;
+  let j = last;
+  while (j > 0 && tokens[j].pos === 'PROPN') j--;
+  if (j === last || tokens[j].text !== ',' || !['NOUN', 'PROPN'].includes(tokens[j - 1]?.pos ?? '')) return false;
+  for (let k = clauseStart(syntax, j - 1); k < j; k++) if (tokens[k].pos === 'VERB' || tokens[k].pos === 'AUX' || tokens[k].text === ',') return false;
+  return true;
 }
 
 function lastOfSentence(tokens: Token[], k: number): number {
