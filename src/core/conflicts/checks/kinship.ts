@@ -1,9 +1,11 @@
 // A kinship word that contradicts the relationship graph: "his brother Cador" when Cador is his father, "Cador,
 // Wenna's husband," when he is her father, "Tam was Edda's husband", "Cador's son Wenna" when the graph has her his
-// daughter, "Wenna's father, Anselm" when the graph gives her two other parents (or a father already), "his wife
-// Martha" when the graph has Martha married to someone else, "her father
-// Thorne" when he is her mother's brother (two steps: grandparents, aunts and uncles, grandchildren, nieces and nephews).
-// Relationship kinds are read as reader/kin.ts says. Pairs the graph does not relate by kinship are left to the model.
+// daughter, "Wenna's father, Anselm" when the graph gives her two other parents (or a father already), "Corin,
+// Bram's son," when it gives Corin another father, "his wife Martha" when the graph has Martha (or him) married to
+// someone else, "her father Thorne" when he is her mother's brother (two steps: grandparents, aunts and uncles,
+// grandchildren, nieces and nephews, and the in-laws a marriage makes: "June's brother Ray" when Ray is her
+// husband's brother). Relationship kinds are read as reader/kin.ts says. Pairs the graph does not relate by kinship
+// are left to the model.
 import type { SliceEntity } from '../canonSlice.ts';
 import type { ConflictDraft } from '../kinds.ts';
 import { heldKinship, type Held, type Kin } from '../reader/kin.ts';
@@ -18,15 +20,19 @@ type Claim = { possessor: SliceEntity; named: SliceEntity; kin: Kin; word: strin
 
 // Kinship two steps away, where it is one role whatever half- or step-relations there are: a parent's parent is a
 // grandparent, a parent's sibling an aunt or uncle, a child's child a grandchild, a sibling's child a niece or nephew.
-const twoSteps: Partial<Record<KinRole, Partial<Record<KinRole, KinRole>>>> = {
+// Through a marriage, an in-law: a spouse's sibling or a sibling's spouse, a spouse's parent, a child's spouse.
+type InLaw = 'sibling-in-law' | 'parent-in-law' | 'child-in-law';
+const twoSteps: Partial<Record<KinRole, Partial<Record<KinRole, KinRole | InLaw>>>> = {
   parent: { parent: 'grandparent', sibling: 'auncle' },
-  child: { child: 'grandchild' },
-  sibling: { child: 'nibling' },
+  child: { child: 'grandchild', spouse: 'child-in-law' },
+  sibling: { child: 'nibling', spouse: 'sibling-in-law' },
+  spouse: { sibling: 'sibling-in-law', parent: 'parent-in-law' },
 };
+type Derived = { kin: { role: KinRole | InLaw; gender?: Gender }; ids: string[] };
 
 /** What the graph makes `who` of `of` through one entity between them: [role, the two relationships]. */
-function derivedKinship(held: Held[], who: string, of: string): { kin: Kin; ids: string[] }[] {
-  const found: { kin: Kin; ids: string[] }[] = [];
+function derivedKinship(held: Held[], who: string, of: string): Derived[] {
+  const found: Derived[] = [];
   for (const first of held.filter((h) => h.of === of)) {
     for (const second of held.filter((h) => h.who === who && h.of === first.who && h.of !== of)) {
       const role = twoSteps[first.kin.role]?.[second.kin.role];
@@ -131,6 +137,23 @@ export function kinship(p: Passage): ConflictDraft[] {
       const spouses = held.filter((h) => h.who === named.id && h.kin.role === 'spouse');
       const others = spouses.map((h) => p.slice.entities.find((e) => e.id === h.of)?.name ?? h.of);
       contradiction = { held: spouses, why: `the relationship graph has ${named.name} married to ${[...new Set(others)].join(' and ')}` };
+    } else if (kin.role === 'spouse' && held.some((h) => h.of === possessor.id && h.kin.role === 'spouse')) {
+      // A spouse named for someone the graph marries to another ("The Chief's husband, Ray,").
+      const spouses = held.filter((h) => h.of === possessor.id && h.kin.role === 'spouse');
+      const others = spouses.map((h) => p.slice.entities.find((e) => e.id === h.who)?.name ?? h.who);
+      contradiction = { held: spouses, why: `the relationship graph has ${possessor.name} married to ${[...new Set(others)].join(' and ')}` };
+    } else if (kin.role === 'child') {
+      // "Corin, Bram's son," makes Bram a parent the graph does not give Corin: it has that parent, or both.
+      const parents = held.filter((h) => h.of === named.id && h.kin.role === 'parent' && h.who !== possessor.id);
+      const gender = genderOf(p, possessor.id, held);
+      const sameGender = gender ? parents.filter((h) => genderOf(p, h.who, held) === gender) : [];
+      const distinct = [...new Set(parents.map((h) => h.who))];
+      if (sameGender.length > 0 || distinct.length >= 2) {
+        const given = sameGender.length > 0 ? sameGender : parents;
+        const others = given.map((h) => p.slice.entities.find((e) => e.id === h.who)?.name ?? h.who);
+        const word = sameGender.length > 0 ? (gender === 'he' ? 'father' : 'mother') : 'parents';
+        contradiction = { held: given, why: `the relationship graph gives ${named.name}'s ${word} as ${[...new Set(others)].join(' and ')}` };
+      }
     } else if (kin.role === 'parent') {
       // A parent named who is not one: the graph already has this parent, or both of them.
       const parents = held.filter((h) => h.of === possessor.id && h.kin.role === 'parent' && h.who !== named.id);
