@@ -34,7 +34,7 @@ export type CanonSlice = {
   ids: Set<string>;
 };
 
-const limits = { factsPerEntity: 30, rules: 8, promises: 8, beatChapters: 3, beatsPerChapter: 20, neighbours: 20, relatives: 20, pronounSnippets: 40 } as const;
+const limits = { factsPerEntity: 30, rules: 8, promises: 8, beatChapters: 3, beatsPerChapter: 20, neighbours: 20, relatives: 20, narrators: 5, pronounSnippets: 40 } as const;
 
 /** A name, and an alias without its leading article when a capitalised word follows it ("the Abbess" → "Abbess"). */
 export function nameVariants(names: string[]): string[] {
@@ -116,7 +116,10 @@ export async function loadCanonSlice(prisma: PrismaClient, projectId: string, pa
     select: entitySelect,
     orderBy: { id: 'asc' },
   });
-  const latestEntities = [...namedEntities, ...relatives];
+  // The narrator of a passage in the first person, whom "I" and "my" refer to (references.ts).
+  const narrators = /\b(I|me|my|mine|myself)\b/.test(passage) ? await narratorsOf(prisma, projectId, [...named, ...relatives.map((e) => e.id)]) : [];
+  const narrating = narrators.length === 0 ? [] : await prisma.entity.findMany({ where: { id: { in: narrators } }, select: entitySelect, orderBy: { id: 'asc' } });
+  const latestEntities = [...namedEntities, ...relatives, ...narrating];
   const timed = chapter ? await timedValues(prisma, [...latestEntities, ...latestRules, ...latestPromises].map((e) => e.id)) : undefined;
   const asOf = <E extends EntityRow & { baseState: unknown }>(rows: E[]): EntityRow[] =>
     timed && chapter ? rows.map((e) => ({ ...e, state: stateAt(e.baseState, timed.get(e.id) ?? [], chapter.ordinal) })) : rows;
@@ -161,6 +164,20 @@ export async function loadCanonSlice(prisma: PrismaClient, projectId: string, pa
   for (const r of slice.relationships) slice.ids.add(r.id);
   for (const b of slice.beats) slice.ids.add(b.id);
   return slice;
+}
+
+/**
+ * The characters that may narrate in the first person, apart from those already in the slice: those whose state, base
+ * or timed, says `narrator` (which of them does at the passage's chapter, stateAt tells).
+ */
+async function narratorsOf(prisma: PrismaClient, projectId: string, loaded: string[]): Promise<string[]> {
+  const rows = await prisma.$queryRaw<{ id: string }[]>`
+    SELECT e.id FROM "Entity" e
+    WHERE e."projectId" = ${projectId} AND e.type = 'character' AND e.status = 'approved' AND NOT (e.id = ANY(${loaded}::text[]))
+      AND (e.id IN (SELECT id FROM "Entity" WHERE "projectId" = ${projectId} AND ((state ? 'narrator') OR ("baseState" ? 'narrator')))
+        OR e.id IN (SELECT "entityId" FROM "StateValue" WHERE "projectId" = ${projectId} AND key = 'narrator'))
+    ORDER BY e.id LIMIT ${limits.narrators}::int`;
+  return rows.map((r) => r.id);
 }
 
 /**

@@ -131,7 +131,8 @@ function trigger(p: Passage, ref: Ref): Trigger | undefined {
 export function deadCharacters(p: Passage): ConflictDraft[] {
   const hits: ConflictDraft[] = [];
   for (const character of p.slice.entities.filter((e) => e.type === 'character' && isDead(e, p))) {
-    for (const ref of refsOf(p, character)) {
+    // A narrator who tells the story from beyond the grave is a device of the book, not a slip of it.
+    for (const ref of refsOf(p, character).filter((r) => !r.narrator)) {
       const found = trigger(p, ref);
       if (!found) continue;
       const deathFact = character.facts.find((f) => /\b(died|dead|killed|drowned|murdered|death|slain|perished|executed)\b/i.test(f.text));

@@ -55,6 +55,8 @@ export function read(text: string): Reading {
   // preceding spaces, so every token points at its characters in the passage.
   const tokens: Token[] = [];
   const indexOf: number[] = [];
+  /** tokens that the model's one token became two of: the first */
+  const split = new Set<number>();
   let offset = 0;
   for (let k = 0; k < values.length; k++) {
     offset += spaces[k].length;
@@ -66,6 +68,14 @@ export function read(text: string): Reading {
       continue;
     }
     indexOf.push(tokens.length);
+    // The model keeps "I'm" whole (it splits "I've", "I'd", "I'll"): the pronoun and the verb, as for those.
+    const am = /^I(['’]m)$/.exec(value);
+    if (am) {
+      split.add(tokens.length);
+      tokens.push({ text: 'I', lower: 'i', lemma: 'i', pos: 'PRON', start, end: start + 1, sentence: 0, negated: false, quoted: false });
+      tokens.push({ text: am[1], lower: am[1].toLowerCase(), lemma: 'be', pos: 'AUX', start: start + 1, end: offset, sentence: 0, negated: negations[k], quoted: false });
+      continue;
+    }
     tokens.push({ text: value, lower: value.toLowerCase(), lemma: lemmas[k].toLowerCase(), pos: tags[k], start, end: offset, sentence: 0, negated: negations[k], quoted: false });
   }
 
@@ -75,7 +85,7 @@ export function read(text: string): Reading {
   const sentences: Sentence[] = [];
   for (const [from, to] of spans) {
     const ids = [];
-    for (let k = from; k <= to; k++) if (indexOf[k] >= 0) ids.push(indexOf[k]);
+    for (let k = from; k <= to; k++) if (indexOf[k] >= 0) ids.push(...(split.has(indexOf[k]) ? [indexOf[k], indexOf[k] + 1] : [indexOf[k]]));
     if (ids.length === 0) continue;
     const first = tokens[ids[0]];
     const opener = ids.find((id) => tokens[id].pos !== 'PUNCT');

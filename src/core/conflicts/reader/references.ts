@@ -8,7 +8,9 @@
 // its clause. A pronoun the narration asserts never goes back to a character only quoted, dreamt or remembered, nor to
 // the owner of a body, grave or picture. Dialogue pronouns are not resolved. A kin word after a possessor ("June's
 // husband", "her mother") refers to the one relative of that role the relationship graph gives the possessor, when it
-// gives exactly one and no name follows to say who is meant ("her husband Phil").
+// gives exactly one and no name follows to say who is meant ("her husband Phil"). In a story told in the first person,
+// "I", "me" and "my" in the narration refer to the character whose state says `narrator: true`; a third-person
+// pronoun never does.
 import type { SliceEntity } from '../canonSlice.ts';
 import type { Held } from './kin.ts';
 import { kinPrefixes, kinWord, noticing, standIns } from './lexicon.ts';
@@ -30,6 +32,8 @@ export type Ref = {
   main?: boolean;
   /** a relative named by a kin word after its possessor ("June's husband"), from the possessor to the kin word */
   kin?: boolean;
+  /** "I", "me", "my" in the narration of a story its narrator tells in the first person */
+  narrator?: boolean;
 };
 
 const wordPattern = /[\p{L}\p{N}]+/gu;
@@ -40,6 +44,7 @@ const personal: Record<string, [Pronouns, NonNullable<Ref['pronoun']>]> = {
   they: ['they', 'nominative'], them: ['they', 'object'], their: ['they', 'possessive'], theirs: ['they', 'possessive'],
   themself: ['they', 'reflexive'], themselves: ['they', 'reflexive'],
 };
+const firstPerson: Record<string, NonNullable<Ref['pronoun']>> = { i: 'nominative', me: 'object', my: 'possessive', mine: 'possessive', myself: 'reflexive' };
 
 type Term = { entity: SliceEntity; words: string[]; bare: boolean };
 
@@ -118,6 +123,9 @@ export function findReferences(syntax: Syntax, entities: SliceEntity[], pronouns
   const named = findNames(reading, entities);
   const startsAt = new Map(named.map((r) => [r.first, r]));
   const refs: Ref[] = [];
+  // The one character whose state says it narrates (at the passage's chapter); dialogue's "I" is its speaker.
+  const narrators = entities.filter((e) => e.type === 'character' && e.state.narrator === true);
+  const narrator = narrators.length === 1 ? narrators[0] : undefined;
   for (let i = 0; i < tokens.length; i++) {
     const ref = startsAt.get(i);
     if (ref) {
@@ -129,6 +137,15 @@ export function findReferences(syntax: Syntax, entities: SliceEntity[], pronouns
       continue;
     }
     const t = tokens[i];
+    const own = firstPerson[t.lower];
+    if (narrator && own && t.pos === 'PRON' && !t.quoted && (t.lower !== 'i' || t.text === 'I')) {
+      const mine: Ref = { entity: narrator, first: i, last: i, pronoun: own, subject: false, narrator: true };
+      mine.subject = own === 'nominative' && isSubject(syntax, mine);
+      mine.main = mine.subject && !inSubordinate(syntax, i);
+      refs.push(mine);
+      i = addKin(mine) ?? i;
+      continue;
+    }
     const entry = personal[t.lower];
     if (!entry || t.pos !== 'PRON' || t.quoted) continue;
     let [kind, role] = entry;
@@ -219,7 +236,7 @@ function resolve(
   const asserted = syntax.unasserted[at] === undefined;
   const standingIn = (r: Ref) => /^['’]s$/.test(tokens[r.last + 1]?.lower ?? '') && standIns.has(tokens[r.last + 2]?.lemma ?? '');
   const candidates = refs.filter(
-    (r) => r.entity.type === 'character' && sentence - tokens[r.first].sentence <= 2 && fits(kind, pronounsOf(r.entity)) && !(asserted && syntax.unasserted[r.first] !== undefined) && !standingIn(r),
+    (r) => r.entity.type === 'character' && !r.narrator && sentence - tokens[r.first].sentence <= 2 && fits(kind, pronounsOf(r.entity)) && !(asserted && syntax.unasserted[r.first] !== undefined) && !standingIn(r),
   );
   if (candidates.length === 0) return undefined;
   const sameClause = candidates.filter((r) => syntax.clause[r.first] === syntax.clause[at]);
