@@ -12,7 +12,7 @@ import type { ConflictDraft } from '../kinds.ts';
 import { containedIn, contains, directional, kinWord, motion, namesOneMoment, people, placing, pointing, simultaneity, timeNouns } from '../reader/lexicon.ts';
 import { verbIn, type Token } from '../reader/nlp.ts';
 import type { Ref } from '../reader/references.ts';
-import { asserts, clauseEnd, clauseStart, type Predicate } from '../reader/syntax.ts';
+import { asserts, atSubjectPosition, clauseEnd, clauseStart, predicatesOf, type Predicate } from '../reader/syntax.ts';
 import { sentenceOf, words, type Passage } from './passage.ts';
 
 const dayShifts = new Set(['next', 'following', 'later', 'after', 'afterwards', 'tomorrow', 'yesterday', 'previous', 'before', 'earlier']);
@@ -81,11 +81,19 @@ function placements(p: Passage): Placement[] {
     // Right after a character ("Anselm in Greyford") the place is theirs; otherwise ("at Cecily's side in the Dower
     // House", "from her desk in the Abbey", "In Greyford, Edda sold…") it is the clause's subject's.
     const attached = inClause.find((c) => c.last === prep - 1 && !possessor(c));
+    // "Kessler's lawyer spends the morning at the yard": a subject that is someone's (not a name of the canon) is
+    // where it is, not its possessor.
+    const ownsSubject = (c: Ref) => {
+      if (!possessor(c) || !atSubjectPosition(syntax, c.first)) return false;
+      let head = c.pronoun ? c.last + 1 : c.last + 2;
+      while (tokens[head] && (tokens[head].pos === 'ADJ' || tokens[head].pos === 'ADV')) head++;
+      return tokens[head]?.pos === 'NOUN' && predicatesOf(syntax, head).some((pr) => !pr.relative);
+    };
     const owner =
       attached ??
       inClause.find((c) => c.subject) ??
       inClause.filter((c) => c.last < ref.first && !possessor(c)).at(-1) ??
-      inClause.filter((c) => c.last < ref.first).at(-1) ??
+      inClause.filter((c) => c.last < ref.first && !ownsSubject(c)).at(-1) ??
       inClause.find((c) => c.first > ref.last);
     if (!owner || syntax.unasserted[owner.first] !== undefined) continue;
     const [start, end] = [clauseStart(syntax, prep), clauseEnd(syntax, prep)];
