@@ -1,16 +1,17 @@
-// A character the canon has dead (as of the passage's chapter) who acts, speaks or is said to be alive: the subject of
-// any verb the narration asserts (named, by an alias, or by a resolved pronoun; in a relative clause; as the speaker of
-// a speech tag; "sees Halloran standing"; a passive's agent; after a fronted place, "Into the hall came X"), or of "is
-// alive", "still lives", "survived". Left alone: dialogue, conditions, what a character thinks, dreams, remembers or
-// reports, negations, modals ("would have liked"), the passive's subject ("was buried"), the pluperfect and "used to"
-// (backstory), past tense inside present-tense narration, and verbs that are no act of the living ("died", "lay",
-// "had"). A participle after the clause (", polishing glasses") is its subject's act too.
+// A character the canon has dead (as of the passage's chapter) who acts, speaks or is said to be alive: the subject
+// of any verb the narration asserts (named, by an alias, or by a resolved pronoun; in a relative clause; as the
+// speaker of a speech tag; "sees Halloran standing"; a passive's agent; after a fronted place, "Into the hall came
+// X"), or of "is alive", "still lives", "survived". Left alone: dialogue, conditions, what a character thinks,
+// dreams, remembers or reports, negations, modals ("would have liked"), the passive's subject ("was buried"), the
+// pluperfect and "used to" (backstory), past tense inside present-tense narration, one who acts out of a picture
+// ("grins out of a booking photo"), and verbs that are no act of the living ("died", "lay", "had"). A participle
+// after the clause (", polishing glasses") is its subject's act too.
 import type { SliceEntity } from '../canonSlice.ts';
 import type { ConflictDraft } from '../kinds.ts';
 import { aliveAdjectives, aliveVerbs, deathWords, depicting, motion, placing, reporting, stative, thinking } from '../reader/lexicon.ts';
 import { verbIn } from '../reader/nlp.ts';
 import type { Ref } from '../reader/references.ts';
-import { asserts, clauseStart, deniedBefore, participleAfter, predicatesOf, speechTagBefore, type Predicate } from '../reader/syntax.ts';
+import { asserts, clauseEnd, clauseStart, deniedBefore, participleAfter, predicatesOf, speechTagBefore, type Predicate } from '../reader/syntax.ts';
 import { quoteAt, refsOf, type Passage } from './passage.ts';
 
 /** Particles before a place: "is out in the barn", "was back at the yard", "is down on the dock". */
@@ -41,6 +42,22 @@ function participleAdjunct(p: Passage, verb: number): number | undefined {
 }
 
 type Trigger = { from: number; to: number; alive: boolean };
+
+/** Nouns of pictures and recordings, out of which someone may grin or stare without being there. */
+const images = new Set(['photo', 'photograph', 'picture', 'portrait', 'image', 'painting', 'poster', 'mugshot', 'snapshot', 'frame', 'screen', 'video', 'footage', 'canvas', 'tintype', 'daguerreotype', 'miniature', 'locket']);
+
+/** "grins out of a 2011 booking photo", "stares down from the portrait": the one who does it is a picture of them. */
+function pictured(p: Passage, verb: number): boolean {
+  const { tokens } = p.reading;
+  const end = clauseEnd(p.syntax, verb);
+  for (let k = verb + 1; k <= end; k++) {
+    if (!['from', 'of', 'in', 'on', 'within'].includes(tokens[k].lower)) continue;
+    let j = k + 1;
+    while (j <= end && ['DET', 'ADJ', 'NUM', 'PROPN', 'NOUN'].includes(tokens[j].pos) && !images.has(tokens[j].lemma)) j++;
+    if (j <= end && images.has(tokens[j].lemma) && tokens[j + 1]?.lower !== 'of') return true;
+  }
+  return false;
+}
 
 /** "Aldric's men", "Aldric's coffin": the name only owns the phrase's head. */
 const possessor = (p: Passage, ref: Ref) => /^['’]s?$/.test(p.reading.tokens[ref.last + 1]?.lower ?? '');
@@ -112,7 +129,7 @@ function trigger(p: Passage, ref: Ref): Trigger | undefined {
       if (!temporal.has(tokens[clauseStart(syntax, predicate.verb)].lower) && asserts(syntax, predicate)) return { from: ref.first, to: predicate.verb, alive: true };
       continue;
     }
-    if (verbIn(stative, verb) || deathWords.has(verb.lower)) continue;
+    if (verbIn(stative, verb) || deathWords.has(verb.lower) || pictured(p, predicate.verb)) continue;
     if (asserts(syntax, predicate)) return { from: ref.first, to: predicate.verb, alive: false };
   }
   const agent = passiveAgent(p, ref) ?? invertedSubject(p, ref);
