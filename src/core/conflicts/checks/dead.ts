@@ -1,11 +1,12 @@
 // A character the canon has dead (as of the passage's chapter) who acts, speaks or is said to be alive: the subject
 // of any verb the narration asserts (named, by an alias, or by a resolved pronoun; in a relative clause; as the
-// speaker of a speech tag; "sees Halloran standing"; a passive's agent; after a fronted place, "Into the hall came
-// X"), or of "is alive", "still lives", "survived". Left alone: dialogue, conditions, what a character thinks,
-// dreams, remembers or reports, negations, modals ("would have liked"), the passive's subject ("was buried"), the
-// pluperfect and "used to" (backstory), past tense inside present-tense narration, one who acts out of a picture
-// ("grins out of a booking photo"), and verbs that are no act of the living ("died", "lay", "had"). A participle
-// after the clause (", polishing glasses") is its subject's act too.
+// speaker of a speech tag; "sees Halloran standing"; a passive's agent; the one helped ("helped Aldric up the
+// stair"); after a fronted place, "Into the hall came X"), or of "is alive", "still lives", "survived". Left alone:
+// dialogue, conditions, what a character thinks, dreams, remembers or reports, negations, modals ("would have
+// liked"), the passive's subject ("was buried"), the pluperfect and "used to" (backstory), past tense inside
+// present-tense narration, one who acts out of a picture ("grins out of a booking photo"), and verbs that are no act
+// of the living ("died", "lay", "had"). A participle after the clause (", polishing glasses") is its subject's act
+// too.
 import type { SliceEntity } from '../canonSlice.ts';
 import type { ConflictDraft } from '../kinds.ts';
 import { aliveAdjectives, aliveVerbs, deathWords, depicting, motion, placing, reporting, stative, thinking } from '../reader/lexicon.ts';
@@ -101,6 +102,21 @@ function invertedSubject(p: Passage, ref: Ref): number | undefined {
   return asserts(p.syntax, bareVerb(v, [])) && !verb.negated && !deniedBefore(p.syntax, v) ? v : undefined;
 }
 
+/** Verbs whose object does what it is helped to: nobody helps a dead man up a stair. */
+const helping = new Set(['help', 'assist', 'aid']);
+
+/** "helped Aldric up the stair": the object of a verb of helping acts with its helper. */
+function helpedObject(p: Passage, ref: Ref): number | undefined {
+  const { tokens } = p.reading;
+  if (ref.subject || (ref.pronoun && ref.pronoun !== 'object') || possessor(p, ref)) return undefined;
+  const v = tokens[ref.first - 1]?.pos === 'DET' ? ref.first - 2 : ref.first - 1;
+  const verb = tokens[v];
+  if (!verb || verb.pos !== 'VERB' || !helping.has(verb.lemma) || verb.lower.endsWith('ing')) return undefined;
+  const auxes: number[] = [];
+  for (let k = v - 1; k >= 0 && (tokens[k].pos === 'AUX' || tokens[k].pos === 'ADV' || tokens[k].pos === 'PART'); k--) if (tokens[k].pos === 'AUX') auxes.unshift(k);
+  return asserts(p.syntax, bareVerb(v, auxes)) && !verb.negated && !deniedBefore(p.syntax, v) ? v : undefined;
+}
+
 function trigger(p: Passage, ref: Ref): Trigger | undefined {
   const { syntax } = p;
   const { tokens } = p.reading;
@@ -132,7 +148,7 @@ function trigger(p: Passage, ref: Ref): Trigger | undefined {
     if (verbIn(stative, verb) || deathWords.has(verb.lower) || pictured(p, predicate.verb)) continue;
     if (asserts(syntax, predicate)) return { from: ref.first, to: predicate.verb, alive: false };
   }
-  const agent = passiveAgent(p, ref) ?? invertedSubject(p, ref);
+  const agent = passiveAgent(p, ref) ?? invertedSubject(p, ref) ?? helpedObject(p, ref);
   if (agent !== undefined) return { from: agent, to: ref.last, alive: false };
   const participle = participleAfter(syntax, ref.first, ref.last);
   if (participle) {
