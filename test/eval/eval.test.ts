@@ -10,6 +10,9 @@ const heldOut: Record<string, { precision: number; recall: number }> = {
   // A contemporary procedural told in the first person and the present tense, first read at 0.81 precision (22/27)
   // and 0.56 recall (22/39).
   ledger: { precision: 0.75, recall: 0.5 },
+  // A Victorian seafaring saga told in the third person, past tense, by an omniscient narrator (three generations, so
+  // kin words everywhere), first read at 0.85 precision (23/27) and 0.72 recall (23/32).
+  tidewater: { precision: 0.8, recall: 0.65 },
 };
 
 // Floors, not targets: `npm run eval` prints the figures; this fails CI when the check regresses below them.

@@ -47,14 +47,16 @@ type Trigger = { from: number; to: number; alive: boolean };
 /** Nouns of pictures and recordings, out of which someone may grin or stare without being there. */
 const images = new Set(['photo', 'photograph', 'picture', 'portrait', 'image', 'painting', 'poster', 'mugshot', 'snapshot', 'frame', 'screen', 'video', 'footage', 'canvas', 'tintype', 'daguerreotype', 'miniature', 'locket']);
 
-/** "grins out of a 2011 booking photo", "stares down from the portrait": the one who does it is a picture of them. */
+const possessives = new Set(['his', 'her', 'their', 'its', 'my', 'our', 'your']);
+
+/** "grins out of a 2011 booking photo", "glared down from his portrait": the one who does it is a picture of them. */
 function pictured(p: Passage, verb: number): boolean {
   const { tokens } = p.reading;
   const end = clauseEnd(p.syntax, verb);
   for (let k = verb + 1; k <= end; k++) {
     if (!['from', 'of', 'in', 'on', 'within'].includes(tokens[k].lower)) continue;
     let j = k + 1;
-    while (j <= end && ['DET', 'ADJ', 'NUM', 'PROPN', 'NOUN'].includes(tokens[j].pos) && !images.has(tokens[j].lemma)) j++;
+    while (j <= end && (['DET', 'ADJ', 'NUM', 'PROPN', 'NOUN'].includes(tokens[j].pos) || possessives.has(tokens[j].lower)) && !images.has(tokens[j].lemma)) j++;
     if (j <= end && images.has(tokens[j].lemma) && tokens[j + 1]?.lower !== 'of') return true;
   }
   return false;

@@ -13,7 +13,7 @@
 // pronoun never does.
 import type { SliceEntity } from '../canonSlice.ts';
 import type { Held } from './kin.ts';
-import { kinPrefixes, kinWord, noticing, standIns } from './lexicon.ts';
+import { kinPrefixes, kinWord, normaliseTitle, noticing, standIns } from './lexicon.ts';
 import { verbIn, type Reading } from './nlp.ts';
 import { fits, type Pronouns } from './pronouns.ts';
 import { atSubjectPosition, inSubordinate, predicatesOf, speechTagBefore, type Syntax } from './syntax.ts';
@@ -96,6 +96,13 @@ export function findNames(reading: Reading, entities: SliceEntity[]): Ref[] {
     matched = matched.filter((t, k) => matched.findIndex((u) => u.entity === t.entity) === k);
     if (matched.length === 0) continue;
     const n = matched[0].words.length;
+    // "The Jonah Morrow cleared the harbour": a person's full name after an article names a ship, an inn or another
+    // thing called after them, not the person.
+    const article = i > 0 && articles.has(words[i - 1].text.toLowerCase()) && /^\s+$/.test(text.slice(words[i - 1].end, words[i].start));
+    if (article && matched.every((t) => isFullName(t))) {
+      i += matched[0].words.length - 1;
+      continue;
+    }
     // One name shared by two entities says nothing certain about either.
     if (matched.length === 1) {
       const ref: Ref = { entity: matched[0].entity, first: tokenAt(words[i].start), last: tokenAt(words[i + n - 1].end - 1), bare: matched[0].bare, subject: false };
@@ -104,6 +111,14 @@ export function findNames(reading: Reading, entities: SliceEntity[]): Ref[] {
     i += n - 1;
   }
   return refs;
+}
+
+/** A character's own name of two words or more, not a title or an epithet ("the Grey Magister", "Mother Ysra"). */
+function isFullName(term: Term): boolean {
+  const { entity, words, bare } = term;
+  if (bare || entity.type !== 'character' || words.length < 2) return false;
+  const name = entity.name.match(wordPattern) ?? [];
+  return words.join(' ') === name.join(' ') && words.every((w) => /^\p{Lu}/u.test(w)) && normaliseTitle([words[0]]) === undefined;
 }
 
 /** An alias without its article is a name only where a title would not stand: not before "of" or a name, nor after "Name,". */

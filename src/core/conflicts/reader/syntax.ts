@@ -34,20 +34,43 @@ export function analyse(reading: Reading): Syntax {
   const { tokens } = reading;
   const clause: number[] = new Array(tokens.length).fill(0);
   let n = 0;
+  // whether the current clause opened with a subordinator ("While Jonah was aboard, …")
+  let subordinate = false;
   for (let i = 0; i < tokens.length; i++) {
     const t = tokens[i];
     const previous = tokens[i - 1];
     const next = tokens[i + 1];
+    const before = n;
     if (i > 0 && t.sentence !== previous.sentence) n++;
     else if (breaks.has(t.text) || (quoteMarks.has(t.text) && previous && t.quoted !== previous.quoted)) n++;
-    else if (subordinators.has(t.lower) || (t.pos === 'SCONJ' && conjunctionsOrPrepositions.has(t.lower)) || (t.pos === 'SCONJ' && t.lower !== 'that')) n++;
-    else if (relatives.has(t.lower) && previous?.text === ',') n++;
+    else if (subordinators.has(t.lower) || (t.pos === 'SCONJ' && conjunctionsOrPrepositions.has(t.lower)) || (t.pos === 'SCONJ' && t.lower !== 'that')) {
+      n++;
+      subordinate = true;
+      clause[i] = n;
+      continue;
+    } else if (relatives.has(t.lower) && previous?.text === ',') n++;
     else if (coordinators.has(t.lower) && (previous?.text === ',' || (next && nominatives.has(next.lower) && next.pos === 'PRON'))) n++;
+    // "While Jonah was aboard, Clara was in the chapel": after the comma a subject and its verb begin the main clause.
+    else if (subordinate && previous?.text === ',' && beginsClause(tokens, i)) n++;
+    if (n !== before) subordinate = false;
     clause[i] = n;
   }
   const syntax: Syntax = { reading, clause, unasserted: new Array(tokens.length).fill(undefined) };
   markUnasserted(syntax);
   return syntax;
+}
+
+/** A subject (a name, a nominative pronoun or a short noun phrase) and then straight away its finite verb. */
+function beginsClause(tokens: Token[], i: number): boolean {
+  let k = i;
+  if (tokens[k]?.pos === 'PRON' && nominatives.has(tokens[k].lower)) k++;
+  else {
+    while (k < i + 5 && tokens[k] && (['DET', 'ADJ', 'PROPN', 'NOUN'].includes(tokens[k].pos) || /^['’]s$/.test(tokens[k].lower))) k++;
+    if (k === i) return false;
+  }
+  while (tokens[k]?.pos === 'ADV') k++;
+  const verb = tokens[k];
+  return verb !== undefined && verb.sentence === tokens[i].sentence && (verb.pos === 'AUX' || (verb.pos === 'VERB' && !verb.lower.endsWith('ing')));
 }
 
 /** Whether token i stands in a subordinate or relative clause ("where Osric had fallen", "who handed her…"). */
