@@ -8,6 +8,7 @@ import type { PrismaClient } from '../../generated/prisma/client.ts';
 import { MentionFinder } from '../ingest/mentionFinder.ts';
 import { stateAt, timedValues } from '../canon/storyTime.ts';
 import { kinOfKind } from './reader/kin.ts';
+import { saysI } from './reader/references.ts';
 import { impliedPronouns, pronounsOf, statedPronouns, type Pronouns } from './reader/pronouns.ts';
 
 export type SliceEntity = {
@@ -109,17 +110,17 @@ export async function loadCanonSlice(prisma: PrismaClient, projectId: string, pa
     ),
   ]);
 
-  // The relatives of the characters it names, which it may name by a kin word alone ("June's husband").
+  // The relatives of the characters it names, which it may name by a kin word alone ("June's husband"), and the
+  // narrator of a passage in the first person, whom "I" and "my" refer to (references.ts).
   const kin = [...new Set(relationships.filter((r) => kinOfKind(r.kind)).flatMap((r) => [r.fromId, r.toId]))].filter((id) => !named.includes(id));
-  const relatives = kin.length === 0 ? [] : await prisma.entity.findMany({
-    where: { projectId, id: { in: kin.slice(0, limits.relatives) }, type: 'character', status: 'approved' },
+  const narrators = saysI(passage) ? await narratorsOf(prisma, projectId) : [];
+  const more = [...new Set([...kin.slice(0, limits.relatives), ...narrators])].filter((id) => !named.includes(id));
+  const others = more.length === 0 ? [] : await prisma.entity.findMany({
+    where: { projectId, id: { in: more }, type: 'character', status: 'approved' },
     select: entitySelect,
     orderBy: { id: 'asc' },
   });
-  // The narrator of a passage in the first person, whom "I" and "my" refer to (references.ts).
-  const narrators = /\b(I|me|my|mine|myself)\b/.test(passage) ? await narratorsOf(prisma, projectId, [...named, ...relatives.map((e) => e.id)]) : [];
-  const narrating = narrators.length === 0 ? [] : await prisma.entity.findMany({ where: { id: { in: narrators } }, select: entitySelect, orderBy: { id: 'asc' } });
-  const latestEntities = [...namedEntities, ...relatives, ...narrating];
+  const latestEntities = [...namedEntities, ...others];
   const timed = chapter ? await timedValues(prisma, [...latestEntities, ...latestRules, ...latestPromises].map((e) => e.id)) : undefined;
   const asOf = <E extends EntityRow & { baseState: unknown }>(rows: E[]): EntityRow[] =>
     timed && chapter ? rows.map((e) => ({ ...e, state: stateAt(e.baseState, timed.get(e.id) ?? [], chapter.ordinal) })) : rows;
@@ -167,16 +168,14 @@ export async function loadCanonSlice(prisma: PrismaClient, projectId: string, pa
 }
 
 /**
- * The characters that may narrate in the first person, apart from those already in the slice: those whose state, base
- * or timed, says `narrator` (which of them does at the passage's chapter, stateAt tells).
+ * The entities that may narrate in the first person: those whose state, base or timed, says `narrator` (which of them
+ * does at the passage's chapter, stateAt tells). Each half reads a partial index of those few rows.
  */
-async function narratorsOf(prisma: PrismaClient, projectId: string, loaded: string[]): Promise<string[]> {
+async function narratorsOf(prisma: PrismaClient, projectId: string): Promise<string[]> {
   const rows = await prisma.$queryRaw<{ id: string }[]>`
-    SELECT e.id FROM "Entity" e
-    WHERE e."projectId" = ${projectId} AND e.type = 'character' AND e.status = 'approved' AND NOT (e.id = ANY(${loaded}::text[]))
-      AND (e.id IN (SELECT id FROM "Entity" WHERE "projectId" = ${projectId} AND ((state ? 'narrator') OR ("baseState" ? 'narrator')))
-        OR e.id IN (SELECT "entityId" FROM "StateValue" WHERE "projectId" = ${projectId} AND key = 'narrator'))
-    ORDER BY e.id LIMIT ${limits.narrators}::int`;
+    SELECT id FROM "Entity" WHERE "projectId" = ${projectId} AND ((state ? 'narrator') OR ("baseState" ? 'narrator'))
+    UNION SELECT "entityId" FROM "StateValue" WHERE "projectId" = ${projectId} AND key = 'narrator'
+    ORDER BY id LIMIT ${limits.narrators}::int`;
   return rows.map((r) => r.id);
 }
 

@@ -9,7 +9,7 @@
 // too.
 import type { SliceEntity } from '../canonSlice.ts';
 import type { ConflictDraft } from '../kinds.ts';
-import { aliveAdjectives, aliveVerbs, deathWords, depicting, motion, placing, reporting, stative, thinking } from '../reader/lexicon.ts';
+import { aliveAdjectives, aliveVerbs, deathWords, depicting, images, motion, placing, possessives, reporting, stative, thinking } from '../reader/lexicon.ts';
 import { verbIn } from '../reader/nlp.ts';
 import type { Ref } from '../reader/references.ts';
 import { asserts, clauseEnd, clauseStart, deniedBefore, participleAfter, predicatesOf, speechTagBefore, type Predicate } from '../reader/syntax.ts';
@@ -44,11 +44,6 @@ function participleAdjunct(p: Passage, verb: number): number | undefined {
 
 type Trigger = { from: number; to: number; alive: boolean };
 
-/** Nouns of pictures and recordings, out of which someone may grin or stare without being there. */
-const images = new Set(['photo', 'photograph', 'picture', 'portrait', 'image', 'painting', 'poster', 'mugshot', 'snapshot', 'frame', 'screen', 'video', 'footage', 'canvas', 'tintype', 'daguerreotype', 'miniature', 'locket']);
-
-const possessives = new Set(['his', 'her', 'their', 'its', 'my', 'our', 'your']);
-
 /** "grins out of a 2011 booking photo", "glared down from his portrait": the one who does it is a picture of them. */
 function pictured(p: Passage, verb: number): boolean {
   const { tokens } = p.reading;
@@ -67,6 +62,14 @@ const possessor = (p: Passage, ref: Ref) => /^['’]s?$/.test(p.reading.tokens[r
 
 const bareVerb = (verb: number, auxes: number[]): Predicate => ({ verb, auxes, copula: false, relative: false, habitual: false });
 
+/** The auxiliaries of the verb at v, reading back over adverbs and particles ("had not yet been"). */
+function auxesBefore(p: Passage, v: number): number[] {
+  const { tokens } = p.reading;
+  const auxes: number[] = [];
+  for (let k = v - 1; k >= 0 && (tokens[k].pos === 'AUX' || tokens[k].pos === 'ADV' || tokens[k].pos === 'PART'); k--) if (tokens[k].pos === 'AUX') auxes.unshift(k);
+  return auxes;
+}
+
 /** "was received by King Aldric": the agent of a passive acts as the subject of the active verb would. */
 function passiveAgent(p: Passage, ref: Ref): number | undefined {
   const { tokens } = p.reading;
@@ -75,8 +78,7 @@ function passiveAgent(p: Passage, ref: Ref): number | undefined {
   while (v > 0 && tokens[v].pos === 'ADV') v--;
   const verb = tokens[v];
   if (!verb || verb.pos !== 'VERB' || verb.lower.endsWith('ing') || verbIn(stative, verb) || deathWords.has(verb.lower)) return undefined;
-  const auxes: number[] = [];
-  for (let k = v - 1; k >= 0 && (tokens[k].pos === 'AUX' || tokens[k].pos === 'ADV' || tokens[k].pos === 'PART'); k--) if (tokens[k].pos === 'AUX') auxes.unshift(k);
+  const auxes = auxesBefore(p, v);
   if (!auxes.some((k) => tokens[k].lemma === 'be')) return undefined;
   return asserts(p.syntax, bareVerb(v, auxes), { passiveCounts: true }) && !verb.negated && !deniedBefore(p.syntax, v) ? v : undefined;
 }
@@ -114,9 +116,7 @@ function helpedObject(p: Passage, ref: Ref): number | undefined {
   const v = tokens[ref.first - 1]?.pos === 'DET' ? ref.first - 2 : ref.first - 1;
   const verb = tokens[v];
   if (!verb || verb.pos !== 'VERB' || !helping.has(verb.lemma) || verb.lower.endsWith('ing')) return undefined;
-  const auxes: number[] = [];
-  for (let k = v - 1; k >= 0 && (tokens[k].pos === 'AUX' || tokens[k].pos === 'ADV' || tokens[k].pos === 'PART'); k--) if (tokens[k].pos === 'AUX') auxes.unshift(k);
-  return asserts(p.syntax, bareVerb(v, auxes)) && !verb.negated && !deniedBefore(p.syntax, v) ? v : undefined;
+  return asserts(p.syntax, bareVerb(v, auxesBefore(p, v))) && !verb.negated && !deniedBefore(p.syntax, v) ? v : undefined;
 }
 
 function trigger(p: Passage, ref: Ref): Trigger | undefined {

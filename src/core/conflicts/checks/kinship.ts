@@ -106,6 +106,21 @@ function genderOf(p: Passage, id: string, held: Held[]): Gender | undefined {
   return pronouns === 'he' || pronouns === 'she' ? pronouns : undefined;
 }
 
+const nameOf = (p: Passage, id: string) => p.slice.entities.find((e) => e.id === id)?.name ?? id;
+
+/**
+ * A parent the graph does not give `child`: it has a parent of that one's gender already (`word`: "father"), or two
+ * others.
+ */
+function otherParents(p: Passage, held: Held[], child: SliceEntity, parent: string, gender: Gender | undefined, word: string) {
+  const parents = held.filter((h) => h.of === child.id && h.kin.role === 'parent' && h.who !== parent);
+  const sameGender = gender ? parents.filter((h) => genderOf(p, h.who, held) === gender) : [];
+  if (sameGender.length === 0 && new Set(parents.map((h) => h.who)).size < 2) return undefined;
+  const given = sameGender.length > 0 ? sameGender : parents;
+  const others = [...new Set(given.map((h) => nameOf(p, h.who)))];
+  return { held: given, why: `the relationship graph gives ${child.name}'s ${sameGender.length > 0 ? word : 'parents'} as ${others.join(' and ')}` };
+}
+
 export function kinship(p: Passage): ConflictDraft[] {
   const held = heldKinship(p.slice.relationships);
   if (held.length === 0) return [];
@@ -135,34 +150,19 @@ export function kinship(p: Passage): ConflictDraft[] {
     } else if (kin.role === 'spouse' && held.some((h) => h.who === named.id && h.kin.role === 'spouse')) {
       // A spouse named who is married to someone else in the graph.
       const spouses = held.filter((h) => h.who === named.id && h.kin.role === 'spouse');
-      const others = spouses.map((h) => p.slice.entities.find((e) => e.id === h.of)?.name ?? h.of);
+      const others = spouses.map((h) => nameOf(p, h.of));
       contradiction = { held: spouses, why: `the relationship graph has ${named.name} married to ${[...new Set(others)].join(' and ')}` };
     } else if (kin.role === 'spouse' && held.some((h) => h.of === possessor.id && h.kin.role === 'spouse')) {
       // A spouse named for someone the graph marries to another ("The Chief's husband, Ray,").
       const spouses = held.filter((h) => h.of === possessor.id && h.kin.role === 'spouse');
-      const others = spouses.map((h) => p.slice.entities.find((e) => e.id === h.who)?.name ?? h.who);
+      const others = spouses.map((h) => nameOf(p, h.who));
       contradiction = { held: spouses, why: `the relationship graph has ${possessor.name} married to ${[...new Set(others)].join(' and ')}` };
     } else if (kin.role === 'child') {
-      // "Corin, Bram's son," makes Bram a parent the graph does not give Corin: it has that parent, or both.
-      const parents = held.filter((h) => h.of === named.id && h.kin.role === 'parent' && h.who !== possessor.id);
+      // "Corin, Bram's son," makes Bram a parent the graph does not give Corin.
       const gender = genderOf(p, possessor.id, held);
-      const sameGender = gender ? parents.filter((h) => genderOf(p, h.who, held) === gender) : [];
-      const distinct = [...new Set(parents.map((h) => h.who))];
-      if (sameGender.length > 0 || distinct.length >= 2) {
-        const given = sameGender.length > 0 ? sameGender : parents;
-        const others = given.map((h) => p.slice.entities.find((e) => e.id === h.who)?.name ?? h.who);
-        const word = sameGender.length > 0 ? (gender === 'he' ? 'father' : 'mother') : 'parents';
-        contradiction = { held: given, why: `the relationship graph gives ${named.name}'s ${word} as ${[...new Set(others)].join(' and ')}` };
-      }
+      contradiction = otherParents(p, held, named, possessor.id, gender, gender === 'he' ? 'father' : 'mother');
     } else if (kin.role === 'parent') {
-      // A parent named who is not one: the graph already has this parent, or both of them.
-      const parents = held.filter((h) => h.of === possessor.id && h.kin.role === 'parent' && h.who !== named.id);
-      const sameGender = kin.gender ? parents.filter((h) => genderOf(p, h.who, held) === kin.gender) : [];
-      const distinct = [...new Set(parents.map((h) => h.who))];
-      if (sameGender.length > 0 || distinct.length >= 2) {
-        const others = (sameGender.length > 0 ? sameGender : parents).map((h) => p.slice.entities.find((e) => e.id === h.who)?.name ?? h.who);
-        contradiction = { held: sameGender.length > 0 ? sameGender : parents, why: `the relationship graph gives ${possessor.name}'s ${sameGender.length > 0 ? claim.word.toLowerCase() : 'parents'} as ${[...new Set(others)].join(' and ')}` };
-      }
+      contradiction = otherParents(p, held, possessor, named.id, kin.gender, claim.word.toLowerCase());
     }
     if (!contradiction) continue;
     const key = `${possessor.id}|${named.id}`;

@@ -38,6 +38,10 @@ export const noticing = set('see spot find notice glimpse watch observe discover
 
 /** What stands in for a person, dead or absent: "Danny's body", "Osric's portrait". A pronoun after it is about it. */
 export const standIns = set('body corpse remains grave coffin casket tomb ghost spirit shade photograph photo picture portrait image statue likeness effigy');
+/** Nouns of pictures and recordings, out of which someone may grin or stare without being there. */
+export const images = set('photo photograph picture portrait image painting poster mugshot snapshot frame screen video footage canvas tintype daguerreotype miniature locket');
+/** Possessive determiners. */
+export const possessives = set('his her their its my our your');
 
 /** Nouns for people: a place right after one ("a friend in Dry Fork") is theirs. */
 export const people = set('man woman boy girl friend cousin person people fellow stranger lover partner child baby widow widower family');

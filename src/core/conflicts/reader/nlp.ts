@@ -3,6 +3,7 @@
 // runs offline inside Node (the model ships in its npm package); it is loaded once, on the first check.
 import winkNLP from 'wink-nlp';
 import model from 'wink-eng-lite-web-model';
+import { possessives } from './lexicon.ts';
 
 export type Token = {
   text: string;
@@ -163,7 +164,6 @@ function curlSingleQuotes(text: string, tokens: Token[]): void {
 }
 
 const subjectPronouns = new Set(['he', 'she', 'it', 'they', 'i', 'we', 'you', 'who', 'which']);
-const possessives = new Set(['his', 'her', 'their', 'its', 'my', 'our', 'your']);
 
 /**
  * Whether a word the tagger calls a noun or an adjective is, where it stands right after a subject, its verb: a

@@ -45,6 +45,9 @@ const personal: Record<string, [Pronouns, NonNullable<Ref['pronoun']>]> = {
   themself: ['they', 'reflexive'], themselves: ['they', 'reflexive'],
 };
 const firstPerson: Record<string, NonNullable<Ref['pronoun']>> = { i: 'nominative', me: 'object', my: 'possessive', mine: 'possessive', myself: 'reflexive' };
+const firstPersonWord = new RegExp(`\\b(I|${Object.keys(firstPerson).filter((w) => w !== 'i').join('|')})\\b`);
+/** Whether a passage may speak in the first person, so that its narrator is worth looking up (canonSlice.ts). */
+export const saysI = (text: string) => firstPersonWord.test(text);
 
 type Term = { entity: SliceEntity; words: string[]; bare: boolean };
 
@@ -137,6 +140,7 @@ export function findReferences(syntax: Syntax, entities: SliceEntity[], pronouns
   const { tokens } = reading;
   const named = findNames(reading, entities);
   const startsAt = new Map(named.map((r) => [r.first, r]));
+  const namedAt = new Set(startsAt.keys());
   const refs: Ref[] = [];
   // The one character whose state says it narrates (at the passage's chapter); dialogue's "I" is its speaker.
   const narrators = entities.filter((e) => e.type === 'character' && e.state.narrator === true);
@@ -177,7 +181,7 @@ export function findReferences(syntax: Syntax, entities: SliceEntity[], pronouns
 
   /** The kin reference a possessor starts, added after it: answers the token it ends at. */
   function addKin(possessor: Ref): number | undefined {
-    const ref = kinReference(syntax, possessor, new Set(startsAt.keys()), entities, kinship, pronounsOf);
+    const ref = kinReference(syntax, possessor, namedAt, entities, kinship, pronounsOf);
     if (!ref) return undefined;
     ref.subject = isSubject(syntax, ref);
     ref.main = ref.subject && !inSubordinate(syntax, ref.first);

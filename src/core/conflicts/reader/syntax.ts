@@ -2,7 +2,7 @@
 // and which verbs it governs (across appositives, relative clauses, adverbs, auxiliaries and coordinated subjects),
 // the mood of a verb (negated, modal, passive, pluperfect, habitual, its tense), and which tokens are not asserted by
 // the narration (dialogue, conditions, the complement of "dreamt that…", "told them how…", scenes framed as a dream).
-import { frames, hypothetical, modals, negativeSubjects, reporting, thinking } from './lexicon.ts';
+import { frames, hypothetical, modals, negativeSubjects, possessives, reporting, thinking } from './lexicon.ts';
 import { finiteTense, verbIn, verbLike, type Reading, type Token } from './nlp.ts';
 
 // Words that always open a clause, and words that open one only where the tagger reads them as conjunctions
@@ -40,19 +40,16 @@ export function analyse(reading: Reading): Syntax {
     const t = tokens[i];
     const previous = tokens[i - 1];
     const next = tokens[i + 1];
+    const opensSubordinate = subordinators.has(t.lower) || (t.pos === 'SCONJ' && conjunctionsOrPrepositions.has(t.lower)) || (t.pos === 'SCONJ' && t.lower !== 'that');
     const before = n;
     if (i > 0 && t.sentence !== previous.sentence) n++;
     else if (breaks.has(t.text) || (quoteMarks.has(t.text) && previous && t.quoted !== previous.quoted)) n++;
-    else if (subordinators.has(t.lower) || (t.pos === 'SCONJ' && conjunctionsOrPrepositions.has(t.lower)) || (t.pos === 'SCONJ' && t.lower !== 'that')) {
-      n++;
-      subordinate = true;
-      clause[i] = n;
-      continue;
-    } else if (relatives.has(t.lower) && previous?.text === ',') n++;
+    else if (opensSubordinate) n++;
+    else if (relatives.has(t.lower) && previous?.text === ',') n++;
     else if (coordinators.has(t.lower) && (previous?.text === ',' || (next && nominatives.has(next.lower) && next.pos === 'PRON'))) n++;
     // "While Jonah was aboard, Clara was in the chapel": after the comma a subject and its verb begin the main clause.
     else if (subordinate && previous?.text === ',' && beginsClause(tokens, i)) n++;
-    if (n !== before) subordinate = false;
+    if (n !== before) subordinate = opensSubordinate;
     clause[i] = n;
   }
   const syntax: Syntax = { reading, clause, unasserted: new Array(tokens.length).fill(undefined) };
@@ -295,7 +292,7 @@ export function predicatesOf(syntax: Syntax, last: number): Predicate[] {
     if ((t.lower === 'and' || t.lower === 'or') && tokens[k + 1]) {
       // A coordinated subject: skip its noun phrase up to the shared verb.
       let j = k + 1;
-      while (inSentence(j) && ['DET', 'PRON', 'ADJ', 'NOUN', 'PROPN', 'NUM'].includes(tokens[j].pos) && !(tokens[j].pos === 'PRON' && !nominatives.has(tokens[j].lower) && !['his', 'her', 'their', 'its', 'my', 'our', 'your'].includes(tokens[j].lower))) j++;
+      while (inSentence(j) && ['DET', 'PRON', 'ADJ', 'NOUN', 'PROPN', 'NUM'].includes(tokens[j].pos) && !(tokens[j].pos === 'PRON' && !nominatives.has(tokens[j].lower) && !possessives.has(tokens[j].lower))) j++;
       if (j === k + 1 || !inSentence(j) || !['VERB', 'AUX', 'ADV'].includes(tokens[j].pos)) return found;
       k = j;
       continue;
