@@ -29,7 +29,7 @@ import { prng } from '../support/prng.ts';
 type Expected = { kind: string; entity: string };
 type ModelHit = { severity: string; kind: string; title: string; rationale: string; refs: string[] };
 type Passage = { id: string; text: string; chapter?: string; expected: Expected[]; model?: ModelHit[] };
-type Bundle = { entities: { key: string; facts?: string[] }[] };
+type Bundle = { entities: { key: string; facts?: string[] }[]; chapters?: { id: string; text?: string }[] };
 type Hit = { kind: string; title: string; refs: string[] };
 
 export type Tally = { tp: number; fp: number; fn: number };
@@ -51,7 +51,19 @@ export type LargeFigures = {
   seedSeconds: number;
   checks: { named: number; promptTokens: number; rulesAndPromisesTokens: number; slice: { entities: number; facts: number; relationships: number; rules: number; promises: number; beats: number }; ms: number }[];
 };
-export type SetFigures = { name: string; passages: number; cleanPassages: number; planted: number; deterministic: RunFigures; whole: RunFigures };
+/** Every chapter of a published book checked as of itself by the deterministic core: each hit is a false alarm. */
+export type WholeBook = { chapters: number; words: number; alarms: { chapter: string; kind: string; title: string }[]; perTenThousandWords: number };
+export type SetFigures = {
+  name: string;
+  /** passages of a published novel (clean ones verbatim, planted ones minimal edits of real ones), not prose written for the core */
+  published: boolean;
+  passages: number;
+  cleanPassages: number;
+  planted: number;
+  deterministic: RunFigures;
+  whole: RunFigures;
+  wholeBook?: WholeBook;
+};
 export type CoreBench = { words: number; named: number; entities: number; runs: number; medianMs: number; p90Ms: number; promptTokens: number };
 export type EvalReport = {
   passages: number;
@@ -201,18 +213,16 @@ async function readJson<T>(file: string): Promise<T> {
   return JSON.parse(await readFile(path.join(here, file), 'utf8')) as T;
 }
 
-type EvalSet = { name: string; bundle: Bundle; passages: Passage[] };
+type EvalSet = { name: string; published: boolean; bundle: Bundle; passages: Passage[] };
+type PassagesFile = { published?: boolean; passages: Passage[] };
 
 /** The first set (canon.json, passages.json) and each folder of sets/, in name order. */
 export async function loadSets(only?: string[]): Promise<EvalSet[]> {
   const folders = (await readdir(path.join(here, 'sets'), { withFileTypes: true })).filter((d) => d.isDirectory()).map((d) => d.name).sort();
-  const sets: EvalSet[] = [{ name: 'corwen', bundle: await readJson<Bundle>('canon.json'), passages: (await readJson<{ passages: Passage[] }>('passages.json')).passages }];
+  const sets: EvalSet[] = [{ name: 'corwen', published: false, bundle: await readJson<Bundle>('canon.json'), passages: (await readJson<PassagesFile>('passages.json')).passages }];
   for (const folder of folders) {
-    sets.push({
-      name: folder,
-      bundle: await readJson<Bundle>(path.join('sets', folder, 'canon.json')),
-      passages: (await readJson<{ passages: Passage[] }>(path.join('sets', folder, 'passages.json'))).passages,
-    });
+    const file = await readJson<PassagesFile>(path.join('sets', folder, 'passages.json'));
+    sets.push({ name: folder, published: file.published === true, bundle: await readJson<Bundle>(path.join('sets', folder, 'canon.json')), passages: file.passages });
   }
   return only?.length ? sets.filter((s) => only.includes(s.name)) : sets;
 }
@@ -268,11 +278,13 @@ export async function runEvaluation(options: { databaseUrl?: string; large?: boo
       }
       setFigures.push({
         name: set.name,
+        published: set.published,
         passages: set.passages.length,
         cleanPassages: set.passages.filter((p) => p.expected.length === 0).length,
         planted: set.passages.reduce((n, p) => n + p.expected.length, 0),
         deterministic: setDeterministic.figures(),
         whole: setWhole.figures(),
+        wholeBook: set.published ? await checkWholeBook(prisma, projectId, set.bundle) : undefined,
       });
     }
     const counts = Object.values(perPassage);
@@ -291,6 +303,23 @@ export async function runEvaluation(options: { databaseUrl?: string; large?: boo
     await fake.close();
     await rm(dataDir, { recursive: true, force: true });
   }
+}
+
+const wordsIn = (text: string) => text.split(/\s+/).filter(Boolean).length;
+
+/** Each chapter of the book checked, whole, as of itself: the book is canon, so every hit is a false alarm. */
+async function checkWholeBook(prisma: PrismaClient, projectId: string, bundle: Bundle): Promise<WholeBook> {
+  const chapters = await prisma.chapter.findMany({ where: { projectId }, select: { externalId: true, ordinal: true, text: true }, orderBy: { ordinal: 'asc' } });
+  const alarms: WholeBook['alarms'] = [];
+  let words = 0;
+  for (const chapter of chapters) {
+    if (!chapter.text) continue;
+    words += wordsIn(chapter.text);
+    const slice = await loadCanonSlice(prisma, projectId, chapter.text, { ordinal: chapter.ordinal });
+    for (const hit of findDeterministicConflicts(chapter.text, slice, chapter.externalId)) alarms.push({ chapter: chapter.externalId, kind: hit.kind, title: hit.title });
+  }
+  if (words === 0 && (bundle.chapters ?? []).some((c) => c.text)) throw new Error('whole-book run: the chapters were imported without their text');
+  return { chapters: chapters.length, words, alarms, perTenThousandWords: words === 0 ? 0 : (alarms.length * 10_000) / words };
 }
 
 const largeRelationships = 20_000;
@@ -429,7 +458,27 @@ export function formatReport(report: EvalReport): string {
   lines.push('');
   lines.push('Deterministic core alone, its own kinds, per set:');
   lines.push(`  ${'set (passages, clean)'.padEnd(34)} ${'precision'.padStart(9)} ${'recall'.padStart(7)} ${'tp'.padStart(4)} ${'fp'.padStart(4)} ${'fn'.padStart(4)}`);
-  for (const set of report.sets) lines.push(row(`${set.name} (${set.passages}, ${set.cleanPassages})`, set.deterministic.ownKinds));
+  for (const set of report.sets) lines.push(row(`${set.name}${set.published ? '*' : ''} (${set.passages}, ${set.cleanPassages})`, set.deterministic.ownKinds));
+  const published = report.sets.filter((s) => s.published);
+  if (published.length > 0) {
+    const t = published.reduce((acc, s) => ({ tp: acc.tp + s.deterministic.ownKinds.tp, fp: acc.fp + s.deterministic.ownKinds.fp, fn: acc.fn + s.deterministic.ownKinds.fn }), { tp: 0, fp: 0, fn: 0 });
+    lines.push(row('* published novels, together', { ...t, precision: t.tp + t.fp === 0 ? 1 : t.tp / (t.tp + t.fp), recall: t.tp + t.fn === 0 ? 1 : t.tp / (t.tp + t.fn) }));
+    const written = report.sets.filter((s) => !s.published);
+    const w = written.reduce((acc, s) => ({ tp: acc.tp + s.deterministic.ownKinds.tp, fp: acc.fp + s.deterministic.ownKinds.fp, fn: acc.fn + s.deterministic.ownKinds.fn }), { tp: 0, fp: 0, fn: 0 });
+    lines.push(row('  written for the core, together', { ...w, precision: w.tp + w.fp === 0 ? 1 : w.tp / (w.tp + w.fp), recall: w.tp + w.fn === 0 ? 1 : w.tp / (w.tp + w.fn) }));
+    lines.push('');
+    lines.push('Whole-book false alarms (every chapter of each published novel checked as of itself by the core):');
+    let words = 0;
+    let alarms = 0;
+    for (const s of published) {
+      const b = s.wholeBook!;
+      words += b.words;
+      alarms += b.alarms.length;
+      lines.push(`  ${s.name.padEnd(20)} ${String(b.chapters).padStart(4)} chapters ${b.words.toLocaleString('en').padStart(9)} words ${String(b.alarms.length).padStart(4)} alarms ${b.perTenThousandWords.toFixed(2).padStart(6)} per 10,000 words`);
+      for (const a of b.alarms) lines.push(`      ${a.chapter.padEnd(8)} ${a.kind.padEnd(28)} ${a.title}`);
+    }
+    lines.push(`  ${'all'.padEnd(20)} ${''.padStart(13)} ${words.toLocaleString('en').padStart(9)} words ${String(alarms).padStart(4)} alarms ${(words === 0 ? 0 : (alarms * 10_000) / words).toFixed(2).padStart(6)} per 10,000 words`);
+  }
   lines.push('');
   lines.push(`  ${'kind'.padEnd(28)} ${'planted'.padStart(7)}   ${'deterministic tp/fp/fn'.padStart(22)}   ${'whole tp/fp/fn'.padStart(14)}`);
   const kinds = [...new Set([...conflictKinds, ...Object.keys(report.whole.perKind), ...Object.keys(report.deterministic.perKind)])];

@@ -77,7 +77,8 @@ export function read(text: string): Reading {
       tokens.push({ text: am[1], lower: am[1].toLowerCase(), lemma: 'be', pos: 'AUX', start: start + 1, end: offset, sentence: 0, negated: negations[k], quoted: false });
       continue;
     }
-    tokens.push({ text: value, lower: value.toLowerCase(), lemma: lemmas[k].toLowerCase(), pos: tags[k], start, end: offset, sentence: 0, negated: negations[k], quoted: false });
+    // The model has no lemma for some words before punctuation ("cannot,", "cant,"): the word stands for itself.
+    tokens.push({ text: value, lower: value.toLowerCase(), lemma: (lemmas[k] ?? value).toLowerCase(), pos: tags[k], start, end: offset, sentence: 0, negated: negations[k], quoted: false });
   }
 
   // Sentences as the model splits them, joined again where a quotation ends in "?" or "!" and the speech tag follows
