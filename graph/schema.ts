@@ -25,6 +25,7 @@ import './mutations/importBundle.ts';
 import './mutations/importManuscript.ts';
 import './mutations/extractCanon.ts';
 import './mutations/checkConflicts.ts';
+import './mutations/checkChapter.ts';
 import './mutations/resolveConflict.ts';
 import './mutations/createFact.ts';
 import './mutations/updateFact.ts';

@@ -5,7 +5,7 @@ import { entityTypes } from '../src/core/ingest/bundle.ts';
 import { factsPerEntity } from '../src/core/canon/entities.ts';
 import { conflictKinds, severities } from '../src/core/conflicts/kinds.ts';
 import {
-  chapterOrdinal, chapterRef, maxChapterOrdinal, cursor, defaultPageLimit, passageText, factText, graphDepth, initialScope, pageLimit, projectDescription, projectName, recallQuery,
+  chapterLine, chapterOrdinal, chapterRef, maxChapterOrdinal, cursor, defaultPageLimit, passageText, factText, graphDepth, initialScope, pageLimit, projectDescription, projectName, recallQuery,
   resourceId, searchQuery, sourceContent,
 } from '../src/core/validation.ts';
 
@@ -146,6 +146,9 @@ export const checkBody = z
   .object({
     text: passageText.meta({ description: 'the passage to check, at most 50,000 characters' }),
     chapter: chapterRef.optional().meta({ description: 'extension: the chapter id the passage belongs to; canon from later chapters is not used' }),
+    line: chapterLine.optional().meta({
+      description: 'extension: the line of that chapter the passage begins at (story time inside the chapter: a state change anchored later in it does not hold yet); without it, the passage is read as of the whole chapter',
+    }),
   })
   .meta({ id: 'ConflictCheckRequest' });
 

@@ -1,8 +1,9 @@
 // Chapters (extension): list them in reading order, read one, put one (create or replace; only its own mentions are
 // recorded again) and delete one.
+import { wordsPerCall } from '../../src/core/conflicts/kinds.ts';
 import { linksTo, type RouteDef } from '../route.ts';
 import { projectPath } from '../schemas.ts';
-import { Chapter, ChapterList, chapterPath, chaptersQueryParams, DeletedChapter, putChapterBody, PutChapterResult } from '../schemas/chapters.ts';
+import { Chapter, ChapterCheckResult, ChapterList, chapterPath, chaptersQueryParams, DeletedChapter, putChapterBody, PutChapterResult } from '../schemas/chapters.ts';
 
 export const listChapters: RouteDef = {
   method: 'get',
@@ -37,6 +38,27 @@ export const readChapter: RouteDef = {
   errorPaths: { chapterId: 'path.chapterId' },
   variables: ({ params }) => ({ projectId: params.id, chapterId: params.chapterId }),
   respond: (data) => data.chapter,
+};
+
+export const checkChapter: RouteDef = {
+  method: 'post',
+  path: '/projects/{id}/chapters/{chapterId}/check',
+  operationId: 'checkChapter',
+  summary: 'Check a stored chapter in place',
+  description: `Extension. The deterministic core (no LLM, no BYOK headers) reads the stored chapter in stretches that end where a state change anchored inside it begins, each as of its own line, so a character who dies at line 212 is dead from that line on only. Each hit says the line and the character offsets of the words it quotes, and is stored as a pending conflict. Costs one call per ${wordsPerCall.toLocaleString('en')} words started; asking again about the same text and canon version answers from the kept result (cached: true) for one call.`,
+  scope: 'check',
+  cost: 1,
+  params: chapterPath,
+  bodyOptional: true,
+  success: { status: 200, schema: ChapterCheckResult, description: 'the hits, with their positions in the chapter' },
+  errors: [400, 402, 404],
+  operation: 'CheckChapter',
+  errorPaths: { chapter: 'path.chapterId' },
+  variables: ({ params }) => ({ projectId: params.id, chapter: params.chapterId }),
+  respond: (data) => {
+    const { anchorsLost, ...check } = data.check as Record<string, unknown>;
+    return { ...check, anchors_lost: anchorsLost };
+  },
 };
 
 export const putChapter: RouteDef = {

@@ -1,7 +1,7 @@
 import type { RouteDef } from '../route.ts';
 import { auditLog } from './audit.ts';
 import { approve } from './canon.ts';
-import { deleteChapter, listChapters, putChapter, readChapter } from './chapters.ts';
+import { checkChapter, deleteChapter, listChapters, putChapter, readChapter } from './chapters.ts';
 import { exportProject } from './export.ts';
 import { createFact, entityDependents, entityHistory, factDependents, retireFact, updateFact } from './facts.ts';
 import { graph } from './graph.ts';
@@ -15,5 +15,5 @@ import { search } from './search.ts';
 import { usage } from './usage.ts';
 
 export const routes: RouteDef[] = [listProjects, createProject, recall, mentions, checkConflicts, approve, search, timeline, graph, usage, auditLog, exportProject, propose, listCandidates, approveCandidate, rejectCandidate,
-  createFact, updateFact, retireFact, factDependents, entityDependents, entityHistory, listChapters, readChapter, putChapter, deleteChapter,
+  createFact, updateFact, retireFact, factDependents, entityDependents, entityHistory, listChapters, readChapter, putChapter, deleteChapter, checkChapter,
   createEntity, readEntity, updateEntity, deleteEntity, createRelationship, updateRelationship, deleteRelationship, deleteProject];

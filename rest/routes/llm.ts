@@ -19,7 +19,7 @@ export const checkConflicts: RouteDef = {
   success: { status: 200, schema: ConflictCheckResult, description: 'the conflicts found; an empty list means none' },
   errors: [400, 402, 404, 413, 415, 502, 504],
   operation: 'CheckConflicts',
-  variables: ({ params, body }) => ({ projectId: params.id, text: body.text, chapter: body.chapter }),
+  variables: ({ params, body }) => ({ projectId: params.id, text: body.text, chapter: body.chapter, line: body.line }),
   respond: (data) => data,
 };
 

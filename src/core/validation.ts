@@ -101,6 +101,8 @@ export function invalid(error: z.ZodError, code: 'validation_error' | 'invalid_b
 /** Longest passage a conflict check accepts (about 8,000 words). */
 export const passageText = nonBlankText(50_000);
 export const chapterRef = z.string().min(1).max(100).regex(/^[A-Za-z0-9_.:-]+$/, 'must be a chapter id');
+/** a line of a chapter (1-based): story time inside the chapter */
+export const chapterLine = z.number().int('must be an integer').min(1, 'must be at least 1').max(1_000_000, 'must be at most 1000000');
 /** Chapter ordinals, as bundles and chapter writes take them. */
 export const maxChapterOrdinal = 1_000_000;
 export const chapterOrdinal = z.number().int('must be an integer').min(0, 'must be at least 0').max(maxChapterOrdinal, `must be at most ${maxChapterOrdinal}`);

@@ -17,6 +17,7 @@ import { pino } from 'pino';
 import { Executor, type Caller } from '../../graph/executor.ts';
 import { loadConfig } from '../../src/config.ts';
 import { loadCanonSlice } from '../../src/core/conflicts/canonSlice.ts';
+import { checkChapter } from '../../src/core/conflicts/chapterCheck.ts';
 import { findDeterministicConflicts } from '../../src/core/conflicts/deterministic.ts';
 import { conflictKinds } from '../../src/core/conflicts/kinds.ts';
 import type { PrismaClient } from '../../src/generated/prisma/client.ts';
@@ -305,20 +306,16 @@ export async function runEvaluation(options: { databaseUrl?: string; large?: boo
   }
 }
 
-const wordsIn = (text: string) => text.split(/\s+/).filter(Boolean).length;
-
-/** Each chapter of the book checked, whole, as of itself: the book is canon, so every hit is a false alarm. */
+/** Each chapter of the book checked in place, as of itself (chapterCheck.ts): the book is canon, so every hit is a false alarm. */
 async function checkWholeBook(prisma: PrismaClient, projectId: string, bundle: Bundle): Promise<WholeBook> {
-  const chapters = await prisma.chapter.findMany({ where: { projectId }, select: { externalId: true, ordinal: true, text: true }, orderBy: { ordinal: 'asc' } });
   const alarms: WholeBook['alarms'] = [];
   let words = 0;
+  const chapters = (bundle.chapters ?? []).filter((c) => c.text);
   for (const chapter of chapters) {
-    if (!chapter.text) continue;
-    words += wordsIn(chapter.text);
-    const slice = await loadCanonSlice(prisma, projectId, chapter.text, { ordinal: chapter.ordinal });
-    for (const hit of findDeterministicConflicts(chapter.text, slice, chapter.externalId)) alarms.push({ chapter: chapter.externalId, kind: hit.kind, title: hit.title });
+    const checked = await checkChapter(prisma, projectId, chapter.id);
+    words += checked.words;
+    for (const hit of checked.hits) alarms.push({ chapter: chapter.id, kind: hit.kind, title: `${hit.title} (line ${hit.line}: "${hit.quote}")` });
   }
-  if (words === 0 && (bundle.chapters ?? []).some((c) => c.text)) throw new Error('whole-book run: the chapters were imported without their text');
   return { chapters: chapters.length, words, alarms, perTenThousandWords: words === 0 ? 0 : (alarms.length * 10_000) / words };
 }
 

@@ -68,33 +68,44 @@ export function unknownChapter(chapter: string, field = 'as_of'): LoreError {
   return new LoreError('validation_error', `${field}: ${message}`, { errors: [{ path: field, message }] });
 }
 
-/** Ordinals of a span's ends; null where open. */
-export type OrdinalSpan = { from: number | null; until: number | null };
-
-/** Whether a span holds at chapter ordinal `at`; `at` undefined is "after the last chapter": only open-ended spans hold. */
-export function holdsAt(span: OrdinalSpan, at: number | undefined): boolean {
-  if (at === undefined) return span.until === null;
-  return (span.from === null || span.from <= at) && (span.until === null || at < span.until);
-}
-
-export type TimedValue = OrdinalSpan & { key: string; value: unknown };
+/**
+ * Ordinals of a span's ends; null where open. `fromLine`: the line of the starting chapter it starts after (the line
+ * that tells the change: "the wave took her" is her last line alive), from the chapter's start when null
+ * (storyPoints.ts).
+ */
+export type OrdinalSpan = { from: number | null; fromLine?: number | null; until: number | null };
 
 /**
- * The state at chapter ordinal `at` (undefined: after the last chapter): the timeless values, overlaid with the timed
- * values that hold there in order of their start (a later start wins; an open start counts as the earliest).
+ * Whether a span holds at chapter ordinal `at`, and at `line` of that chapter when given (without a line: once the
+ * whole chapter is read); `at` undefined is "after the last chapter": only open-ended spans hold.
  */
-export function stateAt(baseState: unknown, timed: TimedValue[], at: number | undefined): Record<string, unknown> {
+export function holdsAt(span: OrdinalSpan, at: number | undefined, line?: number): boolean {
+  if (at === undefined) return span.until === null;
+  const started = span.from === null || span.from < at || (span.from === at && (line === undefined || (span.fromLine ?? 0) < line));
+  return started && (span.until === null || at < span.until);
+}
+
+export type TimedValue = OrdinalSpan & { key: string; value: unknown; fromAnchor?: string | null };
+
+/**
+ * The state at chapter ordinal `at` (undefined: after the last chapter), at `line` of it when given: the timeless
+ * values, overlaid with the timed values that hold there in order of their start (a later start wins; an open start
+ * counts as the earliest).
+ */
+export function stateAt(baseState: unknown, timed: TimedValue[], at: number | undefined, line?: number): Record<string, unknown> {
   const state: Record<string, unknown> = { ...((baseState && typeof baseState === 'object' ? baseState : {}) as Record<string, unknown>) };
-  const holding = timed.filter((v) => holdsAt(v, at)).sort((a, b) => (a.from ?? -Infinity) - (b.from ?? -Infinity));
+  const holding = timed
+    .filter((v) => holdsAt(v, at, line))
+    .sort((a, b) => (a.from ?? -Infinity) - (b.from ?? -Infinity) || (a.fromLine ?? 0) - (b.fromLine ?? 0));
   for (const v of holding) state[v.key] = v.value;
   return state;
 }
 
-/** Timed state values of entities with their spans as ordinals. */
+/** Timed state values of entities with their spans as ordinals (and the point inside the starting chapter, as stored). */
 export async function timedValues(tx: TxClient, entityIds: string[]): Promise<Map<string, TimedValue[]>> {
   const rows = entityIds.length
     ? await tx.$queryRaw<(TimedValue & { entityId: string })[]>`
-        SELECT v."entityId", v.key, v.value, fc.ordinal AS "from", uc.ordinal AS "until"
+        SELECT v."entityId", v.key, v.value, fc.ordinal AS "from", v."fromLine", v."fromAnchor", uc.ordinal AS "until"
         FROM "StateValue" v LEFT JOIN "Chapter" fc ON fc.id = v."fromChapterId" LEFT JOIN "Chapter" uc ON uc.id = v."untilChapterId"
         WHERE v."entityId" = ANY(${entityIds}::text[]) ORDER BY v.id`
     : [];

@@ -6,7 +6,8 @@
 // article ("Abbess" for "the Abbess").
 import type { PrismaClient } from '../../generated/prisma/client.ts';
 import { MentionFinder } from '../ingest/mentionFinder.ts';
-import { stateAt, timedValues } from '../canon/storyTime.ts';
+import { placePoint } from '../canon/storyPoints.ts';
+import { stateAt, timedValues, type TimedValue } from '../canon/storyTime.ts';
 import { kinOfKind } from './reader/kin.ts';
 import { saysI } from './reader/references.ts';
 import { impliedPronouns, pronounsOf, statedPronouns, type Pronouns } from './reader/pronouns.ts';
@@ -33,7 +34,16 @@ export type CanonSlice = {
   chapterOrdinals: Record<string, number>;
   /** every id the slice holds: what a hit's refs may point at */
   ids: Set<string>;
+  /** state changes anchored in the passage's chapter whose anchor is no longer in its text (storyPoints.ts) */
+  anchorsLost: LostAnchor[];
 };
+export type LostAnchor = { entity: string; key: string; anchor: string; line: number | null };
+
+/**
+ * Where in story time a passage stands: a chapter (by its ordinal), and a line of it when given; without a line, once
+ * the whole chapter is read. `text`: the chapter's text, to place anchors in (read by `id` when needed and absent).
+ */
+export type SlicePosition = { ordinal: number; line?: number; id?: string; text?: string };
 
 const limits = { factsPerEntity: 30, rules: 8, promises: 8, beatChapters: 3, beatsPerChapter: 20, neighbours: 20, relatives: 20, narrators: 5, pronounSnippets: 40 } as const;
 
@@ -73,7 +83,7 @@ async function relevant(prisma: PrismaClient, projectId: string, type: 'rule' | 
   return rows.map((r) => r.id);
 }
 
-export async function loadCanonSlice(prisma: PrismaClient, projectId: string, passage: string, chapter?: { ordinal: number }): Promise<CanonSlice> {
+export async function loadCanonSlice(prisma: PrismaClient, projectId: string, passage: string, chapter?: SlicePosition): Promise<CanonSlice> {
   const names = await prisma.entity.findMany({ where: { projectId }, select: { id: true, name: true, aliases: true } });
   const finder = new MentionFinder(names.flatMap((e) => nameVariants([e.name, ...e.aliases]).map((text) => ({ entityId: e.id, text }))));
   const named = [...new Set(finder.find(passage).map((m) => m.entityId))];
@@ -122,8 +132,9 @@ export async function loadCanonSlice(prisma: PrismaClient, projectId: string, pa
   });
   const latestEntities = [...namedEntities, ...others];
   const timed = chapter ? await timedValues(prisma, [...latestEntities, ...latestRules, ...latestPromises].map((e) => e.id)) : undefined;
+  const anchorsLost = timed && chapter?.line !== undefined ? await placeAnchors(prisma, timed, chapter) : [];
   const asOf = <E extends EntityRow & { baseState: unknown }>(rows: E[]): EntityRow[] =>
-    timed && chapter ? rows.map((e) => ({ ...e, state: stateAt(e.baseState, timed.get(e.id) ?? [], chapter.ordinal) })) : rows;
+    timed && chapter ? rows.map((e) => ({ ...e, state: stateAt(e.baseState, timed.get(e.id) ?? [], chapter.ordinal, chapter.line) })) : rows;
   const [entities, rules, promises] = [asOf(latestEntities), asOf(latestRules), asOf(latestPromises)];
 
   const chapters = await prisma.chapter.findMany({
@@ -157,6 +168,7 @@ export async function loadCanonSlice(prisma: PrismaClient, projectId: string, pa
     position: chapter?.ordinal,
     chapterOrdinals: Object.fromEntries(referenced.map((c) => [c.externalId, c.ordinal])),
     ids: new Set(),
+    anchorsLost,
   };
   for (const e of [...slice.entities, ...slice.rules, ...slice.promises]) {
     slice.ids.add(e.id);
@@ -165,6 +177,23 @@ export async function loadCanonSlice(prisma: PrismaClient, projectId: string, pa
   for (const r of slice.relationships) slice.ids.add(r.id);
   for (const b of slice.beats) slice.ids.add(b.id);
   return slice;
+}
+
+/**
+ * Sets the line of each timed value anchored in the passage's chapter from the chapter's text as it stands; returns the
+ * anchors it no longer holds (those keep the line they were given).
+ */
+async function placeAnchors(prisma: PrismaClient, timed: Map<string, TimedValue[]>, chapter: SlicePosition): Promise<LostAnchor[]> {
+  const anchored = [...timed].flatMap(([entity, values]) => values.filter((v) => v.from === chapter.ordinal && v.fromAnchor).map((v) => ({ entity, v })));
+  if (anchored.length === 0) return [];
+  const text = chapter.text ?? (chapter.id ? (await prisma.chapter.findUnique({ where: { id: chapter.id }, select: { text: true } }))?.text : undefined) ?? '';
+  const lost: LostAnchor[] = [];
+  for (const { entity, v } of anchored) {
+    const placed = placePoint(text, { fromLine: v.fromLine ?? null, fromAnchor: v.fromAnchor ?? null });
+    v.fromLine = placed.line;
+    if (placed.lost) lost.push({ entity, key: v.key, anchor: v.fromAnchor!, line: placed.line });
+  }
+  return lost;
 }
 
 /**

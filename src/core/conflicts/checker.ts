@@ -9,7 +9,8 @@ import { holdProject } from '../canon/canon.ts';
 import { LoreError } from '../errors.ts';
 import { generateStructured, type LlmChoice } from '../llm/provider.ts';
 import { text } from '../validation.ts';
-import { loadCanonSlice, type CanonSlice } from './canonSlice.ts';
+import { checkChapter, type ChapterCheck } from './chapterCheck.ts';
+import { loadCanonSlice, type CanonSlice, type SlicePosition } from './canonSlice.ts';
 import { findDeterministicConflicts } from './deterministic.ts';
 import { conflictKinds, severities, type ConflictDraft } from './kinds.ts';
 
@@ -124,12 +125,18 @@ export class ConflictChecker {
     private readonly llmConfig: Config['llm'],
   ) {}
 
-  async check(input: { projectId: string; text: string; chapter?: string; llm: LlmChoice }): Promise<CheckResult> {
-    let position: { ordinal: number } | undefined;
+  /** A stored chapter checked in place by the deterministic core (chapterCheck.ts). */
+  checkChapter(projectId: string, chapter: string, charge?: (words: number) => Promise<void>): Promise<ChapterCheck> {
+    return checkChapter(this.prisma, projectId, chapter, charge);
+  }
+
+  /** `line`: where in the chapter the passage stands (story time inside it); without it, after the whole chapter. */
+  async check(input: { projectId: string; text: string; chapter?: string; line?: number; llm: LlmChoice }): Promise<CheckResult> {
+    let position: SlicePosition | undefined;
     if (input.chapter) {
-      const chapter = await this.prisma.chapter.findFirst({ where: { projectId: input.projectId, externalId: input.chapter }, select: { ordinal: true } });
+      const chapter = await this.prisma.chapter.findFirst({ where: { projectId: input.projectId, externalId: input.chapter }, select: { id: true, ordinal: true } });
       if (!chapter) throw new LoreError('not_found', `Chapter ${input.chapter} not found in project ${input.projectId}.`);
-      position = chapter;
+      position = { ...chapter, line: input.line };
     }
     const episode = input.chapter ?? null;
     const slice = await loadCanonSlice(this.prisma, input.projectId, input.text, position);
@@ -144,33 +151,34 @@ export class ConflictChecker {
       const hit: ConflictDraft = { severity: raw.severity, kind, episode: raw.episode ?? episode, title: raw.title, rationale: raw.rationale, refs };
       if (!found.some((f) => sameHit(f, hit, slice))) found.push(hit);
     }
-    const conflicts = await this.store(input.projectId, found, slice);
+    const conflicts = await storeConflicts(this.prisma, input.projectId, found, slice);
     return { conflicts, promptTokens: reply.inputTokens ?? Math.ceil((checkSystemPrompt.length + prompt.length) / 4) };
   }
+}
 
-  private async store(projectId: string, drafts: ConflictDraft[], slice: CanonSlice): Promise<ConflictHit[]> {
-    const entityIds = new Set([...slice.entities, ...slice.rules, ...slice.promises].map((e) => e.id));
-    return this.prisma.$transaction(async (tx) => {
-      // Racing checks of one project store one after the other, so an identical pending hit is reused, not doubled.
-      await holdProject(tx, projectId);
-      const hits: ConflictHit[] = [];
-      for (const draft of drafts) {
-        const existing = await tx.conflict.findFirst({
-          where: { projectId, status: 'pending', kind: draft.kind, title: draft.title, refs: { equals: draft.refs } },
-          select: { id: true },
+/** Stores each hit as a pending conflict, reusing an identical pending one. */
+export async function storeConflicts(prisma: PrismaClient, projectId: string, drafts: ConflictDraft[], slice: Pick<CanonSlice, 'entities' | 'rules' | 'promises'>): Promise<ConflictHit[]> {
+  const entityIds = new Set([...slice.entities, ...slice.rules, ...slice.promises].map((e) => e.id));
+  return prisma.$transaction(async (tx) => {
+    // Racing checks of one project store one after the other, so an identical pending hit is reused, not doubled.
+    await holdProject(tx, projectId);
+    const hits: ConflictHit[] = [];
+    for (const draft of drafts) {
+      const existing = await tx.conflict.findFirst({
+        where: { projectId, status: 'pending', kind: draft.kind, title: draft.title, refs: { equals: draft.refs } },
+        select: { id: true },
+      });
+      const id = existing?.id ?? newId('cfl');
+      if (!existing) {
+        await tx.conflict.create({
+          data: {
+            id, projectId, severity: draft.severity, kind: draft.kind, episode: draft.episode, title: draft.title, rationale: draft.rationale, refs: draft.refs,
+            entities: { create: draft.refs.filter((ref) => entityIds.has(ref)).map((entityId) => ({ entityId })) },
+          },
         });
-        const id = existing?.id ?? newId('cfl');
-        if (!existing) {
-          await tx.conflict.create({
-            data: {
-              id, projectId, severity: draft.severity, kind: draft.kind, episode: draft.episode, title: draft.title, rationale: draft.rationale, refs: draft.refs,
-              entities: { create: draft.refs.filter((ref) => entityIds.has(ref)).map((entityId) => ({ entityId })) },
-            },
-          });
-        }
-        hits.push({ id, ...draft });
       }
-      return hits;
-    });
-  }
+      hits.push({ id, ...draft });
+    }
+    return hits;
+  });
 }

@@ -15,6 +15,9 @@ export type ConflictKind = (typeof conflictKinds)[number];
 export const severities = ['P1', 'P2', 'P3'] as const;
 export type Severity = (typeof severities)[number];
 
+/** A chapter checked in place costs one call per this many words started (chapterCheck.ts). */
+export const wordsPerCall = 2_000;
+
 export type ConflictDraft = {
   severity: Severity;
   kind: ConflictKind;
@@ -22,4 +25,7 @@ export type ConflictDraft = {
   title: string;
   rationale: string;
   refs: string[];
+  /** the passage's characters (start inclusive, end exclusive) of the words the deterministic core quotes */
+  at?: TextSpan;
 };
+export type TextSpan = { start: number; end: number };

@@ -26,10 +26,17 @@ const bundleFact = z.unknown().transform((item, ctx): string | z.infer<typeof fa
   return z.NEVER;
 });
 
-/** State values that hold for part of the story: from a chapter, until a chapter, or both. */
+/**
+ * A point inside the starting chapter: its line (1-based), or an anchor, a short phrase of the chapter's text that is
+ * looked up whenever the chapter is read, so it follows the text through edits (src/core/canon/storyPoints.ts).
+ */
+export const storyPoint = { line: z.number().int().min(1).max(1_000_000).optional(), anchor: text().trim().min(3).max(300).optional() };
+
+/** State values that hold for part of the story: from a chapter (or a point inside it), until a chapter, or both. */
 const stateChange = z
-  .object({ from: key.optional(), until: key.optional(), state: stateValues })
+  .object({ from: key.optional(), ...storyPoint, until: key.optional(), state: stateValues })
   .refine((c) => c.from !== undefined || c.until !== undefined, { message: 'must have from or until (timeless values go in state)', path: ['from'] })
+  .refine((c) => c.from !== undefined || (c.line === undefined && c.anchor === undefined), { message: 'a line or anchor needs from: the chapter it is in', path: ['from'] })
   .refine((c) => Object.keys(c.state).length > 0, { message: 'must set at least one value', path: ['state'] });
 
 const bundleEntity = z.object({

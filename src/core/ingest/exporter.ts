@@ -9,7 +9,7 @@ type Status = 'approved' | 'suggested';
 
 /** A timeless fact with its entity's status is plain text; any other fact says its span and status. */
 export type ExportedFact = string | { text: string; from?: string; until?: string; status: Status };
-export type ExportedStateChange = { from?: string; until?: string; state: Record<string, unknown> };
+export type ExportedStateChange = { from?: string; line?: number; anchor?: string; until?: string; state: Record<string, unknown> };
 export type ExportedEntity = {
   key: string;
   type: string;
@@ -77,7 +77,7 @@ export class Exporter {
       select: { entityId: true, text: true, status: true, fromChapterId: true, untilChapterId: true },
     });
     const stateValues = await tx.stateValue.findMany({
-      where, orderBy: { id: 'asc' }, select: { entityId: true, key: true, value: true, fromChapterId: true, untilChapterId: true },
+      where, orderBy: { id: 'asc' }, select: { entityId: true, key: true, value: true, fromChapterId: true, fromLine: true, fromAnchor: true, untilChapterId: true },
     });
     const relationships = await tx.relationship.findMany({ where, select: { fromId: true, toId: true, kind: true, weight: true } });
     const chapters = await tx.chapter.findMany({ where, select: { id: true, externalId: true, title: true, ordinal: true, text: true, contentHash: true } });
@@ -153,17 +153,19 @@ export class Exporter {
    * the later value wins, as it does in stateAt.
    */
   private stateChanges(
-    values: { entityId: string; key: string; value: unknown; fromChapterId: string | null; untilChapterId: string | null }[],
+    values: { entityId: string; key: string; value: unknown; fromChapterId: string | null; fromLine: number | null; fromAnchor: string | null; untilChapterId: string | null }[],
     chapters: Map<string, { externalId: string; ordinal: number }>,
   ): Map<string, ExportedStateChange[]> {
-    type Group = { from?: { externalId: string; ordinal: number }; until?: { externalId: string; ordinal: number }; state: Map<string, unknown> };
+    type Group = { from?: { externalId: string; ordinal: number }; line?: number; anchor?: string; until?: { externalId: string; ordinal: number }; state: Map<string, unknown> };
     const groups = new Map<string, Map<string, Group>>();
     for (const v of values) {
       const spans = groups.get(v.entityId) ?? new Map<string, Group>();
       groups.set(v.entityId, spans);
-      const span = `${v.fromChapterId ?? ''}|${v.untilChapterId ?? ''}`;
+      const span = JSON.stringify([v.fromChapterId, v.fromLine, v.fromAnchor, v.untilChapterId]);
       const group = spans.get(span) ?? {
         from: v.fromChapterId ? chapters.get(v.fromChapterId) : undefined,
+        line: v.fromLine ?? undefined,
+        anchor: v.fromAnchor ?? undefined,
         until: v.untilChapterId ? chapters.get(v.untilChapterId) : undefined,
         state: new Map(),
       };
@@ -173,6 +175,8 @@ export class Exporter {
     // Ordinals are at least 0: -1 sorts an open start first, MAX_SAFE_INTEGER an open end last.
     const order = (a: Group, b: Group) =>
       (a.from?.ordinal ?? -1) - (b.from?.ordinal ?? -1) ||
+      (a.line ?? 0) - (b.line ?? 0) ||
+      byText(a.anchor ?? '', b.anchor ?? '') ||
       (a.until?.ordinal ?? Number.MAX_SAFE_INTEGER) - (b.until?.ordinal ?? Number.MAX_SAFE_INTEGER) ||
       byText(a.from?.externalId ?? '', b.from?.externalId ?? '') ||
       byText(a.until?.externalId ?? '', b.until?.externalId ?? '');
@@ -182,6 +186,8 @@ export class Exporter {
         [...spans.values()].sort(order).map((g) =>
           compact<ExportedStateChange>({
             from: g.from?.externalId,
+            line: g.line,
+            anchor: g.anchor,
             until: g.until?.externalId,
             state: sortedKeys(Object.fromEntries(g.state)),
           }),

@@ -40,7 +40,7 @@ export type ImportResult = { projectId: string; projectCreated: boolean; changed
 
 const sameJson = (a: unknown, b: unknown) => stableStringify(a) === stableStringify(b);
 
-type TimedRow = { key: string; value: unknown; fromChapterId: string | null; untilChapterId: string | null };
+type TimedRow = { key: string; value: unknown; fromChapterId: string | null; fromLine: number | null; fromAnchor: string | null; untilChapterId: string | null };
 /**
  * Timed values in an order that keeps only what decides the state: values of one key starting at one chapter keep
  * theirs (the later wins a tie), the rest is sorted, so the same values listed in another order (as an export groups
@@ -471,7 +471,7 @@ export class Importer {
     const stored = new Map<string, TimedRow[]>();
     const rows = await tx.stateValue.findMany({
       where: { projectId, ...(scoped ? { entityId: { in: listed.map((e) => idOf(e.key)) } } : {}) },
-      select: { entityId: true, key: true, value: true, fromChapterId: true, untilChapterId: true },
+      select: { entityId: true, key: true, value: true, fromChapterId: true, fromLine: true, fromAnchor: true, untilChapterId: true },
       orderBy: { id: 'asc' },
     });
     for (const { entityId, ...value } of rows) stored.set(entityId, [...(stored.get(entityId) ?? []), value]);
@@ -481,7 +481,9 @@ export class Importer {
       const entityId = idOf(e.key);
       // In the bundle's order, which stateAt keeps for values of one key starting at the same chapter.
       const wanted = e.stateChanges!.flatMap((change) =>
-        Object.entries(change.state).map(([key, value]) => ({ key, value, fromChapterId: chapterId(change.from), untilChapterId: chapterId(change.until) })),
+        Object.entries(change.state).map(([key, value]) => ({
+          key, value, fromChapterId: chapterId(change.from), fromLine: change.line ?? null, fromAnchor: change.anchor ?? null, untilChapterId: chapterId(change.until),
+        })),
       );
       if (sameJson(meaningOf(wanted), meaningOf(stored.get(entityId) ?? []))) continue;
       replaced.push(entityId);

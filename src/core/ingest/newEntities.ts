@@ -57,7 +57,9 @@ export function newEntityRows(
     if (e.stateChanges?.length) {
       rows.timed.push(entityId);
       for (const change of e.stateChanges) {
-        for (const [key, value] of Object.entries(change.state)) rows.values.push({ id: newId('stv'), projectId, entityId, key, value, ...spanOf(change.from, change.until) });
+        for (const [key, value] of Object.entries(change.state)) {
+          rows.values.push({ id: newId('stv'), projectId, entityId, key, value, ...spanOf(change.from, change.until), fromLine: change.line ?? null, fromAnchor: change.anchor ?? null });
+        }
       }
     }
   }

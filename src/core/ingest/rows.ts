@@ -22,7 +22,7 @@ const tables = {
     id: 'text', projectId: 'text', entityId: 'text', text: 'text', status: '"ApprovalStatus"', source: 'text', candidateId: 'text',
     createdBy: 'text', fromChapterId: 'text', untilChapterId: 'text',
   },
-  StateValue: { id: 'text', projectId: 'text', entityId: 'text', key: 'text', value: 'jsonb', fromChapterId: 'text', untilChapterId: 'text' },
+  StateValue: { id: 'text', projectId: 'text', entityId: 'text', key: 'text', value: 'jsonb', fromChapterId: 'text', fromLine: 'integer', fromAnchor: 'text', untilChapterId: 'text' },
   Relationship: { id: 'text', projectId: 'text', fromId: 'text', toId: 'text', kind: 'text', weight: 'double precision' },
   Mention: { id: 'text', projectId: 'text', entityId: 'text', chapterId: 'text', line: 'integer', column: 'integer', snippet: 'text', sortKey: 'text' },
   Beat: { id: 'text', projectId: 'text', chapterId: 'text', position: 'integer', summary: 'text', entityIds: 'text[]', source: 'text' },

@@ -30,7 +30,7 @@ import {
 import { verbIn, type Token } from '../reader/nlp.ts';
 import type { Ref } from '../reader/references.ts';
 import { asserts, clauseStart, moodOf, predicatesOf } from '../reader/syntax.ts';
-import { quoteAt, refsOf, type Passage } from './passage.ts';
+import { quoteAt, refsOf, spanAt, type Passage } from './passage.ts';
 
 type Attribute = 'eyes' | 'hair' | 'age' | 'title';
 /**
@@ -467,6 +467,7 @@ export function attributes(p: Passage): ConflictDraft[] {
           title: `${character.name}'s ${labels[st.attribute]} contradicts the canon`,
           rationale: `The canon gives ${character.name}'s ${labels[st.attribute]} as "${held.values.join('", "')}"${p.episode ? ` as of ${p.episode}` : ''}; the passage says "${st.bound === 'below' ? 'under ' : st.bound === 'above' ? 'over ' : ''}${st.value}": ${quoteAt(p, st.from, st.to)}.`,
           refs: [...new Set([character.id, held.ref])],
+          at: spanAt(p, st.from, st.to),
         });
       }
     }

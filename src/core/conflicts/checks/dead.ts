@@ -13,7 +13,7 @@ import { aliveAdjectives, aliveVerbs, deathWords, depicting, images, motion, pla
 import { verbIn } from '../reader/nlp.ts';
 import type { Ref } from '../reader/references.ts';
 import { asserts, clauseEnd, clauseStart, deniedBefore, participleAfter, predicatesOf, speechTagBefore, type Predicate } from '../reader/syntax.ts';
-import { quoteAt, refsOf, type Passage } from './passage.ts';
+import { quoteAt, refsOf, spanAt, type Passage } from './passage.ts';
 
 /** Particles before a place: "is out in the barn", "was back at the yard", "is down on the dock". */
 const outward = new Set(['out', 'back', 'up', 'down', 'over', 'off', 'away']);
@@ -179,6 +179,7 @@ export function deadCharacters(p: Passage): ConflictDraft[] {
         title: `${character.name} acts after their death`,
         rationale: `The canon has ${character.name} ${typeof status === 'string' ? status : 'dead'}${deathFact ? ` ("${deathFact.text}")` : ''}${p.episode ? ` as of ${p.episode}` : ''}, yet the passage ${found.alive ? 'says they are alive' : 'has them act or speak'}: ${quoteAt(p, Math.min(found.from, found.to), Math.max(found.from, found.to))}.`,
         refs: [character.id, ...(deathFact ? [deathFact.id] : [])],
+        at: spanAt(p, Math.min(found.from, found.to), Math.max(found.from, found.to)),
       });
       break;
     }

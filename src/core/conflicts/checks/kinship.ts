@@ -13,7 +13,7 @@ import { kinPrefixes, kinWord, type Gender, type KinRole } from '../reader/lexic
 import { statedPronouns } from '../reader/pronouns.ts';
 import type { Ref } from '../reader/references.ts';
 import { asserts, predicatesOf } from '../reader/syntax.ts';
-import { quoteAt, type Passage } from './passage.ts';
+import { quoteAt, spanAt, type Passage } from './passage.ts';
 
 /** The passage says `named` is `possessor`'s `kin`. */
 type Claim = { possessor: SliceEntity; named: SliceEntity; kin: Kin; word: string; from: number; to: number };
@@ -175,6 +175,7 @@ export function kinship(p: Passage): ConflictDraft[] {
       title: `${named.name} is not ${possessor.name}'s ${claim.word.toLowerCase()}`,
       rationale: `The passage makes ${named.name} ${possessor.name}'s ${claim.word.toLowerCase()}, but ${contradiction.why}: ${quoteAt(p, claim.from, claim.to)}.`,
       refs: [...new Set([named.id, possessor.id, ...contradiction.held.map((h) => h.id)])],
+      at: spanAt(p, claim.from, claim.to),
     });
   }
   return hits;

@@ -13,7 +13,7 @@ import { containedIn, contains, directional, kinWord, motion, namesOneMoment, pe
 import { verbIn, type Token } from '../reader/nlp.ts';
 import type { Ref } from '../reader/references.ts';
 import { asserts, atSubjectPosition, clauseEnd, clauseStart, predicatesOf, type Predicate } from '../reader/syntax.ts';
-import { sentenceOf, words, type Passage } from './passage.ts';
+import { sentenceOf, spanAt, words, type Passage } from './passage.ts';
 
 const dayShifts = new Set(['next', 'following', 'later', 'after', 'afterwards', 'tomorrow', 'yesterday', 'previous', 'before', 'earlier']);
 
@@ -186,6 +186,7 @@ export function locations(p: Passage): ConflictDraft[] {
       title: `${character.name} is in two places at once`,
       rationale: `The passage places ${character.name} at ${a.place.name} ("${words(p, a.prep, a.ref.last)}") and at ${b.place.name} ("${words(p, b.prep, b.ref.last)}") at the same time: "${[...new Set([sentenceOf(p, a.prep), sentenceOf(p, b.prep)])].join(' ')}".`,
       refs: [character.id, a.place.id, b.place.id],
+      at: spanAt(p, Math.min(a.prep, b.prep), Math.max(a.ref.last, b.ref.last)),
     });
   }
   return hits;

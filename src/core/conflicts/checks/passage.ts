@@ -1,6 +1,7 @@
 // What every check reads: the passage as the reader parsed it, the references to the canon's entities in it, the
 // canon slice, and helpers to quote the words a hit stands on.
 import type { CanonSlice, SliceEntity } from '../canonSlice.ts';
+import type { TextSpan } from '../kinds.ts';
 import type { Reading } from '../reader/nlp.ts';
 import type { Pronouns } from '../reader/pronouns.ts';
 import type { Ref } from '../reader/references.ts';
@@ -19,6 +20,12 @@ export type Passage = {
 export function words(p: Passage, from: number, to: number): string {
   const { tokens, text } = p.reading;
   return text.slice(tokens[Math.max(0, from)].start, tokens[Math.min(tokens.length - 1, to)].end);
+}
+
+/** The characters of tokens `from` to `to` in the passage. */
+export function spanAt(p: Passage, from: number, to: number): TextSpan {
+  const { tokens } = p.reading;
+  return { start: tokens[Math.max(0, from)].start, end: tokens[Math.min(tokens.length - 1, to)].end };
 }
 
 /** The sentence token i stands in, shortened around it when long. */

@@ -1,0 +1,101 @@
+// A stored chapter checked in place by the deterministic core: the chapter is read in stretches that end at the line
+// of a state change anchored inside it (a death told at line 212 makes the character dead after it, not before), each
+// stretch as of its first line, and every hit carries the line and the characters of the chapter it quotes. The result
+// is kept under the chapter's content hash and the project's canon version, so asking again about the same text and
+// canon answers from it.
+import type { PrismaClient } from '../../generated/prisma/client.ts';
+import { placePoint } from '../canon/storyPoints.ts';
+import { LoreError } from '../errors.ts';
+import { loadCanonSlice, type LostAnchor } from './canonSlice.ts';
+import { storeConflicts, type ConflictHit } from './checker.ts';
+import { findDeterministicConflicts } from './deterministic.ts';
+import { wordsPerCall, type ConflictDraft } from './kinds.ts';
+
+/** Quota: one call for each 2,000 words of the chapter started (a chapter kept from an earlier check costs one). */
+export const chapterCheckCost = (words: number) => Math.max(1, Math.ceil(words / wordsPerCall));
+
+/** A hit with where it stands in the chapter: its line (1-based) and characters (end exclusive), and the words there. */
+export type ChapterHit = ConflictHit & { line: number; start: number; end: number; quote: string };
+export type ChapterCheck = { chapter: string; words: number; hits: ChapterHit[]; anchorsLost: LostAnchor[]; cached: boolean };
+
+const wordsIn = (text: string) => text.match(/\S+/g)?.length ?? 0;
+
+/** The offset of each line's first character. */
+function lineStarts(text: string): number[] {
+  const starts = [0];
+  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
+  return starts;
+}
+
+/** The line (1-based) of the character at `offset`. */
+function lineAt(starts: number[], offset: number): number {
+  let low = 0;
+  let high = starts.length - 1;
+  while (low < high) {
+    const mid = (low + high + 1) >> 1;
+    if (starts[mid] <= offset) low = mid;
+    else high = mid - 1;
+  }
+  return low + 1;
+}
+
+/**
+ * `charge(words)` is called once the chapter is read and before it is checked, unless a kept result answers: the
+ * caller's quota for its length.
+ */
+export async function checkChapter(
+  prisma: PrismaClient,
+  projectId: string,
+  chapterId: string,
+  charge: (words: number) => Promise<void> = async () => undefined,
+): Promise<ChapterCheck> {
+  const chapter = await prisma.chapter.findFirst({
+    where: { projectId, externalId: chapterId },
+    select: { id: true, externalId: true, ordinal: true, text: true, contentHash: true, check: { select: { key: true, result: true } }, project: { select: { canonVersion: true } } },
+  });
+  if (!chapter) throw new LoreError('not_found', `Chapter ${chapterId} not found in project ${projectId}.`);
+  const key = (version: bigint) => `${chapter.contentHash}:${version}`;
+  if (chapter.check?.key === key(chapter.project.canonVersion)) return { ...(chapter.check.result as Omit<ChapterCheck, 'cached'>), cached: true };
+
+  const { text } = chapter;
+  const words = wordsIn(text);
+  await charge(words);
+  const starts = lineStarts(text);
+  const points = await prisma.stateValue.findMany({
+    where: { projectId, fromChapterId: chapter.id, OR: [{ fromLine: { not: null } }, { fromAnchor: { not: null } }] },
+    select: { fromLine: true, fromAnchor: true },
+  });
+  // A change told at line n holds from line n + 1.
+  const breaks = [...new Set(points.map((p) => placePoint(text, p).line).filter((line): line is number => line !== null && line < starts.length).map((line) => line + 1))];
+  const stretches = [1, ...breaks.sort((a, b) => a - b)];
+
+  const found: { draft: ConflictDraft; start: number; end: number }[] = [];
+  const lost = new Map<string, LostAnchor>();
+  const touched: Parameters<typeof storeConflicts>[3] = { entities: [], rules: [], promises: [] };
+  for (const [n, line] of stretches.entries()) {
+    const from = starts[line - 1];
+    const to = n + 1 < stretches.length ? starts[stretches[n + 1] - 1] : text.length;
+    const stretch = text.slice(from, to);
+    if (!stretch.trim()) continue;
+    const slice = await loadCanonSlice(prisma, projectId, stretch, { ordinal: chapter.ordinal, line, id: chapter.id, text });
+    for (const a of slice.anchorsLost) lost.set(`${a.entity}|${a.key}|${a.anchor}`, a);
+    touched.entities.push(...slice.entities);
+    touched.rules.push(...slice.rules);
+    touched.promises.push(...slice.promises);
+    for (const draft of findDeterministicConflicts(stretch, slice, chapter.externalId)) {
+      const at = draft.at ?? { start: 0, end: 0 };
+      found.push({ draft, start: from + at.start, end: from + at.end });
+    }
+  }
+  const stored = await storeConflicts(prisma, projectId, found.map((f) => f.draft), touched);
+  const hits = stored.map(({ at: _, ...hit }, i) => ({ ...hit, line: lineAt(starts, found[i].start), start: found[i].start, end: found[i].end, quote: text.slice(found[i].start, found[i].end) }));
+  const result = { chapter: chapter.externalId, words, hits, anchorsLost: [...lost.values()] };
+  // Under the version the stored conflicts leave: a check of the same text and canon finds it.
+  const after = await prisma.project.findUniqueOrThrow({ where: { id: projectId }, select: { canonVersion: true } });
+  await prisma.chapterCheck.upsert({
+    where: { chapterId: chapter.id },
+    create: { chapterId: chapter.id, key: key(after.canonVersion), result },
+    update: { key: key(after.canonVersion), result, createdAt: new Date() },
+  });
+  return { ...result, cached: false };
+}

@@ -1,0 +1,134 @@
+// Story time inside a chapter: a state change anchored at a line or a phrase of its chapter, a stored chapter checked
+// in place with positions (REST, GraphQL, MCP), its kept result, an anchor that follows an edit and one that is lost,
+// and a passage checked at a line of its chapter.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { callTool, connectMcp, textOf, type McpSession } from '../mcp/harness.ts';
+import { startFakeLlm, type FakeLlm } from '../support/fakeLlm.ts';
+import { importBundle, startTestGateway, type TestGateway } from '../support/gateway.ts';
+
+const deathChapter = [
+  'Ilse climbed the lighthouse stair at dusk and trimmed the lamp.', // 1
+  '', // 2
+  'Oren watched her from the quay.', // 3
+  '', // 4
+  'The wave took the gallery rail, and Ilse went with it into the sea.', // 5
+  '', // 6
+  'At midnight Ilse lit the lamp again.', // 7
+].join('\n');
+
+const bundle = (anchor: { line?: number; anchor?: string }) => ({
+  project: { name: 'The Drowned Light' },
+  chapters: [
+    { id: 'ch-01', ordinal: 1, text: 'Ilse kept the Gull Point light. Oren mended nets.' },
+    { id: 'ch-02', ordinal: 2, text: deathChapter },
+    { id: 'ch-03', ordinal: 3, text: 'Oren walked the shore alone.' },
+  ],
+  entities: [
+    { key: 'ilse', type: 'character', name: 'Ilse Marr', aliases: ['Ilse'], state: { status: 'alive', pronouns: 'she/her' }, stateChanges: [{ from: 'ch-02', ...anchor, state: { status: 'dead' } }] },
+    { key: 'oren', type: 'character', name: 'Oren Vale', aliases: ['Oren'], state: { status: 'alive', pronouns: 'he/him' } },
+  ],
+});
+
+let gw: TestGateway;
+let llm: FakeLlm;
+let key: string;
+
+beforeAll(async () => {
+  llm = await startFakeLlm();
+  gw = await startTestGateway({ LORE_OPENAI_BASE_URL: llm.url });
+  ({ key } = await gw.createKey('pro'));
+});
+afterAll(async () => {
+  await gw?.close();
+  await llm?.close();
+});
+
+const checkChapter = (projectId: string, chapter: string) => gw.request(`/projects/${projectId}/chapters/${chapter}/check`, { method: 'POST', key });
+
+describe('a chapter checked in place', () => {
+  it('when a death is anchored at a phrase of its chapter, then only what the character does after it is a hit, with its line and offsets, and asking again answers from the kept result', async () => {
+    const { projectId } = await importBundle(gw, key, bundle({ anchor: 'The wave took the gallery rail' }));
+    const first = await checkChapter(projectId, 'ch-02');
+    expect(first.status, first.text).toBe(200);
+    expect(first.body).toMatchObject({ chapter: 'ch-02', words: 38, cached: false, anchors_lost: [] });
+    expect(first.body.hits).toHaveLength(1);
+    const [hit] = first.body.hits;
+    expect(hit).toMatchObject({ kind: 'dead_character_active', severity: 'P1', line: 7 });
+    expect(deathChapter.slice(hit.start, hit.end)).toBe(hit.quote);
+    expect(hit.quote).toContain('Ilse lit');
+    expect(hit.id).toMatch(/^cfl_/);
+
+    const again = await checkChapter(projectId, 'ch-02');
+    expect(again.body).toEqual({ ...first.body, cached: true });
+
+    // The whole chapter as one passage, as of the chapter alone (after it): Ilse is dead throughout, so her first line is a hit too.
+    const passage = await gw.request(`/projects/${projectId}/conflicts/check`, {
+      method: 'POST', key, headers: { 'X-LLM-Provider': 'openai', 'X-LLM-Key': 'sk-test-0123456789abcdef' }, json: { text: deathChapter.split('\n')[0], chapter: 'ch-02' },
+    });
+    expect(passage.body.conflicts.map((c: { kind: string }) => c.kind)).toEqual(['dead_character_active']);
+    // At line 1 of the chapter she is not dead yet.
+    const atLine = await gw.request(`/projects/${projectId}/conflicts/check`, {
+      method: 'POST', key, headers: { 'X-LLM-Provider': 'openai', 'X-LLM-Key': 'sk-test-0123456789abcdef' }, json: { text: deathChapter.split('\n')[0], chapter: 'ch-02', line: 1 },
+    });
+    expect(atLine.status, atLine.text).toBe(200);
+    expect(atLine.body.conflicts).toEqual([]);
+  });
+
+  it('when the chapter is edited around the anchor, then the death follows it; when the anchor is gone, it is reported and the given line holds', async () => {
+    const { projectId } = await importBundle(gw, key, bundle({ anchor: 'The wave took the gallery rail', line: 5 }));
+    const edited = ['Ilse lit the lamp.', '', 'Oren slept.', '', 'Ilse sang on the gallery.', '', 'The wave took the gallery rail, and Ilse went with it.', '', 'Oren woke.'].join('\n');
+    const put = await gw.request(`/projects/${projectId}/chapters/ch-02`, { method: 'PUT', key, json: { ordinal: 2, text: edited } });
+    expect(put.status, put.text).toBe(200);
+    const followed = await checkChapter(projectId, 'ch-02');
+    expect(followed.body.hits).toEqual([]);
+    expect(followed.body.anchors_lost).toEqual([]);
+
+    const without = ['Ilse lit the lamp.', '', 'Oren slept.', '', 'The sea rose over the rocks.', '', 'Ilse sang on the gallery.'].join('\n');
+    await gw.request(`/projects/${projectId}/chapters/ch-02`, { method: 'PUT', key, json: { ordinal: 2, text: without } });
+    const lost = await checkChapter(projectId, 'ch-02');
+    expect(lost.body.anchors_lost).toEqual([{ entity: expect.stringMatching(/^ent_/), key: 'status', anchor: 'The wave took the gallery rail', line: 5 }]);
+    expect(lost.body.hits.map((h: { line: number }) => h.line)).toEqual([7]);
+  });
+
+  it('when the change gives only a line, then the bundle exports it again as given; a line without from, or a chapter of another project, is refused', async () => {
+    const { projectId } = await importBundle(gw, key, bundle({ line: 5 }));
+    const exported = await gw.request(`/projects/${projectId}/export`, { key });
+    const ilse = exported.body.entities.find((e: { key: string }) => e.key === 'ilse');
+    expect(ilse.stateChanges).toEqual([{ from: 'ch-02', line: 5, state: { status: 'dead' } }]);
+    expect((await checkChapter(projectId, 'ch-02')).body.hits.map((h: { line: number }) => h.line)).toEqual([7]);
+
+    const bad = await gw.graphql('mutation ($b: JSON!) { importBundle(bundle: $b) { projectId } }', {
+      b: { ...bundle({}), project: { name: 'Bad' }, entities: [{ key: 'x', type: 'character', name: 'X', stateChanges: [{ until: 'ch-02', line: 3, state: { status: 'dead' } }] }] },
+    }, key);
+    expect(bad.errors?.[0].extensions.code).toBe('invalid_bundle');
+    expect(bad.errors?.[0].message).toContain('from');
+
+    const { key: other } = await gw.createKey('pro');
+    const foreign = await gw.request(`/projects/${projectId}/chapters/ch-02/check`, { method: 'POST', key: other });
+    expect(foreign.status).toBe(404);
+    const missing = await checkChapter(projectId, 'ch-99');
+    expect(missing.status).toBe(404);
+  });
+
+  it('when the check is asked through GraphQL and over MCP, then they answer the same hits with positions', async () => {
+    const { projectId } = await importBundle(gw, key, bundle({ anchor: 'The wave took the gallery rail' }));
+    const graphql = await gw.graphql(
+      'mutation ($p: ID!, $c: String!) { checkChapter(projectId: $p, chapter: $c) { chapter cached hits { kind line start end quote } anchorsLost { anchor } } }',
+      { p: projectId, c: 'ch-02' },
+      key,
+    );
+    expect(graphql.errors).toBeUndefined();
+    expect(graphql.data.checkChapter.hits).toEqual([{ kind: 'dead_character_active', line: 7, start: expect.any(Number), end: expect.any(Number), quote: expect.stringContaining('Ilse') }]);
+
+    let session: McpSession | undefined;
+    try {
+      session = await connectMcp({ LORE_API_URL: gw.url, LORE_API_KEY: key, LORE_PROJECT_ID: projectId });
+      const result = await callTool(session, 'lore_author_check_chapter', { chapter: 'ch-02' });
+      expect(result.isError, textOf(result)).toBeFalsy();
+      expect((result.structuredContent as any).hits.map((h: any) => h.line)).toEqual([7]);
+      expect(textOf(result)).toContain('line 7 [P1]');
+    } finally {
+      await session?.close();
+    }
+  });
+});
