@@ -1,0 +1,54 @@
+// /docs: the API reference, Redoc's standalone bundle rendering the served OpenAPI document (/api/v1/openapi.json).
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import express from 'express';
+import { contentSecurityPolicy } from './securityHeaders.ts';
+import { htmlPage, sendAsset, type Asset } from './html.ts';
+
+/** Redoc's styled-components write <style> elements; its search index runs in a worker it makes from a blob: URL. */
+export const docsPolicy = contentSecurityPolicy({ 'style-src': ["'unsafe-inline'"], 'worker-src': ['blob:'], 'img-src': ['data:'] });
+
+const docsPage = htmlPage({
+  title: 'Lore API reference',
+  head: '<link rel="stylesheet" href="/docs/assets/redoc-page.css">',
+  body: `<noscript>The reference needs JavaScript; the document itself is <a href="/api/v1/openapi.json">/api/v1/openapi.json</a>.</noscript>
+<div id="redoc"></div>
+<script src="/docs/assets/redoc.standalone.js"></script>
+<script src="/docs/assets/redoc-boot.js"></script>`,
+});
+
+function fileAsset(path: string | URL, type: string): () => Asset {
+  let asset: Asset | undefined;
+  return () => {
+    if (!asset) {
+      const body = readFileSync(path);
+      asset = { body, type, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"` };
+    }
+    return asset;
+  };
+}
+
+const script = 'text/javascript; charset=utf-8';
+const pagesStylesheet = fileAsset(new URL('./assets/pages.css', import.meta.url), 'text/css; charset=utf-8');
+const assets = new Map<string, () => Asset>([
+  // 1 MB, read on first use.
+  ['redoc.standalone.js', fileAsset(createRequire(import.meta.url).resolve('redoc/bundles/redoc.standalone.js'), script)],
+  ['redoc-boot.js', fileAsset(new URL('./assets/redoc-boot.js', import.meta.url), script)],
+  ['redoc-page.css', fileAsset(new URL('./assets/redoc-page.css', import.meta.url), 'text/css; charset=utf-8')],
+  ['pages.css', pagesStylesheet],
+]);
+
+export function apiDocs(): express.Router {
+  const router = express.Router();
+  router.get('/docs', (_req, res) => {
+    res.setHeader('Content-Security-Policy', docsPolicy);
+    res.type('html').send(docsPage);
+  });
+  router.get('/docs/assets/:name', (req, res, next) => {
+    const asset = assets.get(req.params.name);
+    if (!asset) return next();
+    sendAsset(req, res, asset());
+  });
+  return router;
+}
