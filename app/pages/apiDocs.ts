@@ -18,6 +18,24 @@ const docsPage = htmlPage({
 <script src="/docs/assets/redoc-boot.js"></script>`,
 });
 
+/** Where the deprecation `Link` of a request with the legacy x-api-key header points (rest/router.ts). */
+const authPage = htmlPage({
+  title: 'Authentication: Lore API',
+  head: '<link rel="stylesheet" href="/docs/assets/pages.css">',
+  body: `<main>
+<nav><a href="/docs">API reference</a> · <a href="/errors">Errors</a></nav>
+<h1>Authentication</h1>
+<p>Send your key on every request as <code>Authorization: Bearer sk_lore_…</code>. Keys are <code>sk_lore_</code> and 40
+random characters, made by an operator with <code>npx lore keys create --tier &lt;tier&gt;</code> and shown once; Lore keeps
+only a hash. A key belongs to an account and the projects belong to the account, so rotating a key
+(<code>lore keys rotate</code>) keeps them; the old secret stops at once.</p>
+<h2 id="migration">Migrating from x-api-key</h2>
+<p>The legacy <code>x-api-key: sk_lore_…</code> header still works, and its answers say it is deprecated
+(<code>Deprecation: true</code>, <code>Sunset</code>, a <code>Link</code> to this page and <code>X-Deprecation-Notice</code>).
+Send the same key as <code>Authorization: Bearer sk_lore_…</code> instead: nothing else changes.</p>
+</main>`,
+});
+
 function fileAsset(path: string | URL, type: string): () => Asset {
   let asset: Asset | undefined;
   return () => {
@@ -44,6 +62,9 @@ export function apiDocs(): express.Router {
   router.get('/docs', (_req, res) => {
     res.setHeader('Content-Security-Policy', docsPolicy);
     res.type('html').send(docsPage);
+  });
+  router.get('/docs/auth', (_req, res) => {
+    res.type('html').send(authPage);
   });
   router.get('/docs/assets/:name', (req, res, next) => {
     const asset = assets.get(req.params.name);

@@ -76,3 +76,16 @@ describe('/errors/<slug>', () => {
     }
   });
 });
+
+describe('/docs/auth', () => {
+  it("when a request with the legacy x-api-key header follows its deprecation Link, then the page explains the migration", async () => {
+    const { key } = await gw.createKey('indie');
+    const res = await gw.request('/usage', { headers: { 'x-api-key': key } });
+    const link = /^<([^>]+)>; rel="deprecation"$/.exec(res.headers.get('link')!)![1];
+    const page = await fetch(link.split('#')[0]);
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain(`id="${link.split('#')[1]}"`);
+    expect(html).toContain('<code>Authorization: Bearer sk_lore_…</code>');
+  });
+});
