@@ -62,11 +62,14 @@ describe.skipIf(!present)('in a browser, offline', () => {
     }
   });
 
-  it('when /docs is opened, then Redoc renders the served OpenAPI document, operations by name', async () => {
+  it('when /docs is opened, then Redoc renders the served OpenAPI document, operations by name, and searches it', async () => {
     const { page, context, outside, consoleErrors } = await open('/docs');
     try {
       await page.getByRole('heading', { name: 'List the projects of the current key' }).waitFor({ timeout: 20_000 });
       await page.getByRole('heading', { name: /^Lore API/ }).waitFor();
+      // Redoc searches in a worker made from a blob: URL, which the page's policy allows.
+      await page.getByPlaceholder('Search...').fill('retcon');
+      await page.locator('[role="search"]').getByText('Retcon a fact').first().waitFor({ timeout: 10_000 });
       expect(outside).toEqual([]);
       // Redoc's footer asks for Redocly's logo on its CDN: the policy refuses it (and Redoc then leaves it out).
       expect(consoleErrors.filter((text) => !text.includes('https://cdn.redoc.ly/redoc/logo-mini.svg'))).toEqual([]);
