@@ -4,14 +4,14 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import express from 'express';
 import { contentSecurityPolicy } from './securityHeaders.ts';
-import { htmlPage, sendAsset, type Asset } from './html.ts';
+import { htmlPage, icon, pagesHead, sendAsset, type Asset } from './html.ts';
 
 /** Redoc's styled-components write <style> elements; its search index runs in a worker it makes from a blob: URL. */
 export const docsPolicy = contentSecurityPolicy({ 'style-src': ["'unsafe-inline'"], 'worker-src': ['blob:'], 'img-src': ['data:'] });
 
 const docsPage = htmlPage({
   title: 'Lore API reference',
-  head: '<link rel="stylesheet" href="/docs/assets/redoc-page.css">',
+  head: `${icon}\n<link rel="stylesheet" href="/docs/assets/redoc-page.css">`,
   body: `<noscript>The reference needs JavaScript; the document itself is <a href="/api/v1/openapi.json">/api/v1/openapi.json</a>.</noscript>
 <div id="redoc"></div>
 <script src="/docs/assets/redoc.standalone.js"></script>
@@ -21,7 +21,7 @@ const docsPage = htmlPage({
 /** Where the deprecation `Link` of a request with the legacy x-api-key header points (rest/router.ts). */
 const authPage = htmlPage({
   title: 'Authentication: Lore API',
-  head: '<link rel="stylesheet" href="/docs/assets/pages.css">',
+  head: pagesHead,
   body: `<main>
 <nav><a href="/docs">API reference</a> · <a href="/errors">Errors</a></nav>
 <h1>Authentication</h1>
@@ -55,6 +55,7 @@ const assets = new Map<string, () => Asset>([
   ['redoc-boot.js', fileAsset(new URL('./assets/redoc-boot.js', import.meta.url), script)],
   ['redoc-page.css', fileAsset(new URL('./assets/redoc-page.css', import.meta.url), 'text/css; charset=utf-8')],
   ['pages.css', pagesStylesheet],
+  ['favicon.svg', fileAsset(new URL('./assets/favicon.svg', import.meta.url), 'image/svg+xml')],
 ]);
 
 export function apiDocs(): express.Router {

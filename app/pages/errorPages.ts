@@ -4,7 +4,7 @@ import express from 'express';
 import { siteUrl } from '../../rest/problem.ts';
 import { problemCatalog, type ErrorCode } from '../../src/core/errors.ts';
 import { errorGuide } from './errorGuide.ts';
-import { escapeHtml, htmlPage } from './html.ts';
+import { escapeHtml, htmlPage, pagesHead } from './html.ts';
 
 const codes = Object.keys(problemCatalog) as ErrorCode[];
 const bySlug = new Map<string, ErrorCode>(codes.map((code) => [problemCatalog[code].slug, code]));
@@ -14,7 +14,6 @@ function prose(text: string): string {
   return escapeHtml(text).replace(/`([^`]+)`/g, '<code>$1</code>');
 }
 
-const head = '<link rel="stylesheet" href="/docs/assets/pages.css">';
 const nav = '<nav><a href="/errors">All errors</a> · <a href="/docs">API reference</a></nav>';
 
 function errorPage(code: ErrorCode): string {
@@ -22,7 +21,7 @@ function errorPage(code: ErrorCode): string {
   const { meaning, action } = errorGuide[code];
   return htmlPage({
     title: `${title}: Lore error`,
-    head,
+    head: pagesHead,
     body: `<main>
 ${nav}
 <h1>${escapeHtml(title)}</h1>
@@ -37,7 +36,7 @@ ${nav}
 
 const indexPage = htmlPage({
   title: 'Lore errors',
-  head,
+  head: pagesHead,
   body: `<main>
 <nav><a href="/docs">API reference</a></nav>
 <h1>Errors</h1>

@@ -1,6 +1,11 @@
 // What the gateway's own pages share: a page shell, escaping, and vendored files sent with validators.
 import type { Request, Response } from 'express';
 
+/** Lore's icon: without one a browser asks for /favicon.ico, a 404. */
+export const icon = '<link rel="icon" href="/docs/assets/favicon.svg" type="image/svg+xml">';
+/** The head of the gateway's own plain pages (/errors, /docs/auth). */
+export const pagesHead = `${icon}\n<link rel="stylesheet" href="/docs/assets/pages.css">`;
+
 export type Asset = { body: Buffer; type: string; etag: string };
 
 const htmlEscapes: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };

@@ -13,6 +13,7 @@ const expectedType: Record<string, RegExp> = {
   js: /^text\/javascript; charset=utf-8$/,
   css: /^text\/css; charset=utf-8$/,
   ico: /^image\/x-icon$/,
+  svg: /^image\/svg\+xml$/,
   json: /^application\/json/,
 };
 
@@ -58,9 +59,12 @@ describe('pages load only what the gateway serves', () => {
     for (const url of reach) await expectServed(url);
   });
 
-  it('when an error page is opened, then its stylesheet comes from the gateway', async () => {
-    const reach = await reachOf('/errors/not-found');
-    for (const url of reach.filter((u) => u.endsWith('.css'))) await expectServed(url);
+  it('when an error page, the error index or the authentication page is opened, then its stylesheet and icon come from the gateway', async () => {
+    for (const page of ['/errors/not-found', '/errors', '/docs/auth']) {
+      const reach = await reachOf(page);
+      expect(reach).toEqual(expect.arrayContaining(['/docs/assets/pages.css', '/docs/assets/favicon.svg']));
+      for (const url of reach.filter((u) => !u.startsWith('/errors') && u !== '/docs')) await expectServed(url);
+    }
   });
 
   it('when an asset is fetched again with its ETag, then it answers 304 without the body', async () => {

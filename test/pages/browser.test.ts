@@ -77,4 +77,17 @@ describe.skipIf(!present)('in a browser, offline', () => {
       await context.close();
     }
   });
+
+  it("when an error page is opened, then it shows under the strict policy with nothing refused", async () => {
+    const { page, context, outside, consoleErrors } = await open('/errors/not-found');
+    try {
+      await page.getByRole('heading', { level: 1, name: 'Not found' }).waitFor();
+      await page.getByRole('link', { name: 'All errors' }).click();
+      await page.getByRole('link', { name: 'Rate limit exceeded' }).waitFor();
+      expect(outside).toEqual([]);
+      expect(consoleErrors).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
 });
