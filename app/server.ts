@@ -14,6 +14,7 @@ import { apiRouter } from '../rest/router.ts';
 import type { Config } from '../src/config.ts';
 import { problemCatalog, type ErrorCode } from '../src/core/errors.ts';
 import type { Services } from '../src/core/services.ts';
+import { graphiqlOptions, mountPages, renderGraphiQLPage, setSecurityHeaders } from './pages/index.ts';
 
 export const apiVersion = '1.0';
 
@@ -68,6 +69,7 @@ export function createApp(services: Services, config: Config) {
   app.use((req, res, next) => {
     res.setHeader('X-Request-Id', `req_${randomUUID().replaceAll('-', '')}`);
     res.setHeader('Lore-Api-Version', apiVersion);
+    setSecurityHeaders(res);
     next();
   });
 
@@ -104,11 +106,13 @@ export function createApp(services: Services, config: Config) {
 
   app.get('/api/v1/openapi.json', (_req, res) => res.json(openapi));
   app.use('/api/v1', apiRouter(executor, config));
+  mountPages(app, config);
 
   const yoga = createYoga<{ req: express.Request; res: express.Response }>({
     schema,
     graphqlEndpoint: '/graphql',
-    graphiql: config.graphiql,
+    graphiql: config.graphiql && graphiqlOptions,
+    renderGraphiQL: renderGraphiQLPage,
     landingPage: false,
     // Armor bounds what one request may ask for (aliases, depth, tokens, directives, cost): an operation is rate-limited
     // once, so two thousand aliased free fields would otherwise buy seconds of work for one call.

@@ -130,7 +130,7 @@ export function buildOpenApiDocument(config: Pick<Config, 'llm'>, serverUrl = '/
     info: {
       title: 'Lore API',
       version: '1.0',
-      description: `Canon recall and conflict check for fiction writers. Errors are application/problem+json; codes: ${Object.keys(problemCatalog).join(', ')}.`,
+      description: `Canon recall and conflict check for fiction writers. Send your key as \`Authorization: Bearer sk_lore_…\`. Errors are application/problem+json; codes: ${Object.keys(problemCatalog).join(', ')}. Each problem's \`type\` is a page (\`/errors/<slug>\`) saying what the error means and what to do; [/errors](/errors) lists them.`,
       license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
     },
     servers: [{ url: serverUrl }],
