@@ -53,7 +53,15 @@ export type LargeFigures = {
   checks: { named: number; promptTokens: number; rulesAndPromisesTokens: number; slice: { entities: number; facts: number; relationships: number; rules: number; promises: number; beats: number }; ms: number }[];
 };
 /** Every chapter of a published book checked as of itself by the deterministic core: each hit is a false alarm. */
-export type WholeBook = { chapters: number; words: number; alarms: { chapter: string; kind: string; title: string }[]; perTenThousandWords: number };
+export type WholeBook = {
+  chapters: number;
+  words: number;
+  alarms: { chapter: string; kind: string; title: string }[];
+  perTenThousandWords: number;
+  /** the median time of a chapter's check in place, scaled to 5,000 words, and the slowest chapter's */
+  msPer5000Words: number;
+  slowest: { chapter: string; words: number; ms: number };
+};
 export type SetFigures = {
   name: string;
   /** passages of a published novel (clean ones verbatim, planted ones minimal edits of real ones), not prose written for the core */
@@ -311,12 +319,20 @@ async function checkWholeBook(prisma: PrismaClient, projectId: string, bundle: B
   const alarms: WholeBook['alarms'] = [];
   let words = 0;
   const chapters = (bundle.chapters ?? []).filter((c) => c.text);
+  const timings: { chapter: string; words: number; ms: number }[] = [];
   for (const chapter of chapters) {
+    const started = performance.now();
     const checked = await checkChapter(prisma, projectId, chapter.id);
+    timings.push({ chapter: chapter.id, words: checked.words, ms: performance.now() - started });
     words += checked.words;
     for (const hit of checked.hits) alarms.push({ chapter: chapter.id, kind: hit.kind, title: `${hit.title} (line ${hit.line}: "${hit.quote}")` });
   }
-  return { chapters: chapters.length, words, alarms, perTenThousandWords: words === 0 ? 0 : (alarms.length * 10_000) / words };
+  const scaled = timings.map((t) => (t.ms * 5_000) / Math.max(1, t.words)).sort((a, b) => a - b);
+  const slowest = timings.reduce((a, b) => (b.ms > a.ms ? b : a), { chapter: '', words: 0, ms: 0 });
+  return {
+    chapters: chapters.length, words, alarms, perTenThousandWords: words === 0 ? 0 : (alarms.length * 10_000) / words,
+    msPer5000Words: scaled[Math.floor(scaled.length / 2)] ?? 0, slowest,
+  };
 }
 
 const largeRelationships = 20_000;
@@ -471,7 +487,9 @@ export function formatReport(report: EvalReport): string {
       const b = s.wholeBook!;
       words += b.words;
       alarms += b.alarms.length;
-      lines.push(`  ${s.name.padEnd(20)} ${String(b.chapters).padStart(4)} chapters ${b.words.toLocaleString('en').padStart(9)} words ${String(b.alarms.length).padStart(4)} alarms ${b.perTenThousandWords.toFixed(2).padStart(6)} per 10,000 words`);
+      lines.push(
+        `  ${s.name.padEnd(20)} ${String(b.chapters).padStart(4)} chapters ${b.words.toLocaleString('en').padStart(9)} words ${String(b.alarms.length).padStart(4)} alarms ${b.perTenThousandWords.toFixed(2).padStart(6)} per 10,000 words; a chapter in place: median ${b.msPer5000Words.toFixed(0)} ms per 5,000 words, slowest ${b.slowest.chapter} (${b.slowest.words} words) ${b.slowest.ms.toFixed(0)} ms`,
+      );
       for (const a of b.alarms) lines.push(`      ${a.chapter.padEnd(8)} ${a.kind.padEnd(28)} ${a.title}`);
     }
     lines.push(`  ${'all'.padEnd(20)} ${''.padStart(13)} ${words.toLocaleString('en').padStart(9)} words ${String(alarms).padStart(4)} alarms ${(words === 0 ? 0 : (alarms * 10_000) / words).toFixed(2).padStart(6)} per 10,000 words`);
