@@ -1,20 +1,15 @@
 // The `lore` command: serve the gateway, manage keys, import and export canon bundles, print the GraphQL schema.
+// Every module beyond the command line's own is loaded by the command that needs it (`await import`): Prisma, the
+// schema, the HTTP stack and the readers would otherwise cost every command, --help included, seconds to start.
 import { readFile, writeFile } from 'node:fs/promises';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import YAML from 'yaml';
-import { Executor } from '../graph/executor.ts';
-import { printedSchema } from '../graph/schema.ts';
-import { runMcpServer } from '../mcp/server.ts';
-import { isWorker, reportListening, superviseWorkers } from './cluster.ts';
+import { AdminError } from './adminClient.ts';
 import { chaptersFolderOption, headingLevelOption, importManuscriptCommand, registerManuscriptCommands } from './manuscriptCommands.ts';
-import { loadConfig, type Config } from '../src/config.ts';
-import { LoreError } from '../src/core/errors.ts';
-import type { ExportedBundle } from '../src/core/ingest/exporter.ts';
-import { detectFormat } from '../src/core/ingest/manuscripts/localFiles.ts';
+import { CliFailure, withKeyAdmin, withOperations as operationsWith, withRuntime as runtimeWith, type KeyAdmin, type Operations } from './storeAccess.ts';
+import type { Config } from '../src/config.ts';
 import { tiers } from '../src/core/access/tiers.ts';
-import { isNeo4jUnavailable } from '../src/db/neo4j.ts';
-import { createLogger } from '../src/logger.ts';
-import { openRuntime, type Runtime } from '../src/runtime.ts';
+import type { ExportedBundle } from '../src/core/ingest/exporter.ts';
+import type { Runtime } from '../src/runtime.ts';
 
 const print = (line: string) => process.stdout.write(`${line}\n`);
 
@@ -23,16 +18,14 @@ function fail(message: string): never {
   process.exit(1);
 }
 
-async function withRuntime<T>(work: (runtime: Runtime) => Promise<T>): Promise<T> {
-  const config = loadConfig();
-  // CLI commands log only warnings, so their output stays readable.
-  const runtime = await openRuntime(config, createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel));
-  try {
-    return await work(runtime);
-  } finally {
-    await runtime.close();
-  }
-}
+/** The command line as the store's holder names it while others wait (`lore import`). */
+const commandName = () => ['lore', ...process.argv.slice(2).filter((a) => !a.startsWith('-')).slice(0, 2)].join(' ');
+/** Loaded when a command runs: validating the environment loads zod, which --help does without. */
+const loadConfig = async (): Promise<Config> => (await import('../src/config.ts')).loadConfig();
+const withOperations = async <T>(work: (operations: Operations) => Promise<T>) => operationsWith(await loadConfig(), commandName(), work);
+const withKeys = async <T>(work: (keys: KeyAdmin) => Promise<T>) => withKeyAdmin(await loadConfig(), commandName(), work);
+const withRuntime = async <T>(work: (runtime: Runtime) => Promise<T>) => runtimeWith(await loadConfig(), commandName(), work);
+const detectFormat = async (target: string) => (await import('../src/core/ingest/manuscripts/localFiles.ts')).detectFormat(target);
 
 const positiveInt = (value: string) => {
   const n = Number(value);
@@ -51,12 +44,12 @@ program
   .command('serve')
   .description('run the gateway (REST /api/v1, GraphQL /graphql) on PORT (default 8787)')
   .action(async () => {
-    const config: Config = loadConfig();
+    const config = await loadConfig();
     const announce = (url: string, store: string) => process.stderr.write(`Lore gateway listening on ${url} (store: ${store})\n`);
+    const { isWorker, reportListening, superviseWorkers } = await import('./cluster.ts');
     if (config.workers > 1 && !isWorker()) return superviseWorkers(config, announce);
-    // Loaded here: the HTTP stack (express, yoga) would slow every other command's start by seconds.
     const { startGateway } = await import('./gateway.ts');
-    const gateway = await startGateway(config);
+    const gateway = await startGateway(config, { onWait: (line) => process.stderr.write(`lore: ${line}\n`) });
     const store = gateway.runtime.db.mode === 'pglite' ? `embedded PGlite in ${config.dataDir}` : 'PostgreSQL (DATABASE_URL)';
     gateway.runtime.logger.info({ url: gateway.url, store }, 'gateway started');
     if (isWorker()) reportListening(gateway.url, store);
@@ -102,8 +95,8 @@ keys
   .option('--scope <scope...>', 'enterprise: extra custom scopes')
   .option('--json', 'print JSON')
   .action(async (opts) => {
-    const created = await withRuntime((rt) =>
-      rt.services.keys.create({
+    const created = await withKeys((keys) =>
+      keys.create({
         tier: opts.tier, accountId: opts.account, name: opts.name, expiresAt: opts.expiresAt,
         customQuota: opts.quota, customRate: opts.rateLimit, customScopes: opts.scope,
       }),
@@ -123,7 +116,7 @@ keys
   .description('issue a new secret for the same account and tier; the old one stops working at once')
   .option('--json', 'print JSON')
   .action(async (id: string, opts) => {
-    const created = await withRuntime((rt) => rt.services.keys.rotate(id));
+    const created = await withKeys((keys) => keys.rotate(id));
     if (opts.json) {
       print(JSON.stringify({ ...created, replaces: id }));
       return;
@@ -137,7 +130,7 @@ keys
   .command('revoke <id>')
   .description('revoke a key at once')
   .action(async (id: string) => {
-    await withRuntime((rt) => rt.services.keys.revoke(id));
+    await withKeys((keys) => keys.revoke(id));
     print(`revoked ${id}`);
   });
 
@@ -146,7 +139,7 @@ keys
   .description('list keys (never their secrets)')
   .option('--json', 'print JSON')
   .action(async (opts) => {
-    const list = await withRuntime((rt) => rt.services.keys.list());
+    const list = await withKeys((keys) => keys.list());
     if (opts.json) {
       print(JSON.stringify(list));
       return;
@@ -165,16 +158,16 @@ program
   .option('--json', 'print JSON')
   .action(async (file: string, opts) => {
     const format = await detectFormat(file).catch((error: Error) => fail(error.message));
-    if (format !== 'bundle') return importManuscriptCommand({ withRuntime, print, fail }, file, format, opts);
+    if (format !== 'bundle') return importManuscriptCommand({ withOperations, print, fail }, file, format, opts);
     let bundle: unknown;
     try {
       const text = await readFile(file, 'utf8');
-      bundle = /\.ya?ml$/i.test(file) ? YAML.parse(text) : JSON.parse(text);
+      bundle = /\.ya?ml$/i.test(file) ? (await import('yaml')).default.parse(text) : JSON.parse(text);
     } catch (error) {
       fail(`cannot read ${file}: ${(error as Error).message}`);
     }
-    const outcome = await withRuntime((rt) =>
-      new Executor(rt.services).run('ImportBundle', { bundle, projectId: opts.project }, { credential: opts.key, requestId: 'cli' }),
+    const outcome = await withOperations((operations) =>
+      operations.run('ImportBundle', { bundle, projectId: opts.project }, { credential: opts.key, requestId: 'cli' }),
     );
     if (!outcome.ok) {
       const errors = (outcome.error.extensions.errors as { path: string; message: string }[] | undefined) ?? [];
@@ -199,7 +192,7 @@ program
   .option('--out <file>', 'write the bundle to this file and print a summary (default: print the bundle)')
   .option('--json', 'print JSON: the summary with --out, else the bundle on one line')
   .action(async (opts) => {
-    const outcome = await withRuntime((rt) => new Executor(rt.services).run('ExportProject', { projectId: opts.project }, { credential: opts.key, requestId: 'cli' }));
+    const outcome = await withOperations((operations) => operations.run('ExportProject', { projectId: opts.project }, { credential: opts.key, requestId: 'cli' }));
     if (!outcome.ok) {
       if (opts.json) print(JSON.stringify({ error: { code: outcome.error.code, detail: outcome.error.message } }));
       fail(`export failed (${outcome.error.code}): ${outcome.error.message}`);
@@ -210,7 +203,7 @@ program
       return;
     }
     // No folding of long lines: a chapter's text stays as written, line for line.
-    const text = /\.ya?ml$/i.test(opts.out) ? YAML.stringify(bundle, { lineWidth: 0 }) : `${JSON.stringify(bundle, null, 2)}\n`;
+    const text = /\.ya?ml$/i.test(opts.out) ? (await import('yaml')).default.stringify(bundle, { lineWidth: 0 }) : `${JSON.stringify(bundle, null, 2)}\n`;
     try {
       await writeFile(opts.out, text);
     } catch (error) {
@@ -232,13 +225,14 @@ program
     print(`exported project ${opts.project} to ${opts.out}: ${Object.entries(counts).map(([name, n]) => `${n} ${name.replace(/[A-Z]/g, (c) => ` ${c.toLowerCase()}`)}`).join(', ')}`);
   });
 
-registerManuscriptCommands(program, { withRuntime, print, fail }, detectFormat);
+registerManuscriptCommands(program, { withOperations, print, fail }, detectFormat);
 
 program
   .command('mcp')
   .description('serve the lore_author_* MCP tools over stdio to an AI client (LORE_API_KEY, LORE_PROJECT_ID in its env block)')
   .option('--embedded', 'run the core in this process on LORE_DATA_DIR or DATABASE_URL instead of calling the gateway at LORE_API_URL')
   .action(async (opts) => {
+    const { runMcpServer } = await import('../mcp/server.ts');
     await runMcpServer({ embedded: opts.embedded || undefined });
   });
 
@@ -250,7 +244,8 @@ program
   .option('--project <id>', 'only this project (default: every project, and nodes of unknown projects are removed)')
   .option('--json', 'print JSON')
   .action(async (opts) => {
-    if (!loadConfig().neo4j) fail('graph rebuild needs Neo4j: set NEO4J_URL, NEO4J_USER and NEO4J_PASSWORD');
+    if (!(await loadConfig()).neo4j) fail('graph rebuild needs Neo4j: set NEO4J_URL, NEO4J_USER and NEO4J_PASSWORD');
+    const { isNeo4jUnavailable } = await import('../src/db/neo4j.ts');
     const results = await withRuntime(async (rt) => {
       try {
         return await rt.services.graphSync!.rebuild(opts.project);
@@ -275,7 +270,7 @@ program
   .option('--project <id>', 'only this project (default: every project)')
   .option('--json', 'print JSON')
   .action(async (opts) => {
-    if (!loadConfig().embeddings) fail('embeddings rebuild needs an embedding provider: set LORE_EMBEDDINGS_URL and LORE_EMBEDDINGS_MODEL');
+    if (!(await loadConfig()).embeddings) fail('embeddings rebuild needs an embedding provider: set LORE_EMBEDDINGS_URL and LORE_EMBEDDINGS_MODEL');
     const result = await withRuntime(async (rt) => {
       if (opts.project && !(await rt.services.prisma.project.findUnique({ where: { id: opts.project }, select: { id: true } }))) {
         fail(`not_found: Project ${opts.project} not found.`);
@@ -294,7 +289,7 @@ program
       return;
     }
     const where = result.projectId ? `project ${result.projectId}` : 'every project';
-    print(`re-embedded ${result.queued - result.waiting} of ${result.queued} items in ${where} with ${loadConfig().embeddings!.model}`);
+    print(`re-embedded ${result.queued - result.waiting} of ${result.queued} items in ${where} with ${(await loadConfig()).embeddings!.model}`);
     if (result.waiting > 0) print(`${result.waiting} items the provider refused wait in the outbox (GET /health shows the last error)`);
   });
 
@@ -305,6 +300,7 @@ program
   .description('print the GraphQL SDL (or write it to --out)')
   .option('--out <file>', 'file to write')
   .action(async (opts) => {
+    const { printedSchema } = await import('../graph/schema.ts');
     const sdl = `${printedSchema()}\n`;
     if (opts.out) await writeFile(opts.out, sdl);
     else process.stdout.write(sdl);
@@ -313,5 +309,7 @@ program
 try {
   await program.parseAsync(process.argv);
 } catch (error) {
-  fail(error instanceof LoreError ? `${error.code}: ${error.message}` : (error as Error).message);
+  // LoreError is not imported here (it loads graphql): it is known by its name.
+  const coded = error instanceof AdminError || (error as Error).name === 'LoreError';
+  fail(coded && !(error instanceof CliFailure) ? `${(error as AdminError).code}: ${(error as Error).message}` : (error as Error).message);
 }

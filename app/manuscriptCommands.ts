@@ -1,23 +1,22 @@
 // The `lore` commands for manuscripts: `lore import <path>` for a manuscript (cli.ts hands it over), `lore sync` to
 // keep a project in step with one (once, or on every change with --watch), and `lore extract` to have the writer's
 // own LLM propose canon from the chapters. Each runs named GraphQL operations with the caller's key, like the rest of
-// the CLI; files are read here, on the writer's machine, and sent as the operation's variables.
+// the CLI (through the gateway when one runs: app/storeAccess.ts); files are read here, on the writer's machine, and
+// sent as the operation's variables. The readers and the watcher load when a command runs, not with --help.
 import { isUtf8 } from 'node:buffer';
 import path from 'node:path';
-import { watch } from 'chokidar';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { Executor, type OperationOutcome } from '../graph/executor.ts';
+import type { OperationOutcome } from '../graph/executor.ts';
 import type { ExtractResult } from '../src/core/ingest/manuscripts/extract.ts';
-import { readLocalManuscript } from '../src/core/ingest/manuscripts/localFiles.ts';
 import type { ManuscriptFormat } from '../src/core/ingest/manuscripts/manuscript.ts';
 import type { ManuscriptImportResult } from '../src/core/ingest/manuscripts/manuscripts.ts';
-import { defaultExtractLimit, maxExtractLimit } from '../src/core/ingest/manuscripts/rules.ts';
-import { LoreError } from '../src/core/errors.ts';
-import type { Runtime } from '../src/runtime.ts';
+import { defaultExtractLimit, maxExtractLimit } from '../src/core/ingest/manuscripts/limits.ts';
 import { Progress, progressMode } from './progress.ts';
+import type { Operations } from './storeAccess.ts';
 
 export type CliHelpers = {
-  withRuntime<T>(work: (runtime: Runtime) => Promise<T>): Promise<T>;
+  /** runs `work` with the store reached for this command (in this process, or a running gateway), then lets it go */
+  withOperations<T>(work: (operations: Operations) => Promise<T>): Promise<T>;
   print(line: string): void;
   fail(message: string): never;
 };
@@ -44,11 +43,12 @@ function reportFailure(helpers: CliHelpers, outcome: Extract<OperationOutcome, {
 }
 
 /** Reads the manuscript here and imports it (sync: also removing the chapters it no longer has). */
-async function runImport(executor: Executor, target: string, format: ManuscriptFormat, opts: ManuscriptOptions, sync: boolean): Promise<{ result?: ImportAnswer; failure?: Extract<OperationOutcome, { ok: false }> }> {
+async function runImport(executor: Operations, target: string, format: ManuscriptFormat, opts: ManuscriptOptions, sync: boolean): Promise<{ result?: ImportAnswer; failure?: Extract<OperationOutcome, { ok: false }> }> {
   const mode = progressMode(opts.json);
   const reading = new Progress(mode, 'read', 'files');
   let started = false;
   let local;
+  const [{ readLocalManuscript }, { LoreError }] = await Promise.all([import('../src/core/ingest/manuscripts/localFiles.ts'), import('../src/core/errors.ts')]);
   try {
     local = await readLocalManuscript(target, format, (done, total) => {
       if (!started) reading.start(total);
@@ -107,7 +107,7 @@ function printImport(helpers: CliHelpers, target: string, result: ImportAnswer, 
 
 /** `lore import <path>` for a manuscript. */
 export async function importManuscriptCommand(helpers: CliHelpers, target: string, format: ManuscriptFormat, opts: ManuscriptOptions) {
-  const { result, failure } = await helpers.withRuntime((rt) => runImport(new Executor(rt.services), target, format, opts, false));
+  const { result, failure } = await helpers.withOperations((operations) => runImport(operations, target, format, opts, false));
   if (failure) reportFailure(helpers, failure, 'import', opts.json);
   printImport(helpers, target, result!, false, opts.json);
 }
@@ -125,12 +125,12 @@ export function registerManuscriptCommands(program: Command, helpers: CliHelpers
     .action(async (target: string, opts: ManuscriptOptions & { watch?: boolean }) => {
       const format = await detectManuscript(helpers, detect, target);
       if (!opts.watch) {
-        const { result, failure } = await helpers.withRuntime((rt) => runImport(new Executor(rt.services), target, format, opts, true));
+        const { result, failure } = await helpers.withOperations((operations) => runImport(operations, target, format, opts, true));
         if (failure) reportFailure(helpers, failure, 'sync', opts.json);
         printImport(helpers, target, result!, true, opts.json);
         return;
       }
-      await helpers.withRuntime((rt) => watchAndSync(helpers, new Executor(rt.services), target, format, opts));
+      await watchAndSync(helpers, target, format, opts);
     });
 
   program
@@ -146,7 +146,7 @@ export function registerManuscriptCommands(program: Command, helpers: CliHelpers
     })
     .option('--json', 'print the totals as JSON; progress goes to stderr as JSON lines')
     .action(async (opts: { project: string; key: string; chapter?: string[]; limit?: number; json?: boolean }) => {
-      const totals = await helpers.withRuntime((rt) => extractAll(helpers, new Executor(rt.services), rt, opts));
+      const totals = await helpers.withOperations((operations) => extractAll(helpers, operations, opts));
       if (opts.json) {
         helpers.print(JSON.stringify(totals));
         return;
@@ -163,16 +163,28 @@ async function detectManuscript(helpers: CliHelpers, detect: (target: string) =>
   try {
     format = await detect(target);
   } catch (error) {
-    helpers.fail(error instanceof LoreError ? error.message : (error as Error).message);
+    helpers.fail((error as Error).message);
   }
   if (format === 'bundle') helpers.fail(`${target} is a canon bundle, not a manuscript: use lore import`);
   return format;
 }
 
-/** Syncs once, then again after every change (changes while a sync runs make one more sync), until Ctrl-C. */
-async function watchAndSync(helpers: CliHelpers, executor: Executor, target: string, format: ManuscriptFormat, opts: ManuscriptOptions) {
+/**
+ * Syncs once, then again after every change (changes while a sync runs make one more sync), until Ctrl-C. Each sync
+ * reaches the store anew and lets it go after: a gateway started or stopped between syncs is used, or not, from the
+ * next one on.
+ */
+async function watchAndSync(helpers: CliHelpers, target: string, format: ManuscriptFormat, opts: ManuscriptOptions) {
   const syncOnce = async () => {
-    const { result, failure } = await runImport(executor, target, format, opts, true);
+    let outcome;
+    try {
+      outcome = await helpers.withOperations((operations) => runImport(operations, target, format, opts, true));
+    } catch (error) {
+      // The store could not be reached this time (a gateway stopped mid-sync): said, and the next change tries again.
+      process.stderr.write(`lore: sync failed: ${(error as Error).message}\n`);
+      return;
+    }
+    const { result, failure } = outcome;
     if (!failure) {
       printImport(helpers, target, result!, true, opts.json);
       return;
@@ -199,6 +211,7 @@ async function watchAndSync(helpers: CliHelpers, executor: Executor, target: str
   };
   await run();
   const watched = path.resolve(target);
+  const { watch } = await import('chokidar');
   const watcher = watch(watched, {
     ignoreInitial: true,
     followSymlinks: false,
@@ -235,7 +248,7 @@ type ExtractTotals = {
 };
 
 /** Walks the chapters in requests of --limit, showing progress, until none is left. */
-async function extractAll(helpers: CliHelpers, executor: Executor, rt: Runtime, opts: { project: string; key: string; chapter?: string[]; limit?: number; json?: boolean }): Promise<ExtractTotals> {
+async function extractAll(helpers: CliHelpers, executor: Operations, opts: { project: string; key: string; chapter?: string[]; limit?: number; json?: boolean }): Promise<ExtractTotals> {
   const totals: ExtractTotals = { projectId: opts.project, chapters: 0, asked: 0, cached: 0, empty: 0, entitiesProposed: 0, factsProposed: 0, dropped: 0, candidateIds: [] };
   const progress = new Progress(progressMode(opts.json), 'extract', 'chapters');
   let startingAfter: string | undefined;
@@ -245,7 +258,7 @@ async function extractAll(helpers: CliHelpers, executor: Executor, rt: Runtime, 
       const outcome = await executor.run(
         'ExtractCanon',
         { projectId: opts.project, chapters: opts.chapter, startingAfter, limit: opts.limit },
-        { credential: opts.key, requestId: 'cli', llm: rt.config.mcp.byok },
+        { credential: opts.key, requestId: 'cli', llm: (await import('../src/config.ts')).loadConfig().mcp.byok },
       );
       if (!outcome.ok) {
         progress.stop();

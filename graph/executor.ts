@@ -2,26 +2,17 @@
 // at start-up; a request only runs the compiled function, which costs a fraction of graphql-js's interpreting
 // executor on a page of entities (about 600 fields). Expected failures come back with their code; anything else is
 // logged with the request id and masked.
-import { readdirSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { GraphQLError, Kind, parse, print, validate, visit, type DocumentNode, type FragmentDefinitionNode, type OperationDefinitionNode } from 'graphql';
+import { GraphQLError, validate, type OperationDefinitionNode } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import { isErrorCode, problemCatalog, type ErrorCode } from '../src/core/errors.ts';
 import type { Services } from '../src/core/services.ts';
 import { createContext, releaseContext, type Caller } from './context.ts';
 import type { Principal } from '../src/core/access/keys.ts';
 import { LoreError } from '../src/core/errors.ts';
+import { operationDocuments, type OperationName } from './operations.ts';
 import { schema } from './schema.ts';
 
-export const operationNames = [
-  'ListProjects', 'CreateProject', 'Recall', 'Mentions', 'Search', 'Graph', 'Usage', 'ApproveFact', 'ImportBundle',
-  'CheckConflicts', 'CheckChapter', 'Timeline', 'ExportProject', 'AuditLog',
-  'Propose', 'Candidates', 'DecideCandidate',
-  'CreateFact', 'UpdateFact', 'RetireFact', 'Dependents', 'EntityHistory', 'PutChapter', 'DeleteChapter',
-  'CreateEntity', 'ReadEntity', 'UpdateEntity', 'DeleteEntity', 'CreateRelationship', 'UpdateRelationship', 'DeleteRelationship', 'DeleteProject',
-  'ImportManuscript', 'ExtractCanon', 'Chapters', 'ReadChapter',
-] as const;
-export type OperationName = (typeof operationNames)[number];
+export { operationNames, operationSource, type OperationName } from './operations.ts';
 
 export type OperationError = { code: ErrorCode; status: number; message: string; extensions: Record<string, unknown> };
 /**
@@ -31,46 +22,18 @@ export type OperationError = { code: ErrorCode; status: number; message: string;
 export type OperationOutcome = { ok: true; data: Record<string, unknown>; version?: string } | { ok: false; error: OperationError };
 export type { Caller };
 
-const operationsDir = fileURLToPath(new URL('./operations/', import.meta.url));
-
-function loadDocuments(): Map<OperationName, DocumentNode> {
-  const definitions = readdirSync(operationsDir)
-    .filter((file) => file.endsWith('.graphql'))
-    .sort()
-    .flatMap((file) => parse(readFileSync(operationsDir + file, 'utf8')).definitions);
-  const fragments = definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION);
-  const documents = new Map<OperationName, DocumentNode>();
-  for (const name of operationNames) {
-    const operation = definitions.find((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION && d.name?.value === name);
-    if (!operation) throw new Error(`operation ${name} is missing from graph/operations`);
-    const spread = new Set<string>();
-    visit(operation, { FragmentSpread: (node) => void spread.add(node.name.value) });
-    const used = fragments.filter((f) => spread.has(f.name.value));
-    const document: DocumentNode = { kind: Kind.DOCUMENT, definitions: [operation, ...used] };
-    const errors = validate(schema, document);
-    if (errors.length > 0) throw new Error(`operation ${name} does not match the schema: ${errors[0].message}`);
-    documents.set(name, document);
-  }
-  return documents;
-}
-
-const documents = loadDocuments();
-
 type Compiled = { query: CompiledQuery; rootFields: number };
 
 const compiled = new Map<OperationName, Compiled>(
-  [...documents].map(([name, document]) => {
+  [...operationDocuments()].map(([name, document]) => {
+    const errors = validate(schema, document);
+    if (errors.length > 0) throw new Error(`operation ${name} does not match the schema: ${errors[0].message}`);
     const query = compileQuery(schema, document, name);
     if (!isCompiledQuery(query)) throw new Error(`operation ${name} does not compile: ${query.errors?.[0]?.message}`);
     const operation = document.definitions[0] as OperationDefinitionNode;
     return [name, { query, rootFields: operation.selectionSet.selections.length }];
   }),
 );
-
-/** An operation's document (with the fragments it uses) as text, for a surface that sends it to a gateway. */
-export function operationSource(name: OperationName): string {
-  return print(documents.get(name)!);
-}
 
 export class Executor {
   constructor(private readonly services: Services) {}

@@ -1,4 +1,5 @@
 // The one place that reads process.env: validated once, failing fast with one clear line.
+import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 
@@ -20,7 +21,7 @@ const envSchema = z.object({
     .regex(/^postgres(ql)?:\/\//, 'must be a postgresql:// URL')
     .refine((value) => URL.canParse(value), 'must be a postgresql:// URL')
     .optional(),
-  LORE_DATA_DIR: z.string().min(1).default('.lore'),
+  LORE_DATA_DIR: optionalText,
   LORE_SITE_URL: z.url().optional(),
   LORE_DOCS_URL: z.url().optional(),
   TRACK_2_API_ENABLED: flag.default(true),
@@ -35,7 +36,7 @@ const envSchema = z.object({
   NEO4J_USER: z.string().optional(),
   NEO4J_PASSWORD: z.string().optional(),
   // The MCP server (`lore mcp`, bin/lore-mcp.mjs), configured from the env block of the AI client.
-  LORE_API_URL: z.url({ protocol: /^https?$/ }).default('http://127.0.0.1:8787'),
+  LORE_API_URL: z.url({ protocol: /^https?$/ }).optional(),
   LORE_API_KEY: optionalText,
   LORE_PROJECT_ID: optionalText,
   LORE_MCP_EMBEDDED: flag.default(false),
@@ -63,7 +64,10 @@ export type Config = {
   port: number;
   host: string;
   databaseUrl?: string;
+  /** LORE_DATA_DIR, or the `.lore` found as git finds its repository (see findDataDir) */
   dataDir: string;
+  /** LORE_API_URL when it is set: the gateway the CLI's keyed commands and the MCP server call */
+  apiUrl?: string;
   siteUrl?: string;
   docsUrl?: string;
   apiEnabled: boolean;
@@ -112,7 +116,23 @@ export type EmbeddingsConfig = {
 
 export class ConfigError extends Error {}
 
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+const defaultApiUrl = 'http://127.0.0.1:8787';
+const isDirectory = (p: string) => existsSync(p) && statSync(p).isDirectory();
+
+/**
+ * The data directory when LORE_DATA_DIR is not set, found as git finds its repository: the nearest `.lore` from the
+ * working directory up, not past the checkout's root (the nearest directory with `.git`), where a new store goes; with
+ * neither, `.lore` in the working directory. So a command run in a subfolder reaches the same store.
+ */
+export function findDataDir(cwd: string): string {
+  for (let dir = path.resolve(cwd); ; dir = path.dirname(dir)) {
+    if (isDirectory(path.join(dir, '.lore'))) return path.join(dir, '.lore');
+    if (existsSync(path.join(dir, '.git'))) return path.join(dir, '.lore');
+    if (path.dirname(dir) === dir) return path.resolve(cwd, '.lore');
+  }
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): Config {
   const parsed = envSchema.safeParse(env);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -136,7 +156,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port: e.PORT,
     host: e.HOST,
     databaseUrl: e.DATABASE_URL,
-    dataDir: path.resolve(e.LORE_DATA_DIR),
+    dataDir: e.LORE_DATA_DIR ? path.resolve(cwd, e.LORE_DATA_DIR) : findDataDir(cwd),
+    apiUrl: e.LORE_API_URL?.replace(/\/$/, ''),
     siteUrl: e.LORE_SITE_URL?.replace(/\/$/, ''),
     docsUrl: e.LORE_DOCS_URL?.replace(/\/$/, ''),
     apiEnabled: e.TRACK_2_API_ENABLED,
@@ -148,7 +169,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shutdownTimeoutMs: e.LORE_SHUTDOWN_TIMEOUT_MS,
     neo4j: e.NEO4J_URL ? { url: e.NEO4J_URL, user: e.NEO4J_USER!, password: e.NEO4J_PASSWORD! } : undefined,
     mcp: {
-      apiUrl: e.LORE_API_URL.replace(/\/$/, ''),
+      apiUrl: (e.LORE_API_URL ?? defaultApiUrl).replace(/\/$/, ''),
       apiKey: e.LORE_API_KEY,
       projectId: e.LORE_PROJECT_ID,
       embedded: e.LORE_MCP_EMBEDDED,

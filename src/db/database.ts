@@ -6,7 +6,12 @@ import { PrismaClient } from '../generated/prisma/client.ts';
 import type { Config } from '../config.ts';
 import { unprepared, type SqlClient } from './sql.ts';
 import { applyMigrations } from './migrate.ts';
-import { openEmbeddedPostgres } from './pglite.ts';
+import { prepareDataDir } from './dataDir.ts';
+import { openEmbeddedPostgres, type EmbeddedPostgres } from './pglite.ts';
+import { claimStore, StoreHeldError, type Holder, type StoreLock } from './storeLock.ts';
+
+/** The embedded store's lock, taken by the caller (storeLock.ts), for the data directory's real path. */
+export type EmbeddedClaim = { dataDir: string; lock: StoreLock; holder: Holder };
 
 export type Database = {
   prisma: PrismaClient;
@@ -19,6 +24,8 @@ export type Database = {
    */
   meteringSql: SqlClient;
   mode: 'postgres' | 'pglite';
+  /** PGlite: the owner-only directory of the store's socket */
+  socketDir?: string;
   /**
    * On PGlite, where every tenant's statements run one at a time (and in the serving process, nothing else runs while
    * one does): a long writer calls it between short slices to let the others' statements through. Absent on PostgreSQL.
@@ -30,8 +37,21 @@ export type Database = {
 
 export class DatabaseUnavailableError extends Error {}
 
-export async function openDatabase(config: Pick<Config, 'databaseUrl' | 'dataDir'>, options: { poolSize?: number } = {}): Promise<Database> {
-  const embedded = config.databaseUrl ? undefined : await openEmbeddedPostgres(config.dataDir);
+/** Takes the embedded store for a command; a gateway holding it is an error here (callers that can use it check first). */
+async function claimForCommand(dataDir: string): Promise<EmbeddedClaim> {
+  const real = await prepareDataDir(dataDir);
+  const holder: Holder = { role: 'command', pid: process.pid, command: 'lore' };
+  const claim = await claimStore(real, holder);
+  if (claim.kind === 'gateway') throw new StoreHeldError(`the data directory ${real} is served by the gateway at ${claim.gateway.url}: go through its API`);
+  return { dataDir: real, lock: claim.lock, holder };
+}
+
+export async function openDatabase(config: Pick<Config, 'databaseUrl' | 'dataDir'>, options: { poolSize?: number; embedded?: EmbeddedClaim } = {}): Promise<Database> {
+  let embedded: EmbeddedPostgres | undefined;
+  if (!config.databaseUrl) {
+    const claim = options.embedded ?? (await claimForCommand(config.dataDir));
+    embedded = await openEmbeddedPostgres(claim.dataDir, claim.lock, claim.holder);
+  }
   const connectionString = config.databaseUrl ?? embedded!.connectionString;
   try {
     if (!embedded) {
@@ -52,6 +72,7 @@ export async function openDatabase(config: Pick<Config, 'databaseUrl' | 'dataDir
     sql: embedded ? unprepared(pool) : pool,
     meteringSql: embedded ? unprepared(pool) : meteringPool,
     mode: embedded ? 'pglite' : 'postgres',
+    socketDir: embedded?.socketDir,
     yieldStore: embedded?.yieldStore,
     connectionString,
     async close() {

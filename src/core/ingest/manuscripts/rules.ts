@@ -2,6 +2,7 @@
 // database, so these live apart from the readers and services).
 import { z } from 'zod';
 import { chapterRef, text } from '../../validation.ts';
+import { maxExtractLimit } from './limits.ts';
 import { manuscriptFormats, maxFiles } from './manuscript.ts';
 
 export const manuscriptFormat = z.enum(manuscriptFormats);
@@ -26,8 +27,7 @@ export const manuscriptOptions = z.object({
 });
 
 /** Chapters one extraction call asks the model about, at most and by default. */
-export const maxExtractLimit = 20;
-export const defaultExtractLimit = 10;
+export { defaultExtractLimit, maxExtractLimit } from './limits.ts';
 export const extractLimit = z.number().int('must be an integer').min(1, 'must be at least 1').max(maxExtractLimit, `must be at most ${maxExtractLimit}`);
 export const extractChapters = z.array(chapterRef).min(1, 'must name at least one chapter').max(100, 'must be at most 100 chapters');
 
