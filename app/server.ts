@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
 import express from 'express';
 import { GraphQLError } from 'graphql';
-import { createYoga, type Plugin } from 'graphql-yoga';
+import { createYoga, maskError, type Plugin } from 'graphql-yoga';
 import { createContext, releaseContext, type GraphContext } from '../graph/context.ts';
 import { Executor } from '../graph/executor.ts';
 import { schema } from '../graph/schema.ts';
@@ -12,8 +12,9 @@ import { sendProblem } from '../rest/problem.ts';
 import { setRateLimitHeaders } from '../rest/rateLimitHeaders.ts';
 import { apiRouter } from '../rest/router.ts';
 import type { Config } from '../src/config.ts';
-import { problemCatalog, type ErrorCode } from '../src/core/errors.ts';
+import { problemCatalog, storeRetryAfterSeconds, storeUnavailable, type ErrorCode } from '../src/core/errors.ts';
 import type { Services } from '../src/core/services.ts';
+import { isStoreUnreachable } from '../src/db/unavailable.ts';
 import { graphiqlOptions, mountPages, renderGraphiQLPage, setSecurityHeaders } from './pages/index.ts';
 
 export const apiVersion = '1.0';
@@ -50,6 +51,21 @@ const commonErrorCodes: Plugin = {
     setResult(Array.isArray(result) ? recoded : recoded[0]);
   },
 };
+
+/**
+ * A store that cannot be reached is answered as on REST: 503 with Retry-After, and the code store_unavailable, whether
+ * the scope check met it (graph/builder.ts) or a resolver did.
+ */
+function maskStoreErrors(error: unknown, message: string, isDev?: boolean): Error {
+  const graphError = error instanceof GraphQLError ? error : undefined;
+  const unreachable = graphError?.extensions?.code === 'store_unavailable' || isStoreUnreachable(graphError ? graphError.originalError : error);
+  if (!unreachable) return maskError(error, message, isDev);
+  const { message: detail, extensions } = storeUnavailable();
+  return new GraphQLError(detail, {
+    nodes: graphError?.nodes, source: graphError?.source, positions: graphError?.positions, path: graphError?.path,
+    extensions: { ...extensions, http: { status: 503, headers: { 'Retry-After': String(storeRetryAfterSeconds) } } },
+  });
+}
 
 /** Yoga's contexts let go of their request once the operation is done, as the executor's do (graph/context.ts). */
 const releaseContexts: Plugin<GraphContext> = {
@@ -117,6 +133,7 @@ export function createApp(services: Services, config: Config) {
     // Armor bounds what one request may ask for (aliases, depth, tokens, directives, cost): an operation is rate-limited
     // once, so two thousand aliased free fields would otherwise buy seconds of work for one call.
     plugins: [EnvelopArmorPlugin(), commonErrorCodes, releaseContexts],
+    maskedErrors: { maskError: maskStoreErrors },
     logging: {
       debug: (...args) => services.logger.debug(args),
       info: (...args) => services.logger.info(args),
@@ -138,6 +155,11 @@ export function createApp(services: Services, config: Config) {
 
   app.use((req, res) => sendProblem(req, res, { code: 'not_found', detail: `No route ${req.method} ${req.path}.` }, config.siteUrl));
   app.use((error: Error, req: express.Request, res: express.Response, _next: express.NextFunction) => {
+    if (isStoreUnreachable(error)) {
+      services.logger.warn({ err: error, requestId: res.getHeader('X-Request-Id') }, 'store unavailable');
+      if (!res.headersSent) sendProblem(req, res, { code: 'store_unavailable', detail: storeUnavailable().message, extensions: { retryAfter: storeRetryAfterSeconds } }, config.siteUrl);
+      return;
+    }
     services.logger.error({ err: error, requestId: res.getHeader('X-Request-Id') }, 'unhandled error');
     if (!res.headersSent) {
       sendProblem(req, res, { code: 'internal_error', detail: `Internal error; quote request id ${res.getHeader('X-Request-Id')} when reporting it.` }, config.siteUrl);

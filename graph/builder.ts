@@ -7,7 +7,8 @@ import DataloaderPlugin from '@pothos/plugin-dataloader';
 import PrismaPlugin from '@pothos/plugin-prisma';
 import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
 import { GraphQLError } from 'graphql';
-import { LoreError } from '../src/core/errors.ts';
+import { LoreError, storeUnavailable } from '../src/core/errors.ts';
+import { isStoreUnreachable } from '../src/db/unavailable.ts';
 import type PrismaTypes from '../src/generated/pothos-types.ts';
 import { getDatamodel } from '../src/generated/pothos-types.ts';
 import type { GraphContext } from './context.ts';
@@ -38,8 +39,12 @@ export const builder = new SchemaBuilder<{
           },
         };
       } catch (error) {
-        // Recorded on the resolvers' context: Yoga hands them a copy of the object createContext built.
+        // Recorded on the resolvers' context: Yoga hands them a copy of the object createContext built. Only a key's
+        // own failure is one: a store that cannot be reached says so, and anything else is unexpected (masked, logged),
+        // never reported as a missing scope.
         if (error instanceof LoreError) ctx.authFailure = error;
+        else if (isStoreUnreachable(error)) ctx.authFailure = storeUnavailable();
+        else throw error;
         return { authenticated: false, scope: false };
       }
     },

@@ -8,7 +8,8 @@ import { isErrorCode, problemCatalog, type ErrorCode } from '../src/core/errors.
 import type { Services } from '../src/core/services.ts';
 import { createContext, releaseContext, type Caller } from './context.ts';
 import type { Principal } from '../src/core/access/keys.ts';
-import { LoreError } from '../src/core/errors.ts';
+import { LoreError, storeUnavailable } from '../src/core/errors.ts';
+import { isStoreUnreachable } from '../src/db/unavailable.ts';
 import { operationDocuments, type OperationName } from './operations.ts';
 import { schema } from './schema.ts';
 
@@ -44,6 +45,7 @@ export class Executor {
       return { ok: true, principal: await this.services.keys.authenticate(credential) };
     } catch (error) {
       if (error instanceof LoreError) return { ok: false, error: this.describe(error, '') };
+      if (isStoreUnreachable(error)) return { ok: false, error: this.describe(storeUnavailable(), '') };
       throw error;
     }
   }
@@ -76,6 +78,10 @@ export class Executor {
       const variable = /^Variable "\$(\w+)"/.exec(error.message)?.[1] ?? '(root)';
       const message = 'is not a valid value for this field';
       return { code: 'validation_error', status: 400, message: `${variable}: ${message}`, extensions: { errors: [{ path: variable, message }] } };
+    }
+    if (isStoreUnreachable(error.originalError)) {
+      this.services.logger.warn({ err: error.originalError, requestId }, 'store unavailable');
+      return this.describe(storeUnavailable(), requestId);
     }
     this.services.logger.error({ err: error.originalError, requestId, path: error.path }, 'unexpected error');
     return { code: 'internal_error', status: 500, message: `Internal error; quote request id ${requestId} when reporting it.`, extensions: {} };

@@ -1,12 +1,17 @@
 // How the MCP tools reach Lore: both modes run the same named GraphQL operations as the REST handlers, so scopes,
 // quotas and rate limits apply identically. Remote posts the operation to a gateway's /graphql with the key;
-// embedded opens the core in this process (a single user's local data directory or DATABASE_URL).
+// embedded reaches the local store the way the CLI does (src/db/storeLock.ts): through the gateway that owns it when
+// one runs, else in this process, which lets the store go as soon as a gateway (or a command) asks for it.
 import { randomUUID } from 'node:crypto';
-import { Executor, operationSource, type OperationName } from '../graph/executor.ts';
+import type { Executor, OperationOutcome } from '../graph/executor.ts';
+import type { OperationName } from '../graph/operations.ts';
+import { GatewayUnreachableError, RemoteExecutor } from '../graph/remoteExecutor.ts';
 import type { Config } from '../src/config.ts';
 import { isErrorCode, problemCatalog } from '../src/core/errors.ts';
 import { keyPattern } from '../src/core/access/keys.ts';
+import type { EmbeddedClaim } from '../src/db/database.ts';
 import type { Logger } from '../src/logger.ts';
+import type { Runtime } from '../src/runtime.ts';
 
 /** A failure as a tool reports it: the problem's code and detail, and when to retry. */
 export type Problem = { code: string; status?: number; detail: string; retryAfter?: number; resetsAt?: string };
@@ -42,93 +47,138 @@ export function keyProblem(key: string | undefined): Problem | undefined {
   return undefined;
 }
 
+/** How long a call waits for a command that holds the store (a `lore import`) to finish with it. */
+const storeWaitMs = 60_000;
+const retryAfterSeconds = 5;
+
+function outcomeOf(outcome: OperationOutcome): Outcome {
+  if (outcome.ok) return { ok: true, data: outcome.data };
+  return { ok: false, problem: problemFrom(outcome.error.code, outcome.error.message, outcome.error.extensions) };
+}
+
 function remote(config: Config): Transport {
-  const endpoint = `${config.mcp.apiUrl}/graphql`;
-  // The provider key from the env block travels as the BYOK headers, as a REST caller sends them.
-  const byok = config.mcp.byok;
-  const byokHeaders: Record<string, string> = byok
-    ? { 'X-LLM-Provider': byok.provider, 'X-LLM-Key': byok.key, ...(byok.model ? { 'X-LLM-Model': byok.model } : {}) }
-    : {};
+  const gateway = new RemoteExecutor(config.mcp.apiUrl, { timeoutMs: 120_000 });
   return {
     async execute(name, variables, key) {
-      let response: Response;
       try {
-        response = await fetch(endpoint, {
-          method: 'POST',
-          headers: { 'Content-Type': 'application/json', Accept: 'application/json', Authorization: `Bearer ${key}`, ...byokHeaders },
-          body: JSON.stringify({ query: operationSource(name), operationName: name, variables }),
-          signal: AbortSignal.timeout(120_000),
-        });
+        return outcomeOf(await gateway.run(name, variables, { credential: key, requestId: requestId(), llm: config.mcp.byok }));
       } catch (error) {
-        const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message;
+        if (!(error instanceof GatewayUnreachableError)) throw error;
         return {
           ok: false,
           problem: {
             code: 'gateway_unreachable',
-            detail: `Cannot reach the Lore gateway at ${config.mcp.apiUrl} (${cause}). Start it with \`lore serve\`, set LORE_API_URL, or set LORE_MCP_EMBEDDED=1 to use the local data directory.`,
+            detail: `Cannot reach the Lore gateway at ${config.mcp.apiUrl} (${error.reason}). Start it with \`lore serve\`, set LORE_API_URL, or set LORE_MCP_EMBEDDED=1 to use the local data directory.`,
           },
         };
       }
-      let body: { data?: Record<string, unknown> | null; errors?: { message: string; extensions?: Record<string, unknown> }[] };
-      try {
-        body = (await response.json()) as typeof body;
-      } catch {
-        return { ok: false, problem: { code: 'internal_error', status: response.status, detail: `${endpoint} answered HTTP ${response.status} without a GraphQL response; is LORE_API_URL a Lore gateway?` } };
-      }
-      const error = body.errors?.[0];
-      if (error) {
-        const code = error.extensions?.code;
-        // Errors the gateway's GraphQL layer raises before our code runs (a variable of the wrong type).
-        if (!isErrorCode(code) && (code === 'BAD_USER_INPUT' || code === 'GRAPHQL_VALIDATION_FAILED')) {
-          return { ok: false, problem: { code: 'validation_error', status: 400, detail: error.message } };
-        }
-        return { ok: false, problem: problemFrom(code, error.message, error.extensions) };
-      }
-      return { ok: true, data: body.data ?? {} };
     },
     close: async () => undefined,
   };
 }
 
-async function embedded(config: Config, logger: Logger): Promise<Transport> {
-  // Loaded only in this mode: opening the store pulls in much of the core, which would slow every remote start.
-  const { openRuntime } = await import('../src/runtime.ts');
-  const runtime = await openRuntime(config, logger);
-  const executor = new Executor(runtime.services);
+const storeUnavailable = (detail: string): Outcome => ({
+  ok: false,
+  problem: { code: 'store_unavailable', status: problemCatalog.store_unavailable.status, detail, retryAfter: retryAfterSeconds },
+});
+
+type Local = { runtime: Runtime; executor: Executor };
+
+function embedded(config: Config, logger: Logger): Transport {
+  let local: Promise<Local> | undefined;
+  let reaching: Promise<Local | RemoteExecutor> | undefined;
+  let closing: Promise<void> | undefined;
+  let inFlight = 0;
+  let releaseWanted = false;
+
+  const open = async (claim?: EmbeddedClaim): Promise<Local> => {
+    // Loaded only in this mode: opening the store pulls in much of the core, which would slow every remote start.
+    const [{ openRuntime }, { Executor }] = await Promise.all([import('../src/runtime.ts'), import('../graph/executor.ts')]);
+    const runtime = await openRuntime(config, logger, { embedded: claim });
+    return { runtime, executor: new Executor(runtime.services) };
+  };
+  const releaseIfAsked = () => {
+    if (!releaseWanted || inFlight > 0 || !local) return;
+    const current = local;
+    local = undefined;
+    releaseWanted = false;
+    closing = current
+      .then((l) => l.runtime.close())
+      .catch((error: Error) => logger.error({ err: error }, 'closing the store failed'))
+      .finally(() => (closing = undefined));
+  };
+  /** The store in this process (opened if need be), or the gateway that owns it. */
+  const reach = async (): Promise<Local | RemoteExecutor> => {
+    await closing;
+    if (local) return local;
+    if (config.databaseUrl) return (local = open());
+    const [{ prepareDataDir }, { claimStore }] = await Promise.all([import('../src/db/dataDir.ts'), import('../src/db/storeLock.ts')]);
+    const dataDir = await prepareDataDir(config.dataDir);
+    const holder = { role: 'command', pid: process.pid, command: 'lore mcp --embedded' } as const;
+    const claim = await claimStore(dataDir, holder, { waitMs: storeWaitMs });
+    if (claim.kind === 'gateway') return new RemoteExecutor(claim.gateway.url, { timeoutMs: 120_000 });
+    claim.lock.onReleaseRequest(() => {
+      releaseWanted = true;
+      releaseIfAsked();
+    });
+    local = open({ dataDir, lock: claim.lock, holder });
+    local.catch(() => (local = undefined));
+    return local;
+  };
+
+  async function attempt(name: OperationName, variables: Record<string, unknown>, key: string, retried: boolean): Promise<Outcome> {
+    let target: Local | RemoteExecutor;
+    try {
+      // One reach at a time: concurrent calls share it rather than each taking the lock.
+      reaching ??= reach().finally(() => (reaching = undefined));
+      target = await reaching;
+    } catch (error) {
+      logger.error({ err: error }, 'cannot open the Lore store');
+      return storeUnavailable(`The Lore store could not be opened: ${(error as Error).message}`);
+    }
+    const caller = { credential: key, requestId: requestId(), llm: config.mcp.byok };
+    if (target instanceof RemoteExecutor) {
+      try {
+        return outcomeOf(await target.run(name, variables, caller));
+      } catch (error) {
+        if (!(error instanceof GatewayUnreachableError)) throw error;
+        // The gateway stopped before the call reached it: the store is reached anew (opened here if none runs now).
+        if (error.notSent && !retried) return attempt(name, variables, key, true);
+        logger.error({ err: error }, 'the gateway owning the store stopped answering');
+        return storeUnavailable(`The Lore gateway at ${target.url}, which owns the store, stopped answering (${error.reason}); whether the call was applied is unknown. Call again: with no gateway running, the store is opened here.`);
+      }
+    }
+    inFlight++;
+    try {
+      return outcomeOf(await target.executor.run(name, variables, caller));
+    } finally {
+      inFlight--;
+      releaseIfAsked();
+    }
+  }
+
   return {
-    async execute(name, variables, key) {
-      const outcome = await executor.run(name, variables, { credential: key, requestId: requestId(), llm: config.mcp.byok });
-      if (outcome.ok) return outcome;
-      return { ok: false, problem: problemFrom(outcome.error.code, outcome.error.message, outcome.error.extensions) };
+    execute: (name, variables, key) => attempt(name, variables, key, false),
+    async close() {
+      const current = local;
+      local = undefined;
+      await closing;
+      if (current) await (await current).runtime.close();
     },
-    close: () => runtime.close(),
   };
 }
 
-/**
- * Opens the client for the configured mode. The embedded store opens in the background, so the MCP handshake is
- * answered at once; a store that cannot open is reported on stderr and at each call.
- */
+/** Opens the client for the configured mode; nothing is reached until a tool is called, so the handshake is answered at once. */
 export function openClient(config: Config, logger: Logger, options: { embedded: boolean }): LoreClient {
-  const opening: Promise<Transport | Problem> = (options.embedded ? embedded(config, logger) : Promise.resolve(remote(config))).catch(
-    (error: Error) => {
-      logger.error({ err: error }, 'cannot open the Lore store');
-      return { code: 'store_unavailable', detail: `The embedded Lore store could not be opened: ${error.message}` };
-    },
-  );
+  const transport = options.embedded ? embedded(config, logger) : remote(config);
   return {
     mode: options.embedded ? 'embedded' : 'remote',
-    target: options.embedded ? `embedded store (${config.databaseUrl ? 'DATABASE_URL' : config.dataDir})` : `gateway ${config.mcp.apiUrl}`,
+    target: options.embedded ? `embedded store (${config.databaseUrl ? 'DATABASE_URL' : config.dataDir}, through its gateway while one runs)` : `gateway ${config.mcp.apiUrl}`,
     async run(name, variables) {
       const problem = keyProblem(config.mcp.apiKey);
       if (problem) return { ok: false, problem };
-      const transport = await opening;
-      if (!('execute' in transport)) return { ok: false, problem: transport };
       return transport.execute(name, variables, config.mcp.apiKey!);
     },
-    async close() {
-      const transport = await opening;
-      if ('execute' in transport) await transport.close();
-    },
+    close: () => transport.close(),
   };
 }

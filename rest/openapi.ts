@@ -22,7 +22,7 @@ const statusText: Record<number, string> = {
   431: 'the request line and headers are over 64 kB (answered by the HTTP server, without a body)',
   500: 'unexpected error (internal_error), with a request id to quote',
   502: 'the LLM provider failed or refused the request (llm_provider_error)',
-  503: 'the API is switched off in this deployment (feature_disabled)',
+  503: 'the store cannot be reached right now (store_unavailable); wait Retry-After seconds. Or the API is switched off in this deployment (feature_disabled)',
   504: 'the LLM provider did not answer in time (llm_timeout)',
 };
 

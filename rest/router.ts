@@ -71,7 +71,7 @@ export function apiRouter(executor: Executor, config: Config): Router {
   async function handle(route: RouteDef, req: Request, res: Response) {
     const credential = readCredential(req, res, config);
     const auth = await executor.authenticate(credential);
-    if (!auth.ok) return problem(req, res, { code: auth.error.code, detail: auth.error.message });
+    if (!auth.ok) return problem(req, res, { code: auth.error.code, detail: auth.error.message, extensions: auth.error.extensions });
 
     const invalid: Issue[] = [];
     const params = parseInput(route.params, req.params, 'path', invalid);

@@ -29,6 +29,7 @@ export const problemCatalog = {
   llm_provider_error: { status: 502, slug: 'llm-provider-error', title: 'LLM provider error' },
   llm_timeout: { status: 504, slug: 'llm-timeout', title: 'LLM provider timed out' },
   graph_unavailable: { status: 503, slug: 'graph-unavailable', title: 'Graph store unavailable' },
+  store_unavailable: { status: 503, slug: 'store-unavailable', title: 'Store unavailable' },
   feature_disabled: { status: 503, slug: 'feature-disabled', title: 'Feature disabled' },
   internal_error: { status: 500, slug: 'internal-error', title: 'Internal server error' },
 } as const satisfies Record<string, { status: number; slug: string; title: string }>;
@@ -50,5 +51,12 @@ export class LoreError extends GraphQLError {
     return this.extensions.code as ErrorCode;
   }
 }
+
+/** Seconds a client is asked to wait before trying again when the store cannot be reached. */
+export const storeRetryAfterSeconds = 5;
+
+/** The store could not be reached (src/db/unavailable.ts): the same answer on every surface. */
+export const storeUnavailable = () =>
+  new LoreError('store_unavailable', `The store cannot be reached right now; try again in ${storeRetryAfterSeconds} seconds.`, { retryAfter: storeRetryAfterSeconds });
 
 export const notFound = (what: string, id: string) => new LoreError('not_found', `${what} ${id} not found`);
