@@ -16,9 +16,10 @@ export function cliEnv(env: Record<string, string | undefined>): NodeJS.ProcessE
   return { ...base, LORE_LOG_LEVEL: 'warn', ...env };
 }
 
-export function lore(args: string[], env: Record<string, string | undefined>, timeoutMs = 120_000): Promise<CliResult> {
+/** `cwd`: where the user runs it (default: the checkout). */
+export function lore(args: string[], env: Record<string, string | undefined>, timeoutMs = 120_000, cwd = repoRoot): Promise<CliResult> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [entry, ...args], { cwd: repoRoot, env: cliEnv(env), timeout: timeoutMs }, (error, stdout, stderr) => {
+    execFile(process.execPath, [entry, ...args], { cwd, env: cliEnv(env), timeout: timeoutMs }, (error, stdout, stderr) => {
       const failure = error as (NodeJS.ErrnoException & { code?: number | string; signal?: NodeJS.Signals }) | null;
       resolve({
         code: failure ? (typeof failure.code === 'number' ? failure.code : null) : 0,
