@@ -52,8 +52,9 @@ describe('start-up errors', { timeout: 240_000 }, () => {
       lore(['serve'], { LORE_DATA_DIR: dataDir, PORT: String(takenPort) }),
     ]);
     for (const result of [postgres, embedded]) expectOneLine(result, new RegExp(`port ${takenPort} on 127\\.0\\.0\\.1 is already in use`));
-    // The embedded store it had opened is released: the next process can take the directory.
-    expect(await readdir(dataDir)).not.toContain('pglite.lock.json');
+    // The embedded store it had opened is released: no owner is recorded, and its secret is gone.
+    expect(await readdir(dataDir)).not.toContain('owner.json');
+    expect(await readdir(dataDir)).not.toContain('pglite.secret');
   });
 
   it('when PORT is not a port number, then it says PORT is invalid', async () => {

@@ -1,5 +1,5 @@
 // The embedded default: no DATABASE_URL, PGlite in LORE_DATA_DIR. The gateway owns the data directory; CLI commands run
-// while it serves reach its database through the socket its lock file names there.
+// while it serves go through it (its API, its admin socket for keys), which it records in owner.json there.
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import net from 'node:net';
@@ -43,8 +43,11 @@ describe('embedded store (PGlite in LORE_DATA_DIR)', () => {
     running = await serve({ ...env, PORT: '0' });
     expect(running.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(running.output()).toContain(`embedded PGlite in ${dataDir}`);
-    const lock = JSON.parse(await readFile(path.join(dataDir, 'pglite.lock.json'), 'utf8'));
-    expect(lock).toEqual({ pid: running.child.pid, socket: path.join(dataDir, 'socket') });
+    const owner = JSON.parse(await readFile(path.join(dataDir, 'owner.json'), 'utf8'));
+    expect(owner).toEqual({
+      role: 'gateway', pid: running.child.pid, command: 'lore serve', url: running.url,
+      socket: path.join(dataDir, 'socket'), admin: path.join(dataDir, 'socket', 'lore-admin.sock'),
+    });
 
     const created = await lore(['keys', 'create', '--tier', 'pro', '--json'], env);
     expect(created.code, created.stderr).toBe(0);
@@ -69,13 +72,13 @@ describe('embedded store (PGlite in LORE_DATA_DIR)', () => {
     expect(projectId, 'the previous test imported a project').toBeDefined();
     expect(await running!.stop('SIGTERM')).toBe(0);
     running = undefined;
-    expect(existsSync(path.join(dataDir, 'pglite.lock.json'))).toBe(false);
+    expect(existsSync(path.join(dataDir, 'owner.json'))).toBe(false);
 
-    // With no gateway running, the CLI opens the data directory itself.
+    // With no gateway running, the CLI opens the data directory itself, and lets it go.
     const listed = await lore(['keys', 'list', '--json'], env);
     expect(listed.code, listed.stderr).toBe(0);
     expect(JSON.parse(listed.stdout)).toEqual([expect.objectContaining({ tier: 'pro', status: 'active' })]);
-    expect(existsSync(path.join(dataDir, 'pglite.lock.json'))).toBe(false);
+    expect(existsSync(path.join(dataDir, 'owner.json'))).toBe(false);
 
     running = await serve({ ...env, PORT: '0' });
     const projects = await get(`${running.url}/api/v1/projects`, key);

@@ -1,6 +1,6 @@
 // Issue 15, item 1: the embedded store (PGlite in LORE_DATA_DIR) admits only Lore's own processes, and no client can
-// change the session the gateway runs in. A real `lore serve` owns the data directory; other clients reach it the way
-// anything on the machine could: through the socket its lock file names.
+// change the session the gateway runs in. A real `lore serve` owns the data directory; other clients reach its store
+// the way anything on the machine could: through the socket its owner record (owner.json) names.
 import { mkdtemp, readFile, readdir, readlink, rm, stat, writeFile, mkdir } from 'node:fs/promises';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
@@ -20,8 +20,7 @@ const env = () => ({ LORE_DATA_DIR: dataDir });
 beforeAll(async () => {
   dataDir = await mkdtemp(path.join(tmpdir(), 'lore-access-'));
   running = await serve({ ...env(), PORT: '0' });
-  const lock = JSON.parse(await readFile(path.join(dataDir, 'pglite.lock.json'), 'utf8'));
-  socketDir = lock.socket;
+  socketDir = JSON.parse(await readFile(path.join(dataDir, 'owner.json'), 'utf8')).socket;
   // Each test fails on its own when the file is missing: the first one names it.
   secret = (await readFile(path.join(dataDir, 'pglite.secret'), 'utf8').catch(() => '')).trim();
 });
@@ -32,7 +31,7 @@ afterAll(async () => {
 
 function client(password?: string, user = 'intruder', host = socketDir): pg.Client {
   // Without a socket directory pg would connect to TCP localhost:5432: another server altogether.
-  if (typeof host !== 'string' || !host.startsWith('/')) throw new Error(`the lock file names no socket directory: ${host}`);
+  if (typeof host !== 'string' || !host.startsWith('/')) throw new Error(`owner.json names no socket directory: ${host}`);
   return new pg.Client({ host, database: 'postgres', user, password, connectionTimeoutMillis: 10_000 });
 }
 
@@ -81,12 +80,14 @@ async function expectGatewayAnswers(key: string, name: string) {
 
 describe('who may reach the embedded store', () => {
   it('when the gateway serves the data directory, then the store listens on an owner-only Unix socket, with its secret in an owner-only file, and on no TCP port', async () => {
-    const lock = JSON.parse(await readFile(path.join(dataDir, 'pglite.lock.json'), 'utf8'));
-    expect(lock).toEqual({ pid: running.child.pid, socket: path.join(dataDir, 'socket') });
+    const owner = JSON.parse(await readFile(path.join(dataDir, 'owner.json'), 'utf8'));
+    expect(owner).toMatchObject({ role: 'gateway', pid: running.child.pid, socket: path.join(dataDir, 'socket') });
     const mode = async (file: string) => (await stat(file)).mode & 0o777;
     expect(await mode(path.join(dataDir, 'pglite.secret'))).toBe(0o600);
     expect(await mode(socketDir)).toBe(0o700);
     expect(await mode(path.join(socketDir, '.s.PGSQL.5432'))).toBe(0o600);
+    expect(await mode(path.join(socketDir, 'lore-admin.sock'))).toBe(0o600);
+    expect(await mode(path.join(dataDir, 'owner.json'))).toBe(0o600);
     expect(await mode(path.join(dataDir, 'pgdata'))).toBe(0o700);
     expect(secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
   });
@@ -211,7 +212,7 @@ describe('no client changes the session the gateway runs in', () => {
 });
 
 describe('a gateway killed with SIGKILL', () => {
-  it('when it is started again, then it takes over the stale lock and secret, draws a new secret, and the old one opens nothing', async () => {
+  it('when it is started again, then it takes over the stale record and secret, draws a new secret, and the old one opens nothing', async () => {
     const killedDir = await mkdtemp(path.join(tmpdir(), 'lore-killed-'));
     let gateway = await serve({ LORE_DATA_DIR: killedDir, PORT: '0' });
     try {
@@ -219,14 +220,14 @@ describe('a gateway killed with SIGKILL', () => {
       expect(created.code, created.stderr).toBe(0);
       const { key } = JSON.parse(created.stdout);
       const oldSecret = (await readFile(path.join(killedDir, 'pglite.secret'), 'utf8')).trim();
-      const oldSocket = JSON.parse(await readFile(path.join(killedDir, 'pglite.lock.json'), 'utf8')).socket;
+      const oldSocket = JSON.parse(await readFile(path.join(killedDir, 'owner.json'), 'utf8')).socket;
       await gateway.stop('SIGKILL');
-      // Nothing could clean up: the lock, the secret and the socket file stay behind.
-      expect(JSON.parse(await readFile(path.join(killedDir, 'pglite.lock.json'), 'utf8')).pid).toBe(gateway.child.pid);
+      // Nothing could clean up: the record, the secret and the socket file stay behind (the lock went with the process).
+      expect(JSON.parse(await readFile(path.join(killedDir, 'owner.json'), 'utf8')).pid).toBe(gateway.child.pid);
       await stat(path.join(killedDir, 'pglite.secret'));
 
       gateway = await serve({ LORE_DATA_DIR: killedDir, PORT: '0' });
-      expect(JSON.parse(await readFile(path.join(killedDir, 'pglite.lock.json'), 'utf8'))).toEqual({ pid: gateway.child.pid, socket: oldSocket });
+      expect(JSON.parse(await readFile(path.join(killedDir, 'owner.json'), 'utf8'))).toMatchObject({ pid: gateway.child.pid, socket: oldSocket });
       const newSecret = (await readFile(path.join(killedDir, 'pglite.secret'), 'utf8')).trim();
       expect(newSecret).not.toBe(oldSecret);
       expect((await stat(path.join(killedDir, 'pglite.secret'))).mode & 0o777).toBe(0o600);
@@ -252,7 +253,7 @@ describe('a data directory whose path is too long for a Unix socket', () => {
     await mkdir(deep, { recursive: true });
     const gateway = await serve({ LORE_DATA_DIR: deep, PORT: '0' });
     try {
-      const lock = JSON.parse(await readFile(path.join(deep, 'pglite.lock.json'), 'utf8'));
+      const lock = JSON.parse(await readFile(path.join(deep, 'owner.json'), 'utf8'));
       expect(lock.socket.startsWith(tmpdir())).toBe(true);
       expect((await stat(lock.socket)).mode & 0o777).toBe(0o700);
       const created = await lore(['keys', 'create', '--tier', 'indie', '--json'], { LORE_DATA_DIR: deep });
