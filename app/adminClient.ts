@@ -4,22 +4,23 @@ import { request } from 'node:http';
 
 export const adminSocketName = 'lore-admin.sock';
 
-export type KeyCommand = 'create' | 'rotate' | 'revoke' | 'list';
+/** The operator's commands, which no API key may run: keys, and rebuilding what is derived from the canon. */
+export type AdminCommand = 'keys/create' | 'keys/rotate' | 'keys/revoke' | 'keys/list' | 'graph/rebuild' | 'embeddings/rebuild';
 
-/** A failure the gateway answered on its admin socket: the code and message of a LoreError. */
+/** A failure the gateway answered on its admin socket: a LoreError's code (none for another error) and message. */
 export class AdminError extends Error {
   constructor(
-    readonly code: string,
+    readonly code: string | undefined,
     message: string,
   ) {
     super(message);
   }
 }
 
-/** The CLI's side: runs a key command on the gateway's admin socket. */
-export function adminCommand<T>(socketPath: string, command: KeyCommand, input: Record<string, unknown> = {}): Promise<T> {
+/** Runs an admin command on the gateway's admin socket. */
+export function adminCommand<T>(socketPath: string, command: AdminCommand, input: Record<string, unknown> = {}): Promise<T> {
   return new Promise((resolve, reject) => {
-    const req = request({ socketPath, path: `/keys/${command}`, method: 'POST', headers: { 'Content-Type': 'application/json' } }, (res) => {
+    const req = request({ socketPath, path: `/${command}`, method: 'POST', headers: { 'Content-Type': 'application/json' } }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('error', reject);
@@ -27,7 +28,7 @@ export function adminCommand<T>(socketPath: string, command: KeyCommand, input: 
         try {
           const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
           if (res.statusCode === 200) resolve(body as T);
-          else reject(new AdminError(body.error?.code ?? 'internal_error', body.error?.message ?? `HTTP ${res.statusCode}`));
+          else reject(new AdminError(body.error?.code, body.error?.message ?? `HTTP ${res.statusCode}`));
         } catch (error) {
           reject(error as Error);
         }

@@ -5,11 +5,15 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { AdminError } from './adminClient.ts';
 import { chaptersFolderOption, headingLevelOption, importManuscriptCommand, registerManuscriptCommands } from './manuscriptCommands.ts';
-import { CliFailure, withKeyAdmin, withOperations as operationsWith, withRuntime as runtimeWith, type KeyAdmin, type Operations } from './storeAccess.ts';
+import { CliFailure, withAdmin as adminWith, withOperations as operationsWith, type Admin, type Operations } from './storeAccess.ts';
 import type { Config } from '../src/config.ts';
 import { tiers } from '../src/core/access/tiers.ts';
 import type { ExportedBundle } from '../src/core/ingest/exporter.ts';
-import type { Runtime } from '../src/runtime.ts';
+import type { CreatedKey, KeyService } from '../src/core/access/keys.ts';
+import type { RebuildResult as EmbeddingRebuild } from '../src/core/embeddings/worker.ts';
+import type { RebuildResult } from '../src/core/relationships/neo4jSync.ts';
+
+type KeyListing = Awaited<ReturnType<KeyService['list']>>[number];
 
 const print = (line: string) => process.stdout.write(`${line}\n`);
 
@@ -23,8 +27,7 @@ const commandName = () => ['lore', ...process.argv.slice(2).filter((a) => !a.sta
 /** Loaded when a command runs: validating the environment loads zod, which --help does without. */
 const loadConfig = async (): Promise<Config> => (await import('../src/config.ts')).loadConfig();
 const withOperations = async <T>(work: (operations: Operations) => Promise<T>) => operationsWith(await loadConfig(), commandName(), work);
-const withKeys = async <T>(work: (keys: KeyAdmin) => Promise<T>) => withKeyAdmin(await loadConfig(), commandName(), work);
-const withRuntime = async <T>(work: (runtime: Runtime) => Promise<T>) => runtimeWith(await loadConfig(), commandName(), work);
+const withAdmin = async <T>(work: (admin: Admin) => Promise<T>) => adminWith(await loadConfig(), commandName(), work);
 const detectFormat = async (target: string) => (await import('../src/core/ingest/manuscripts/localFiles.ts')).detectFormat(target);
 
 const positiveInt = (value: string) => {
@@ -95,8 +98,8 @@ keys
   .option('--scope <scope...>', 'enterprise: extra custom scopes')
   .option('--json', 'print JSON')
   .action(async (opts) => {
-    const created = await withKeys((keys) =>
-      keys.create({
+    const created = await withAdmin((admin) =>
+      admin.run<CreatedKey>('keys/create', {
         tier: opts.tier, accountId: opts.account, name: opts.name, expiresAt: opts.expiresAt,
         customQuota: opts.quota, customRate: opts.rateLimit, customScopes: opts.scope,
       }),
@@ -116,7 +119,7 @@ keys
   .description('issue a new secret for the same account and tier; the old one stops working at once')
   .option('--json', 'print JSON')
   .action(async (id: string, opts) => {
-    const created = await withKeys((keys) => keys.rotate(id));
+    const created = await withAdmin((admin) => admin.run<CreatedKey>('keys/rotate', { id }));
     if (opts.json) {
       print(JSON.stringify({ ...created, replaces: id }));
       return;
@@ -130,7 +133,7 @@ keys
   .command('revoke <id>')
   .description('revoke a key at once')
   .action(async (id: string) => {
-    await withKeys((keys) => keys.revoke(id));
+    await withAdmin((admin) => admin.run('keys/revoke', { id }));
     print(`revoked ${id}`);
   });
 
@@ -139,7 +142,7 @@ keys
   .description('list keys (never their secrets)')
   .option('--json', 'print JSON')
   .action(async (opts) => {
-    const list = await withKeys((keys) => keys.list());
+    const list = await withAdmin((admin) => admin.run<KeyListing[]>('keys/list'));
     if (opts.json) {
       print(JSON.stringify(list));
       return;
@@ -245,15 +248,7 @@ program
   .option('--json', 'print JSON')
   .action(async (opts) => {
     if (!(await loadConfig()).neo4j) fail('graph rebuild needs Neo4j: set NEO4J_URL, NEO4J_USER and NEO4J_PASSWORD');
-    const { isNeo4jUnavailable } = await import('../src/db/neo4j.ts');
-    const results = await withRuntime(async (rt) => {
-      try {
-        return await rt.services.graphSync!.rebuild(opts.project);
-      } catch (error) {
-        if (isNeo4jUnavailable(error)) fail(`Neo4j at ${rt.services.neo4j!.url} is unavailable: ${(error as Error).message}`);
-        throw error;
-      }
-    });
+    const results = await withAdmin((admin) => admin.run<RebuildResult[]>('graph/rebuild', { project: opts.project }));
     if (opts.json) {
       print(JSON.stringify({ projects: results }));
       return;
@@ -271,19 +266,7 @@ program
   .option('--json', 'print JSON')
   .action(async (opts) => {
     if (!(await loadConfig()).embeddings) fail('embeddings rebuild needs an embedding provider: set LORE_EMBEDDINGS_URL and LORE_EMBEDDINGS_MODEL');
-    const result = await withRuntime(async (rt) => {
-      if (opts.project && !(await rt.services.prisma.project.findUnique({ where: { id: opts.project }, select: { id: true } }))) {
-        fail(`not_found: Project ${opts.project} not found.`);
-      }
-      const worker = rt.services.embeddingSync!;
-      try {
-        return await worker.rebuild(opts.project);
-      } catch (error) {
-        fail(`${(error as Error).message}; what is not embedded stays queued, and a running gateway embeds it when the provider answers`);
-      } finally {
-        await worker.stop();
-      }
-    });
+    const result = await withAdmin((admin) => admin.run<EmbeddingRebuild>('embeddings/rebuild', { project: opts.project }));
     if (opts.json) {
       print(JSON.stringify(result));
       return;
@@ -310,6 +293,6 @@ try {
   await program.parseAsync(process.argv);
 } catch (error) {
   // LoreError is not imported here (it loads graphql): it is known by its name.
-  const coded = error instanceof AdminError || (error as Error).name === 'LoreError';
-  fail(coded && !(error instanceof CliFailure) ? `${(error as AdminError).code}: ${(error as Error).message}` : (error as Error).message);
+  const code = error instanceof AdminError || (error as Error).name === 'LoreError' ? (error as AdminError).code : undefined;
+  fail(code && !(error instanceof CliFailure) ? `${code}: ${(error as Error).message}` : (error as Error).message);
 }

@@ -5,12 +5,11 @@
 // every process opens PostgreSQL itself. Heavy modules (Prisma, the schema) load only on the path that needs them.
 import type { Caller, OperationName, OperationOutcome } from '../graph/executor.ts';
 import type { Config } from '../src/config.ts';
-import type { CreatedKey, KeyOptions } from '../src/core/access/keys.ts';
 import type { EmbeddedClaim } from '../src/db/database.ts';
 import { prepareDataDir } from '../src/db/dataDir.ts';
 import { claimStore, type Holder } from '../src/db/storeLock.ts';
 import type { Runtime } from '../src/runtime.ts';
-import { adminCommand } from './adminClient.ts';
+import { adminCommand, type AdminCommand } from './adminClient.ts';
 
 /** Runs named operations with a key: Executor in this process, or RemoteExecutor on the gateway. */
 export type Operations = {
@@ -39,6 +38,9 @@ async function withLocalRuntime<T>(config: Config, embedded: EmbeddedClaim | und
   try {
     return await work(runtime);
   } finally {
+    // A rebuild's worker stops with the command, as the gateway's do with it.
+    await runtime.services.embeddingSync?.stop();
+    await runtime.services.graphSync?.stop();
     await runtime.close();
   }
 }
@@ -70,30 +72,19 @@ export async function withOperations<T>(config: Config, command: string, work: (
   });
 }
 
-export type KeyAdmin = {
-  create(options: KeyOptions): Promise<CreatedKey>;
-  rotate(id: string): Promise<CreatedKey>;
-  revoke(id: string): Promise<void>;
-  list(): Promise<Awaited<ReturnType<Runtime['services']['keys']['list']>>>;
-};
+/** Runs the operator's commands (app/adminSocket.ts): on the store in this process, or on a running gateway's admin socket. */
+export type Admin = { run<T>(command: AdminCommand, input?: Record<string, unknown>): Promise<T> };
 
-/** For `lore keys …`: on the store itself, or on a running gateway's admin socket (app/adminSocket.ts). */
-export async function withKeyAdmin<T>(config: Config, command: string, work: (keys: KeyAdmin) => Promise<T>): Promise<T> {
+/** For `lore keys …`, `lore graph rebuild` and `lore embeddings rebuild`, which no API key may run. */
+export async function withAdmin<T>(config: Config, command: string, work: (admin: Admin) => Promise<T>): Promise<T> {
   const where = await reach(config, command, false);
-  if (where.kind === 'local') return withLocalRuntime(config, where.embedded, (runtime) => work(runtime.services.keys));
+  if (where.kind === 'local') {
+    return withLocalRuntime(config, where.embedded, async (runtime) => {
+      const { runAdminCommand } = await import('./adminSocket.ts');
+      return work({ run: async <R>(name: AdminCommand, input: Record<string, unknown> = {}) => (await runAdminCommand(runtime.services, name, input)) as R });
+    });
+  }
   const socket = where.admin;
   if (!socket) throw new CliFailure(`the gateway at ${where.url} has no admin socket: run ${command} where it runs, as its user`);
-  return work({
-    create: (options) => adminCommand(socket, 'create', options),
-    rotate: (id) => adminCommand(socket, 'rotate', { id }),
-    revoke: (id) => adminCommand(socket, 'revoke', { id }),
-    list: () => adminCommand(socket, 'list'),
-  });
-}
-
-/** For the maintenance commands that need the store itself (graph and embeddings rebuild): not while a gateway owns it. */
-export async function withRuntime<T>(config: Config, command: string, work: (runtime: Runtime) => Promise<T>): Promise<T> {
-  const where = await reach(config, command, false);
-  if (where.kind === 'gateway') throw new CliFailure(`the gateway at ${where.url} owns the store in ${config.dataDir}: stop it, then run ${command}`);
-  return withLocalRuntime(config, where.embedded, work);
+  return work({ run: (name, input) => adminCommand(socket, name, input) });
 }
