@@ -26,7 +26,8 @@ async function dataDirectory(): Promise<string> {
 }
 
 async function started(env: Record<string, string>): Promise<ServeProcess> {
-  const gateway = await serve({ ...env, PORT: '0' });
+  // A generous bound: PGlite's start-up takes long on a loaded machine.
+  const gateway = await serve({ ...env, PORT: '0' }, 180_000);
   gateways.push(gateway);
   return gateway;
 }
@@ -94,21 +95,24 @@ describe('one owner for the embedded store', { timeout: 300_000 }, () => {
     }
   });
 
-  it('when `lore mcp --embedded` holds the store and a gateway starts and later stops, then its tools answer throughout: in-process, through the gateway, in-process again', async () => {
+  it('when `lore mcp --embedded` runs beside the gateway and the gateway stops, then starts again, then its tools answer throughout: through the gateway, in-process, through the new gateway', async () => {
     const env = { LORE_DATA_DIR: await dataDirectory() };
+    let gateway = await started(env);
     const key = await createKey(env);
     const mcp = await connectMcp({ ...env, LORE_API_KEY: key, LORE_LOG_LEVEL: 'warn' }, ['bin/lore.mjs', 'mcp', '--embedded']);
-    const listed = async () => {
+    const answers = async () => {
       const result = await callTool(mcp, 'lore_author_recall', { project: 'prj_00000000000000000000000000' });
       // A project no key owns: not_found, as the store answers it; never a scope or key error.
       expect(textOf(result)).toMatch(/^Lore error not_found/);
     };
     try {
-      await listed();
-      const gateway = await started(env);
-      await listed();
+      await answers();
       expect(await gateway.stop('SIGTERM')).toBe(0);
-      await listed();
+      await answers();
+      // The MCP server holds the store now: the new gateway asks for it and gets it.
+      gateway = await started(env);
+      await answers();
+      expect((await projects(gateway, key)).status).toBe(200);
     } finally {
       await mcp.close();
     }
