@@ -22,8 +22,18 @@ function fail(message: string): never {
   process.exit(1);
 }
 
-/** The command line as the store's holder names it while others wait (`lore import`). */
-const commandName = () => ['lore', ...process.argv.slice(2).filter((a) => !a.startsWith('-')).slice(0, 2)].join(' ');
+/**
+ * The command as the store's holder names it to others while they wait (`lore keys list`): its words only, never an
+ * argument, which could be a key.
+ */
+const commandName = () => {
+  const words: string[] = [];
+  for (const word of process.argv.slice(2, 4)) {
+    if (!/^[a-z]+$/.test(word)) break;
+    words.push(word);
+  }
+  return ['lore', ...words].join(' ');
+};
 /** Loaded when a command runs: validating the environment loads zod, which --help does without. */
 const loadConfig = async (): Promise<Config> => (await import('../src/config.ts')).loadConfig();
 const withOperations = async <T>(work: (operations: Operations) => Promise<T>) => operationsWith(await loadConfig(), commandName(), work);
