@@ -109,6 +109,10 @@ export const errorGuide: Record<ErrorCode, ErrorExplanation> = {
     meaning: 'The relationship graph store (Neo4j) could not be reached.',
     action: 'Retry shortly. An operator should check `GET /health` and the Neo4j server; the canon itself is in PostgreSQL and is safe.',
   },
+  store_unavailable: {
+    meaning: 'The store (PostgreSQL, or the embedded store) could not be reached; the request was not run, or its outcome is unknown if the gateway stopped during it.',
+    action: 'Wait the `Retry-After` seconds and send it again. An operator should check `GET /health` and the database; the gateway reconnects by itself.',
+  },
   feature_disabled: {
     meaning: 'The REST API is switched off in this deployment (`TRACK_2_API_ENABLED=false`).',
     action: 'Use GraphQL at `/graphql`, or ask the operator to switch the REST API on.',
