@@ -19,7 +19,8 @@ const env = () => ({ LORE_DATA_DIR: dataDir });
 
 beforeAll(async () => {
   dataDir = await mkdtemp(path.join(tmpdir(), 'lore-access-'));
-  running = await serve({ ...env(), PORT: '0' });
+  // A generous bound: a new store's first start (PGlite's initdb and the migrations) is slow on a loaded machine.
+  running = await serve({ ...env(), PORT: '0' }, 180_000);
   socketDir = JSON.parse(await readFile(path.join(dataDir, 'owner.json'), 'utf8')).socket;
   // Each test fails on its own when the file is missing: the first one names it.
   secret = (await readFile(path.join(dataDir, 'pglite.secret'), 'utf8').catch(() => '')).trim();
