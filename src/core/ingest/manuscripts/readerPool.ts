@@ -1,77 +1,147 @@
-// Manuscripts are read off the request thread, in a small pool of worker threads, each with a heap limit and each
-// read with a time limit after which its thread is terminated: a document that would take the process's memory or
-// hold its event loop costs one thread, and every other request goes on. The pool starts with the first manuscript
-// and lets idle threads go, so nothing else pays for it.
+// Manuscripts are read off the request thread, in at most two child processes, each with a heap limit and each read
+// with a time limit after which its process is killed: a document that would take the memory or hold the event loop
+// costs one child, and every other request goes on. Processes rather than worker threads, because V8 ends the whole
+// process, not the thread, when one allocation (a document's text as one string) overshoots a worker's heap limit.
+// The first manuscript starts a process; one left idle is let go, so nothing else pays for them.
+import { fork, type ChildProcess } from 'node:child_process';
 import pLimit from 'p-limit';
-import type { Tinypool } from 'tinypool';
 import { LoreError } from '../../errors.ts';
 import type { ManuscriptFile, ManuscriptFormat, ReadOptions } from './manuscript.ts';
-import type { ReadManuscript, ReadOutcome, ReadTask } from './readerThread.ts';
+import type { ReadManuscript, ReadOutcome, ReadTask } from './readerTask.ts';
 
 export type ReaderLimits = {
-  /** how long one manuscript may take to read, from when a thread takes it */
+  /** how long one manuscript may take to read, once a reader process has it */
   timeoutMs: number;
-  /** the heap one reader thread may use (a file's bytes are bounded apart: maxTotalBytes, maxInflatedBytes) */
+  /** the heap one reader process may use (a file's bytes are bounded apart: maxTotalBytes, maxInflatedBytes) */
   memoryMb: number;
 };
 
-/** Manuscripts read at once: the rest wait their turn, so a burst of imports holds at most this many threads' memory. */
-const threads = 2;
-/** An idle thread is let go after this long. */
+/** Manuscripts read at once: the rest wait their turn, so a burst of imports holds at most this many processes. */
+const processes = 2;
+/** An idle reader process is let go after this long. */
 const idleTimeoutMs = 30_000;
+/** How long a new reader process may take to load its code. */
+const startTimeoutMs = 120_000;
+const entry = new URL('./readerProcess.mjs', import.meta.url);
+
+type Reader = { child: ChildProcess; stderr: string; idleTimer?: NodeJS.Timeout };
 
 export class ManuscriptReader {
-  private pool?: Tinypool;
-  private readonly turns = pLimit(threads);
+  private readonly idle: Reader[] = [];
+  private readonly all = new Set<Reader>();
+  private readonly turns = pLimit(processes);
 
   constructor(private readonly limits: ReaderLimits) {}
 
   /** The manuscript read and turned into a bundle named `name` (default: its own title); a LoreError for any refusal. */
   read(format: ManuscriptFormat, files: ManuscriptFile[], options: ReadOptions, name?: string): Promise<ReadManuscript> {
     const task: ReadTask = { format, files, options, name };
-    // The clock starts when a thread takes the manuscript, not while it waits behind others.
     return this.turns(async () => {
-      const pool = await this.started();
-      let outcome: ReadOutcome;
-      try {
-        outcome = await pool.run(task, { signal: AbortSignal.timeout(this.limits.timeoutMs) });
-      } catch (error) {
-        throw this.refusal(error as Error & { code?: string }, format, files) ?? error;
-      }
-      if (!outcome.ok) throw new LoreError(outcome.code, outcome.message, outcome.extensions);
-      return outcome;
+      const reader = this.idle.pop() ?? (await this.start());
+      const outcome = await this.run(reader, task).catch((error: Error & { limit?: 'time' | 'memory' }) => {
+        throw this.refusal(error.limit, format, files) ?? error;
+      });
+      if (outcome.ok) return outcome;
+      if ('unexpected' in outcome) throw new Error(`reading a ${format} manuscript failed: ${outcome.unexpected}`);
+      throw new LoreError(outcome.code, outcome.message, outcome.extensions);
     });
   }
 
+  /** Lets every reader process go. */
   async close() {
-    await this.pool?.destroy();
-    this.pool = undefined;
+    await Promise.all([...this.all].map((reader) => this.stop(reader)));
   }
 
-  private async started(): Promise<Tinypool> {
-    if (this.pool) return this.pool;
-    // Loaded with the first manuscript: a process that never reads one never loads it.
-    const { Tinypool } = await import('tinypool');
-    this.pool ??= new Tinypool({
-      filename: new URL('./readerThread.mjs', import.meta.url).href,
-      minThreads: 0,
-      maxThreads: threads,
-      idleTimeout: idleTimeoutMs,
-      resourceLimits: { maxOldGenerationSizeMb: this.limits.memoryMb },
+  private async start(): Promise<Reader> {
+    const child = fork(entry, [], {
+      execArgv: [`--max-old-space-size=${this.limits.memoryMb}`],
+      // Buffers cross as bytes, not as JSON arrays of numbers.
+      serialization: 'advanced',
+      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
     });
-    return this.pool;
+    const reader: Reader = { child, stderr: '' };
+    this.all.add(reader);
+    child.once('exit', () => {
+      this.all.delete(reader);
+      clearTimeout(reader.idleTimer);
+      const at = this.idle.indexOf(reader);
+      if (at >= 0) this.idle.splice(at, 1);
+    });
+    // A send to a process that just died: its exit is what is reported.
+    child.on('error', () => undefined);
+    // Kept for the failure's report: V8 says there why it stopped.
+    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (reader.stderr = (reader.stderr + chunk).slice(-4_000)));
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => fail(new Error(`a manuscript reader did not start within ${startTimeoutMs / 1000} s`)), startTimeoutMs);
+      const fail = (error: Error) => {
+        clearTimeout(timer);
+        child.off('message', ready);
+        child.kill('SIGKILL');
+        reject(error);
+      };
+      const ready = () => {
+        clearTimeout(timer);
+        child.off('exit', exited);
+        resolve();
+      };
+      const exited = (code: number | null, signal: string | null) => fail(new Error(`a manuscript reader exited (${signal ?? code}) while starting: ${reader.stderr.trim()}`));
+      child.once('message', ready);
+      child.once('exit', exited);
+    });
+    return reader;
+  }
+
+  /** Sends the task and waits for its answer, or kills the process at the time limit. */
+  private run(reader: Reader, task: ReadTask): Promise<ReadOutcome> {
+    const { child } = reader;
+    clearTimeout(reader.idleTimer);
+    child.ref();
+    (child.channel as { ref?: () => void } | undefined)?.ref?.();
+    return new Promise((resolve, reject) => {
+      let limit: 'time' | 'memory' | undefined;
+      const timer = setTimeout(() => {
+        limit = 'time';
+        child.kill('SIGKILL');
+      }, this.limits.timeoutMs);
+      const answered = (outcome: ReadOutcome) => {
+        clearTimeout(timer);
+        child.off('exit', exited);
+        this.release(reader);
+        resolve(outcome);
+      };
+      const exited = (code: number | null, signal: string | null) => {
+        clearTimeout(timer);
+        child.off('message', answered);
+        limit ??= /heap out of memory|Reached heap limit/i.test(reader.stderr) ? 'memory' : undefined;
+        reject(Object.assign(new Error(`a manuscript reader exited (${signal ?? code}): ${reader.stderr.trim().slice(-1_000)}`), { limit }));
+      };
+      child.once('message', answered);
+      child.once('exit', exited);
+      child.send(task);
+    });
+  }
+
+  /** Back to the idle ones, not holding the parent open (the CLI exits when its work is done), until let go. */
+  private release(reader: Reader) {
+    reader.child.unref();
+    (reader.child.channel as { unref?: () => void } | undefined)?.unref?.();
+    reader.idleTimer = setTimeout(() => void this.stop(reader), idleTimeoutMs).unref();
+    this.idle.push(reader);
+  }
+
+  private async stop(reader: Reader) {
+    if (reader.child.exitCode !== null || reader.child.signalCode !== null) return;
+    const exited = new Promise((resolve) => reader.child.once('exit', resolve));
+    reader.child.kill('SIGKILL');
+    await exited;
   }
 
   /** The one-line refusal for a read stopped at a limit; undefined for anything else (an unexpected failure). */
-  private refusal(error: Error & { code?: string }, format: ManuscriptFormat, files: ManuscriptFile[]): LoreError | undefined {
+  private refusal(limit: 'time' | 'memory' | undefined, format: ManuscriptFormat, files: ManuscriptFile[]): LoreError | undefined {
     const what = (format === 'markdown' || format === 'docx') && files.length === 1 ? files[0].path : 'The manuscript';
     const advice = 'nothing was imported. Split it into smaller files, or import it in parts.';
-    if (error.name === 'AbortError' || /aborted/i.test(error.message)) {
-      return new LoreError('payload_too_large', `${what} could not be read within ${this.limits.timeoutMs / 1000} s, what one import may take; ${advice}`);
-    }
-    if (error.code === 'ERR_WORKER_OUT_OF_MEMORY' || /memory limit/i.test(error.message)) {
-      return new LoreError('payload_too_large', `${what} needs more than the ${this.limits.memoryMb} MB of memory one import may use to read; ${advice}`);
-    }
+    if (limit === 'time') return new LoreError('payload_too_large', `${what} could not be read within ${this.limits.timeoutMs / 1000} s, what one import may take; ${advice}`);
+    if (limit === 'memory') return new LoreError('payload_too_large', `${what} needs more than the ${this.limits.memoryMb} MB of memory one import may use to read; ${advice}`);
     return undefined;
   }
 }
