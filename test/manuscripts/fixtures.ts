@@ -97,15 +97,34 @@ export const saltmarshVault = (): Record<string, string> => ({
 });
 
 /**
- * A zip bomb dressed as a .docx: a Word document whose word/document.xml inflates to `inflatedBytes` of one repeated
- * paragraph, deflated as a stream (400 MB are some 400 KB). With `declared`, the central directory claims that many
- * bytes for it instead of the truth, as a forged archive does.
+ * A zip bomb dressed as a .docx: a Word document whose word/document.xml inflates to `inflatedBytes` of one short
+ * paragraph repeated, deflated as a stream (400 MB are about 1 MB, like the one in issue 25). With `declared`, the
+ * central directory claims that many bytes for it instead of the truth, as a forged archive does.
  */
 export async function docxBomb(inflatedBytes: number, declared = inflatedBytes): Promise<Buffer> {
-  const head = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body><w:p><w:r><w:t>';
-  const tail = '</w:t></w:r></w:p></w:body></w:document>';
-  const filler = Buffer.alloc(1024 * 1024, 'a');
-  const deflate = zlib.createDeflateRaw({ level: 9, strategy: zlib.constants.Z_RLE });
+  const document = await bombDocument(inflatedBytes);
+  const stored = (name: string, text: string) => ({ name, data: Buffer.from(text), crc: zlib.crc32(text), declared: text.length, method: 0 });
+  return zipArchive([
+    stored('[Content_Types].xml', '<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>'),
+    stored('_rels/.rels', '<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>'),
+    { name: 'word/document.xml', ...document, declared, method: 8 },
+  ]);
+}
+
+// Deflating hundreds of megabytes takes seconds: each size is deflated once per test file.
+const bombDocuments = new Map<number, Promise<{ data: Buffer; crc: number }>>();
+function bombDocument(inflatedBytes: number) {
+  let made = bombDocuments.get(inflatedBytes);
+  if (!made) bombDocuments.set(inflatedBytes, (made = deflateBombDocument(inflatedBytes)));
+  return made;
+}
+
+async function deflateBombDocument(inflatedBytes: number): Promise<{ data: Buffer; crc: number }> {
+  const head = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>';
+  const tail = '</w:body></w:document>';
+  const paragraph = '<w:p><w:r><w:t>Mara stood on the quay.</w:t></w:r></w:p>';
+  const filler = Buffer.from(paragraph.repeat(Math.floor((1024 * 1024) / paragraph.length)));
+  const deflate = zlib.createDeflateRaw({ level: 9 });
   const compressed: Buffer[] = [];
   deflate.on('data', (chunk: Buffer) => compressed.push(chunk));
   const ended = new Promise((resolve, reject) => deflate.on('end', resolve).on('error', reject));
@@ -115,21 +134,18 @@ export async function docxBomb(inflatedBytes: number, declared = inflatedBytes):
     if (!deflate.write(chunk)) await new Promise((resolve) => deflate.once('drain', resolve));
   };
   await write(Buffer.from(head));
+  // Whole paragraphs, then spaces (which XML allows between elements) to the exact size.
   let left = inflatedBytes - head.length - tail.length;
-  while (left > 0) {
-    await write(left >= filler.length ? filler : filler.subarray(0, left));
+  while (left >= filler.length) {
+    await write(filler);
     left -= filler.length;
   }
+  const paragraphs = Math.floor(left / paragraph.length);
+  await write(Buffer.from(paragraph.repeat(paragraphs) + ' '.repeat(left - paragraphs * paragraph.length)));
   await write(Buffer.from(tail));
   deflate.end();
   await ended;
-  const document = { name: 'word/document.xml', data: Buffer.concat(compressed), crc, size: inflatedBytes, declared, method: 8 };
-  const stored = (name: string, text: string) => ({ name, data: Buffer.from(text), crc: zlib.crc32(text), size: text.length, declared: text.length, method: 0 });
-  return zipArchive([
-    stored('[Content_Types].xml', '<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>'),
-    stored('_rels/.rels', '<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>'),
-    document,
-  ]);
+  return { data: Buffer.concat(compressed), crc };
 }
 
 /** A zip archive of entries already compressed (method 8: deflate, 0: stored), each declaring `declared` bytes inflated. */

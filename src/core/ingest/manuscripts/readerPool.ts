@@ -4,6 +4,7 @@
 // process, not the thread, when one allocation (a document's text as one string) overshoots a worker's heap limit.
 // The first manuscript starts a process; one left idle is let go, so nothing else pays for them.
 import { fork, type ChildProcess } from 'node:child_process';
+import { setPriority } from 'node:os';
 import pLimit from 'p-limit';
 import { LoreError } from '../../errors.ts';
 import type { ManuscriptFile, ManuscriptFormat, ReadOptions } from './manuscript.ts';
@@ -22,6 +23,8 @@ const processes = 2;
 const idleTimeoutMs = 30_000;
 /** How long a new reader process may take to load its code. */
 const startTimeoutMs = 120_000;
+/** The reader processes' nice value: lower priority than the gateway's own (0). */
+const readerNice = 10;
 const entry = new URL('./readerProcess.mjs', import.meta.url);
 
 type Reader = { child: ChildProcess; stderr: string; idleTimer?: NodeJS.Timeout };
@@ -59,6 +62,8 @@ export class ManuscriptReader {
       serialization: 'advanced',
       stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
     });
+    // Reading is background work: the requests this process answers meanwhile come first for the CPU.
+    if (child.pid) setPriority(child.pid, readerNice);
     const reader: Reader = { child, stderr: '' };
     this.all.add(reader);
     child.once('exit', () => {
