@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliEnv, expectCleanFailure, lore, repoRoot } from '../support/cli.ts';
 import { importBundle, startTestGateway, type TestGateway } from '../support/gateway.ts';
-import { cocoaRtf, docxBook, markdownBook, saltmarshVault, tempDir, writeFiles, writeScrivener } from './fixtures.ts';
+import { cocoaRtf, docxBomb, docxBook, markdownBook, saltmarshVault, tempDir, writeFiles, writeScrivener } from './fixtures.ts';
 import { exported, mentionsOf, recallOne } from './support.ts';
 
 let gw: TestGateway;
@@ -249,6 +249,15 @@ describe('bad manuscripts', { timeout: 300_000 }, () => {
       expectCleanFailure(result, /import failed: 1 problem, nothing was written/);
       expect(result.stderr).toMatch(line);
     }
+    await unchanged();
+  });
+
+  it('when a .docx inflates to 400 MB, then one line names the file and the limit, the exit is non-zero, and nothing is written', async () => {
+    const d = await dir('bomb');
+    await writeFile(path.join(d, 'bomb.docx'), await docxBomb(400 * 1024 * 1024));
+    const result = await lore(['import', path.join(d, 'bomb.docx'), '--key', key, '--project', projectId], env);
+    expectCleanFailure(result, /^lore: import failed \(payload_too_large\): bomb\.docx would inflate to more than 128 MB \(its directory declares \d+ MB so far\); an archive may inflate to at most 128 MB; nothing was imported\.$/m);
+    expect(result.stderr.split('\n').filter((line) => /fail|error|memory|bomb/i.test(line))).toHaveLength(1);
     await unchanged();
   });
 
