@@ -30,6 +30,8 @@ const envSchema = z.object({
   LORE_READ_CACHE_MB: z.coerce.number().int().min(0).max(65_536).default(64),
   LORE_WORKERS: z.coerce.number().int().min(1).max(64).default(1),
   LORE_SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().positive().max(600_000).default(10_000),
+  LORE_MANUSCRIPT_TIMEOUT_MS: z.coerce.number().int().positive().max(3_600_000).default(60_000),
+  LORE_MANUSCRIPT_MEMORY_MB: z.coerce.number().int().min(16).max(65_536).default(1024),
   NODE_ENV: z.string().optional(),
   NEO4J_URL: z.string().optional(),
   NEO4J_USER: z.string().optional(),
@@ -76,6 +78,8 @@ export type Config = {
   workers: number;
   /** on SIGTERM/SIGINT, how long requests in flight may take to finish before they are cut off */
   shutdownTimeoutMs: number;
+  /** reading one manuscript (its own worker thread): how long it may take and how much heap it may use */
+  manuscripts: { timeoutMs: number; memoryMb: number };
   neo4j?: { url: string; user: string; password: string };
   mcp: {
     apiUrl: string;
@@ -146,6 +150,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     readCacheMb: e.LORE_READ_CACHE_MB,
     workers: e.LORE_WORKERS,
     shutdownTimeoutMs: e.LORE_SHUTDOWN_TIMEOUT_MS,
+    manuscripts: { timeoutMs: e.LORE_MANUSCRIPT_TIMEOUT_MS, memoryMb: e.LORE_MANUSCRIPT_MEMORY_MB },
     neo4j: e.NEO4J_URL ? { url: e.NEO4J_URL, user: e.NEO4J_USER!, password: e.NEO4J_PASSWORD! } : undefined,
     mcp: {
       apiUrl: e.LORE_API_URL.replace(/\/$/, ''),

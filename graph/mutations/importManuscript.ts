@@ -22,7 +22,7 @@ builder.mutationField('importManuscript', (t) =>
   t.field({
     type: ManuscriptImportResult,
     description:
-      "Imports a manuscript as the writer keeps it (Markdown, a folder of Markdown files, Word .docx, a Scrivener 3 project, an Obsidian vault), sent as its files. Chapters keep a stable id per source, so importing it again changes nothing and an edited chapter updates only itself (and only its mentions). With sync, the project's chapters the manuscript no longer has are removed (refused, writing nothing, while facts hold from or until one). A manuscript with problems is refused whole, each problem naming its file and line.",
+      "Imports a manuscript as the writer keeps it (Markdown, a folder of Markdown files, Word .docx, a Scrivener 3 project, an Obsidian vault), sent as its files. Chapters keep a stable id per source, so importing it again changes nothing and an edited chapter updates only itself (and only its mentions). With sync, the project's chapters the manuscript no longer has are removed (refused, writing nothing, while facts hold from or until one). A manuscript with problems is refused whole, each problem naming its file and line. One that would cost more than an import may (a .docx holding over 5,000 entries or inflating past 128 MB, or more memory or time to read than the server allows) is refused with payload_too_large, in one line naming the file and the limit.",
     authScopes: { scope: 'remember' },
     cost: 1,
     idempotent: true,

@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliEnv, expectCleanFailure, lore, repoRoot } from '../support/cli.ts';
 import { importBundle, startTestGateway, type TestGateway } from '../support/gateway.ts';
-import { cocoaRtf, docxBook, markdownBook, saltmarshVault, tempDir, writeFiles, writeScrivener } from './fixtures.ts';
+import { cocoaRtf, docxBomb, docxBook, markdownBook, saltmarshVault, tempDir, writeFiles, writeScrivener } from './fixtures.ts';
 import { exported, mentionsOf, recallOne } from './support.ts';
 
 let gw: TestGateway;
@@ -217,8 +217,9 @@ describe('lore sync', { timeout: 300_000 }, () => {
       await waitFor(() => stderr.includes('watching'), 'the watch starting');
       expect(stdout).toMatch(/nothing changed/);
       await writeFile(path.join(book, '01 Low Tide.md'), '# Low Tide\n\nMara stood on the quay at dusk.');
-      await waitFor(() => /1 edited/.test(stdout), 'the sync after a save');
-      expect(stdout).toContain('~ 01-low-tide "Low Tide" (01 Low Tide.md:1) edited');
+      // The summary and the line per chapter may arrive in separate chunks: waited for is the last of them.
+      await waitFor(() => stdout.includes('~ 01-low-tide "Low Tide" (01 Low Tide.md:1) edited'), 'the sync after a save');
+      expect(stdout).toMatch(/0 added, 1 edited, 0 moved, 0 retitled, 0 removed, 2 unchanged/);
     } finally {
       child.kill('SIGINT');
     }
@@ -249,6 +250,15 @@ describe('bad manuscripts', { timeout: 300_000 }, () => {
       expectCleanFailure(result, /import failed: 1 problem, nothing was written/);
       expect(result.stderr).toMatch(line);
     }
+    await unchanged();
+  });
+
+  it('when a .docx inflates to 400 MB, then one line names the file and the limit, the exit is non-zero, and nothing is written', async () => {
+    const d = await dir('bomb');
+    await writeFile(path.join(d, 'bomb.docx'), await docxBomb(400 * 1024 * 1024));
+    const result = await lore(['import', path.join(d, 'bomb.docx'), '--key', key, '--project', projectId], env);
+    expectCleanFailure(result, /^lore: import failed \(payload_too_large\): bomb\.docx would inflate to more than 128 MB \(its directory declares \d+ MB so far\); an archive may inflate to at most 128 MB; nothing was imported\.$/m);
+    expect(result.stderr.split('\n').filter((line) => /fail|error|memory|bomb/i.test(line))).toHaveLength(1);
     await unchanged();
   });
 

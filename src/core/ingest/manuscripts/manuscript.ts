@@ -67,6 +67,9 @@ export function manuscriptError(problems: Problem[]): LoreError {
   return new LoreError('validation_error', `The manuscript has ${errors.length} problem${errors.length === 1 ? '' : 's'}; nothing was imported: ${head}${more}`, { errors });
 }
 
+/** An archive (a .docx) over what one may hold or inflate to: refused whole, before it is read. */
+export const archiveTooLarge = (file: string, reason: string) => new LoreError('payload_too_large', `${file} ${reason}; nothing was imported.`);
+
 /** Collects problems while a reader works; `fail` throws them all at once. */
 export class Problems {
   readonly list: Problem[] = [];

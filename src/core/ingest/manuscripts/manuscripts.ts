@@ -5,11 +5,10 @@
 import type { PrismaClient } from '../../../generated/prisma/client.ts';
 import type { ChapterService } from '../../canon/chapters.ts';
 import { LoreError } from '../../errors.ts';
-import { projectName as projectNameRule } from '../../validation.ts';
 import type { ImportCounts, Importer } from '../importer.ts';
 import { sha256 } from '../mentions.ts';
 import { describeOrigin, type ManuscriptFile, type ManuscriptFormat, type ReadOptions, type SkippedFile } from './manuscript.ts';
-import { manuscriptBundle, readManuscript } from './read.ts';
+import type { ManuscriptReader } from './readerPool.ts';
 
 export const chapterChanges = ['added', 'edited', 'moved', 'retitled', 'removed'] as const;
 export type ChapterChangeKind = (typeof chapterChanges)[number];
@@ -52,12 +51,16 @@ export class ManuscriptService {
     private readonly prisma: PrismaClient,
     private readonly importer: Importer,
     private readonly chapterService: ChapterService,
+    private readonly reader: ManuscriptReader,
   ) {}
 
+  /** Lets the reader threads go. */
+  close() {
+    return this.reader.close();
+  }
+
   async import(input: ManuscriptImportInput): Promise<ManuscriptImportResult> {
-    const manuscript = await readManuscript(input.format, input.files, input.options);
-    const name = projectNameRule.safeParse(input.name ?? manuscript.title ?? '').data?.slice(0, 80) || 'Manuscript';
-    const bundle = manuscriptBundle(manuscript, name);
+    const { manuscript, name, bundle } = await this.reader.read(input.format, input.files, input.options, input.name);
 
     const { projectId: storedIn, chapters: stored } = await this.storedChapters(input.accountId, input.projectId, name);
     const byId = new Map(stored.map((c) => [c.externalId, c]));
