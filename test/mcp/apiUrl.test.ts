@@ -36,7 +36,7 @@ describe('LORE_API_URL', () => {
   it('when it points at something that is not a Lore gateway, then a tool call says so in one error', async () => {
     const session = await connectMcp({ LORE_API_URL: `${gw.url}/elsewhere`, LORE_API_KEY: key, LORE_PROJECT_ID: projectId });
     try {
-      const text = expectToolError(await callTool(session, 'lore_author_recall', {}), 'internal_error');
+      const text = expectToolError(await callTool(session, 'lore_author_recall', {}), 'internal_error', 404);
       expect(text).toMatch(/without a GraphQL response; is LORE_API_URL a Lore gateway\?/);
       expect(session.stderr()).not.toMatch(/ZodError/);
     } finally {
