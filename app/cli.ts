@@ -1,4 +1,5 @@
 // The `lore` command: serve the gateway, manage keys, import and export canon bundles, print the GraphQL schema.
+import { readFileSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import YAML from 'yaml';
@@ -6,7 +7,7 @@ import { Executor } from '../graph/executor.ts';
 import { printedSchema } from '../graph/schema.ts';
 import { runMcpServer } from '../mcp/server.ts';
 import { isWorker, reportListening, superviseWorkers } from './cluster.ts';
-import { chaptersFolderOption, headingLevelOption, importManuscriptCommand, registerManuscriptCommands } from './manuscriptCommands.ts';
+import { chaptersFolderOption, headingLevelOption, importManuscriptCommand, keyOptionHelp, registerManuscriptCommands } from './manuscriptCommands.ts';
 import { loadConfig, type Config } from '../src/config.ts';
 import { LoreError } from '../src/core/errors.ts';
 import type { ExportedBundle } from '../src/core/ingest/exporter.ts';
@@ -21,6 +22,28 @@ const print = (line: string) => process.stdout.write(`${line}\n`);
 function fail(message: string): never {
   process.stderr.write(`lore: ${message}\n`);
   process.exit(1);
+}
+
+/** One line for a failure: a Lore error's code and message, else the message alone (never a stack trace). */
+const describeFailure = (error: unknown) =>
+  error instanceof LoreError ? `${error.code}: ${error.message}` : error instanceof Error ? error.message : String(error);
+
+// Whatever escapes a command (a connection that fails between statements, a library's stray rejection) ends it with
+// one line and a non-zero exit, as every expected failure does.
+process.on('uncaughtException', (error) => fail(describeFailure(error)));
+process.on('unhandledRejection', (reason) => fail(describeFailure(reason)));
+// A command left waiting on a connection that vanished without a word has nothing left to run, and Node would exit
+// with 13 and no line at all.
+process.on('exit', (code) => {
+  if (code !== 13) return;
+  process.stderr.write('lore: stopped before finishing: the connection to the Lore store was lost (did the gateway serving it stop?)\n');
+});
+
+/** The --key flag, else LORE_API_KEY from the environment. */
+function apiKey(flag: string | undefined): string {
+  const key = flag ?? loadConfig().apiKey;
+  if (!key) fail('no API key: pass --key <key> or set LORE_API_KEY');
+  return key;
 }
 
 async function withRuntime<T>(work: (runtime: Runtime) => Promise<T>): Promise<T> {
@@ -45,7 +68,9 @@ const isoDate = (value: string) => {
   return date;
 };
 
-const program = new Command('lore').description('Lore: the canon of your fiction, served to AI tools.').showHelpAfterError();
+const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+
+const program = new Command('lore').description('Lore: the canon of your fiction, served to AI tools.').version(version).showHelpAfterError();
 
 program
   .command('serve')
@@ -157,7 +182,7 @@ keys
 program
   .command('import <file>')
   .description('import a canon bundle (JSON or YAML), or a manuscript (a Markdown or text file, a folder of them, a .docx, a Scrivener .scriv project, an Obsidian vault), with an API key; importing the same again changes nothing')
-  .requiredOption('--key <key>', 'API key (scope remember)')
+  .option('--key <key>', keyOptionHelp('remember'))
   .option('--project <id>', "project to import into (default: the key's project of the bundle's name, or named after the manuscript's file or folder, created if needed)")
   .option('--name <name>', "a manuscript's project name when --project is not given (default: the file or folder name)")
   .addOption(headingLevelOption())
@@ -165,7 +190,8 @@ program
   .option('--json', 'print JSON')
   .action(async (file: string, opts) => {
     const format = await detectFormat(file).catch((error: Error) => fail(error.message));
-    if (format !== 'bundle') return importManuscriptCommand({ withRuntime, print, fail }, file, format, opts);
+    if (format !== 'bundle') return importManuscriptCommand({ withRuntime, print, fail, apiKey }, file, format, opts);
+    const key = apiKey(opts.key);
     let bundle: unknown;
     try {
       const text = await readFile(file, 'utf8');
@@ -174,7 +200,7 @@ program
       fail(`cannot read ${file}: ${(error as Error).message}`);
     }
     const outcome = await withRuntime((rt) =>
-      new Executor(rt.services).run('ImportBundle', { bundle, projectId: opts.project }, { credential: opts.key, requestId: 'cli' }),
+      new Executor(rt.services).run('ImportBundle', { bundle, projectId: opts.project }, { credential: key, requestId: 'cli' }),
     );
     if (!outcome.ok) {
       const errors = (outcome.error.extensions.errors as { path: string; message: string }[] | undefined) ?? [];
@@ -195,11 +221,12 @@ program
   .command('export')
   .description('export a project as a canon bundle (JSON, or YAML when --out ends in .yaml or .yml) that lore import reads back')
   .requiredOption('--project <id>', 'project to export')
-  .requiredOption('--key <key>', 'API key (scope recall)')
+  .option('--key <key>', keyOptionHelp('recall'))
   .option('--out <file>', 'write the bundle to this file and print a summary (default: print the bundle)')
   .option('--json', 'print JSON: the summary with --out, else the bundle on one line')
   .action(async (opts) => {
-    const outcome = await withRuntime((rt) => new Executor(rt.services).run('ExportProject', { projectId: opts.project }, { credential: opts.key, requestId: 'cli' }));
+    const key = apiKey(opts.key);
+    const outcome = await withRuntime((rt) => new Executor(rt.services).run('ExportProject', { projectId: opts.project }, { credential: key, requestId: 'cli' }));
     if (!outcome.ok) {
       if (opts.json) print(JSON.stringify({ error: { code: outcome.error.code, detail: outcome.error.message } }));
       fail(`export failed (${outcome.error.code}): ${outcome.error.message}`);
@@ -232,7 +259,7 @@ program
     print(`exported project ${opts.project} to ${opts.out}: ${Object.entries(counts).map(([name, n]) => `${n} ${name.replace(/[A-Z]/g, (c) => ` ${c.toLowerCase()}`)}`).join(', ')}`);
   });
 
-registerManuscriptCommands(program, { withRuntime, print, fail }, detectFormat);
+registerManuscriptCommands(program, { withRuntime, print, fail, apiKey }, detectFormat);
 
 program
   .command('mcp')
@@ -313,5 +340,5 @@ program
 try {
   await program.parseAsync(process.argv);
 } catch (error) {
-  fail(error instanceof LoreError ? `${error.code}: ${error.message}` : (error as Error).message);
+  fail(describeFailure(error));
 }

@@ -20,9 +20,14 @@ export type CliHelpers = {
   withRuntime<T>(work: (runtime: Runtime) => Promise<T>): Promise<T>;
   print(line: string): void;
   fail(message: string): never;
+  /** the --key flag, else LORE_API_KEY */
+  apiKey(flag: string | undefined): string;
 };
 
-export type ManuscriptOptions = { key: string; project?: string; name?: string; headingLevel?: 1 | 2; chaptersFolder?: string; json?: boolean };
+export const keyOptionHelp = (scope: string) => `API key (scope ${scope}); default: LORE_API_KEY, which keeps it out of shell history`;
+
+/** The options as given; `key` is the --key flag, absent when LORE_API_KEY is to be used. */
+export type ManuscriptOptions = { key?: string; project?: string; name?: string; headingLevel?: 1 | 2; chaptersFolder?: string; json?: boolean };
 
 export const headingLevelOption = () =>
   new Option('--heading-level <n>', 'Markdown and .docx: cut chapters at level-1 headings only (1) or at levels 1 and 2 (2); default: level 1, or 2 under a single level-1 title').argParser((value) => {
@@ -44,7 +49,7 @@ function reportFailure(helpers: CliHelpers, outcome: Extract<OperationOutcome, {
 }
 
 /** Reads the manuscript here and imports it (sync: also removing the chapters it no longer has). */
-async function runImport(executor: Executor, target: string, format: ManuscriptFormat, opts: ManuscriptOptions, sync: boolean): Promise<{ result?: ImportAnswer; failure?: Extract<OperationOutcome, { ok: false }> }> {
+async function runImport(executor: Executor, target: string, format: ManuscriptFormat, opts: ManuscriptOptions & { key: string }, sync: boolean): Promise<{ result?: ImportAnswer; failure?: Extract<OperationOutcome, { ok: false }> }> {
   const mode = progressMode(opts.json);
   const reading = new Progress(mode, 'read', 'files');
   let started = false;
@@ -106,7 +111,8 @@ function printImport(helpers: CliHelpers, target: string, result: ImportAnswer, 
 }
 
 /** `lore import <path>` for a manuscript. */
-export async function importManuscriptCommand(helpers: CliHelpers, target: string, format: ManuscriptFormat, opts: ManuscriptOptions) {
+export async function importManuscriptCommand(helpers: CliHelpers, target: string, format: ManuscriptFormat, given: ManuscriptOptions) {
+  const opts = { ...given, key: helpers.apiKey(given.key) };
   const { result, failure } = await helpers.withRuntime((rt) => runImport(new Executor(rt.services), target, format, opts, false));
   if (failure) reportFailure(helpers, failure, 'import', opts.json);
   printImport(helpers, target, result!, false, opts.json);
@@ -117,12 +123,13 @@ export function registerManuscriptCommands(program: Command, helpers: CliHelpers
     .command('sync <path>')
     .description("bring a project in step with a manuscript: import what changed since the last sync (added, edited, moved, retitled chapters) and remove the chapters it no longer has; --watch keeps doing it as files change")
     .requiredOption('--project <id>', 'the project to keep in step')
-    .requiredOption('--key <key>', 'API key (scope remember)')
+    .option('--key <key>', keyOptionHelp('remember'))
     .option('--watch', 'keep watching the manuscript and sync on every change (Ctrl-C to stop)')
     .addOption(headingLevelOption())
     .addOption(chaptersFolderOption())
     .option('--json', 'print JSON (one line per sync); progress goes to stderr as JSON lines')
-    .action(async (target: string, opts: ManuscriptOptions & { watch?: boolean }) => {
+    .action(async (target: string, given: ManuscriptOptions & { watch?: boolean }) => {
+      const opts = { ...given, key: helpers.apiKey(given.key) };
       const format = await detectManuscript(helpers, detect, target);
       if (!opts.watch) {
         const { result, failure } = await helpers.withRuntime((rt) => runImport(new Executor(rt.services), target, format, opts, true));
@@ -137,7 +144,7 @@ export function registerManuscriptCommands(program: Command, helpers: CliHelpers
     .command('extract')
     .description("have your own LLM (LORE_LLM_PROVIDER, LORE_LLM_KEY, LORE_LLM_MODEL) propose the canon each chapter establishes; proposals wait in the review queue, never approved. Costs 5 calls per request of up to --limit chapters")
     .requiredOption('--project <id>', 'the project whose chapters to read')
-    .requiredOption('--key <key>', 'API key (scope remember)')
+    .option('--key <key>', keyOptionHelp('remember'))
     .option('--chapter <id...>', 'only these chapters (default: every chapter, in reading order)')
     .option('--limit <n>', `chapters the model is asked about per request, 1..${maxExtractLimit} (default ${defaultExtractLimit})`, (value) => {
       const n = Number(value);
@@ -145,7 +152,8 @@ export function registerManuscriptCommands(program: Command, helpers: CliHelpers
       return n;
     })
     .option('--json', 'print the totals as JSON; progress goes to stderr as JSON lines')
-    .action(async (opts: { project: string; key: string; chapter?: string[]; limit?: number; json?: boolean }) => {
+    .action(async (given: { project: string; key?: string; chapter?: string[]; limit?: number; json?: boolean }) => {
+      const opts = { ...given, key: helpers.apiKey(given.key) };
       const totals = await helpers.withRuntime((rt) => extractAll(helpers, new Executor(rt.services), rt, opts));
       if (opts.json) {
         helpers.print(JSON.stringify(totals));
@@ -170,7 +178,7 @@ async function detectManuscript(helpers: CliHelpers, detect: (target: string) =>
 }
 
 /** Syncs once, then again after every change (changes while a sync runs make one more sync), until Ctrl-C. */
-async function watchAndSync(helpers: CliHelpers, executor: Executor, target: string, format: ManuscriptFormat, opts: ManuscriptOptions) {
+async function watchAndSync(helpers: CliHelpers, executor: Executor, target: string, format: ManuscriptFormat, opts: ManuscriptOptions & { key: string }) {
   const syncOnce = async () => {
     const { result, failure } = await runImport(executor, target, format, opts, true);
     if (!failure) {

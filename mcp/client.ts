@@ -69,10 +69,10 @@ function remote(config: Config): Transport {
           },
         };
       }
-      let body: { data?: Record<string, unknown> | null; errors?: { message: string; extensions?: Record<string, unknown> }[] };
-      try {
-        body = (await response.json()) as typeof body;
-      } catch {
+      type GraphQLBody = { data?: Record<string, unknown> | null; errors?: { message: string; extensions?: Record<string, unknown> }[] };
+      const body = (await response.json().catch(() => undefined)) as GraphQLBody | null | undefined;
+      // Not JSON, or JSON that is not a GraphQL answer (another server's page, a REST problem).
+      if (typeof body !== 'object' || body === null || (!body.data && !body.errors)) {
         return { ok: false, problem: { code: 'internal_error', status: response.status, detail: `${endpoint} answered HTTP ${response.status} without a GraphQL response; is LORE_API_URL a Lore gateway?` } };
       }
       const error = body.errors?.[0];
@@ -120,11 +120,11 @@ export function openClient(config: Config, logger: Logger, options: { embedded: 
     mode: options.embedded ? 'embedded' : 'remote',
     target: options.embedded ? `embedded store (${config.databaseUrl ? 'DATABASE_URL' : config.dataDir})` : `gateway ${config.mcp.apiUrl}`,
     async run(name, variables) {
-      const problem = keyProblem(config.mcp.apiKey);
+      const problem = keyProblem(config.apiKey);
       if (problem) return { ok: false, problem };
       const transport = await opening;
       if (!('execute' in transport)) return { ok: false, problem: transport };
-      return transport.execute(name, variables, config.mcp.apiKey!);
+      return transport.execute(name, variables, config.apiKey!);
     },
     async close() {
       const transport = await opening;

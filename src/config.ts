@@ -81,10 +81,14 @@ export type Config = {
   /** reading one manuscript (its own worker thread): how long it may take and how much heap it may use */
   manuscripts: { timeoutMs: number; memoryMb: number };
   neo4j?: { url: string; user: string; password: string };
+  /**
+   * LORE_API_KEY: the key the MCP server calls with, and the CLI's key when a command is given no --key (so it stays
+   * out of shell history). The MCP server checks it when a tool is called, reporting a missing or malformed key to the
+   * client rather than crashing.
+   */
+  apiKey?: string;
   mcp: {
     apiUrl: string;
-    /** checked when a tool is called, so a missing or malformed key is reported to the client rather than crashing */
-    apiKey?: string;
     projectId?: string;
     embedded: boolean;
     /** the caller's own LLM provider for the check and timeline tools (BYOK); the key is never logged */
@@ -152,9 +156,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shutdownTimeoutMs: e.LORE_SHUTDOWN_TIMEOUT_MS,
     manuscripts: { timeoutMs: e.LORE_MANUSCRIPT_TIMEOUT_MS, memoryMb: e.LORE_MANUSCRIPT_MEMORY_MB },
     neo4j: e.NEO4J_URL ? { url: e.NEO4J_URL, user: e.NEO4J_USER!, password: e.NEO4J_PASSWORD! } : undefined,
+    apiKey: e.LORE_API_KEY,
     mcp: {
-      apiUrl: e.LORE_API_URL.replace(/\/$/, ''),
-      apiKey: e.LORE_API_KEY,
+      // The gateway's root; its REST base (…/api/v1) or GraphQL endpoint (…/graphql) given instead is an easy mistake, taken as the root.
+      apiUrl: e.LORE_API_URL.replace(/\/+$/, '').replace(/\/(api\/v1|graphql)$/, ''),
       projectId: e.LORE_PROJECT_ID,
       embedded: e.LORE_MCP_EMBEDDED,
       byok: e.LORE_LLM_PROVIDER && e.LORE_LLM_KEY ? { provider: e.LORE_LLM_PROVIDER, key: e.LORE_LLM_KEY, model: e.LORE_LLM_MODEL } : undefined,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { fileBytes, manuscriptFiles, manuscriptFormat, manuscriptOptions } from '../../src/core/ingest/manuscripts/rules.ts';
+import { newProjectScope } from '../../src/core/access/tiers.ts';
 import { idempotencyKey, projectName, resourceId } from '../../src/core/validation.ts';
 import { parseArgs } from '../args.ts';
 import { builder } from '../builder.ts';
@@ -27,7 +28,7 @@ builder.mutationField('importManuscript', (t) =>
     cost: 1,
     idempotent: true,
     args: {
-      projectId: t.arg.id({ description: "the project; absent: the account's project named name, created if needed" }),
+      projectId: t.arg.id({ description: "the project; absent: the account's project named name, created if needed (creating one needs the projects:write scope)" }),
       name: t.arg.string({ description: "the project's name when projectId is absent (default: the manuscript's own title, else Manuscript)" }),
       format: t.arg({ type: ManuscriptFormat, required: true }),
       files: t.arg({ type: [ManuscriptFileInput], required: true, description: 'the manuscript files (pass them as a variable)' }),
@@ -50,6 +51,7 @@ builder.mutationField('importManuscript', (t) =>
             ...request,
             accountId: principal.accountId,
             keyId: principal.keyId,
+            mayCreateProject: principal.scopes.has(newProjectScope),
             files: args.files.map((f) => ({ path: f.path, content: fileBytes(f) })),
           }),
       );

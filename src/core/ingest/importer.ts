@@ -11,7 +11,7 @@ import { Prisma, type PrismaClient } from '../../generated/prisma/client.ts';
 import { newId } from '../../ids.ts';
 import { bundleFactOf, parseBundle, type CanonBundle } from './bundle.ts';
 import { holdProject, nameText, refreshSearchText, type TxClient } from '../canon/canon.ts';
-import { holdProjectName } from '../canon/projects.ts';
+import { holdProjectName, newProjectRefused } from '../canon/projects.ts';
 import { recomputeLatestState, spanErrors } from '../canon/storyTime.ts';
 import { LoreError } from '../errors.ts';
 import type { GraphEdgeChange, GraphNodeChange, GraphOutbox } from '../relationships/outbox.ts';
@@ -92,6 +92,12 @@ const pieceOf = (bundle: CanonBundle, part: Partial<Pick<CanonBundle, 'entities'
  */
 type WriteOptions = { scoped: boolean; mentions: boolean };
 
+/** Names are unique per account since projects are created through one check; older accounts may hold two. */
+function sameNamedProjects(named: { id: string }[], name: string): LoreError {
+  const message = `${named.length} projects of this account are named "${name}" (${named.map((p) => p.id).join(', ')}); choose one with projectId (lore import --project)`;
+  return new LoreError('name_taken', `project.name: ${message}.`, { errors: [{ path: 'project.name', message }] });
+}
+
 export class Importer {
   private readonly staged: StagedImport;
 
@@ -104,10 +110,16 @@ export class Importer {
     this.staged = new StagedImport(prisma, graphOutbox, yieldStore);
   }
 
-  async import(input: { accountId: string; principalKeyId: string; bundle: unknown; projectId?: string }): Promise<ImportResult> {
+  /**
+   * `projectId` absent: the account's project of the bundle's name, created if there is none and `mayCreateProject`
+   * (the key has newProjectScope); without it, a bundle naming no existing project is refused before anything is read.
+   */
+  async import(input: { accountId: string; principalKeyId: string; bundle: unknown; projectId?: string; mayCreateProject: boolean }): Promise<ImportResult> {
     const parsed = await parseBundle(input.bundle);
     if (!parsed.success) throw invalid(parsed.error, 'invalid_bundle');
     const bundle = parsed.data;
+    // Named by its id from here on, the project cannot be created further down.
+    if (!input.projectId && !input.mayCreateProject) input = { ...input, projectId: await this.existingProject(input.accountId, bundle.project.name) };
     // A bundle for a new project is written in short slices (stagedImport.ts); into an existing project, in one
     // transaction, unless it is large and the store is shared.
     if (!input.projectId) {
@@ -403,16 +415,20 @@ export class Importer {
    * The target project, held for this transaction: imports into one project run one after the other, so each sees what
    * the one before it wrote, and two racing imports of a new bundle create one project, not two.
    */
+  /** The account's one project named `name`; none: the key may not create it. */
+  private async existingProject(accountId: string, name: string): Promise<string> {
+    const named = await this.prisma.project.findMany({ where: { accountId, name }, select: { id: true }, orderBy: { id: 'asc' }, take: 10 });
+    if (named.length === 0) throw newProjectRefused(name);
+    if (named.length > 1) throw sameNamedProjects(named, name);
+    return named[0].id;
+  }
+
   private async resolveProject(tx: TxClient, accountId: string, bundle: CanonBundle, projectId?: string) {
     const description = bundle.project.description;
     // Without an explicit project, the account's project of the same name is the target, so a re-import lands where the first did.
     if (!projectId) await holdProjectName(tx, accountId, bundle.project.name);
     const named = projectId ? [] : await tx.project.findMany({ where: { accountId, name: bundle.project.name }, orderBy: { id: 'asc' }, take: 10 });
-    // Names are unique per account since projects are created through one check; older accounts may hold two.
-    if (named.length > 1) {
-      const message = `${named.length} projects of this account are named "${bundle.project.name}" (${named.map((p) => p.id).join(', ')}); choose one with projectId (lore import --project)`;
-      throw new LoreError('name_taken', `project.name: ${message}.`, { errors: [{ path: 'project.name', message }] });
-    }
+    if (named.length > 1) throw sameNamedProjects(named, bundle.project.name);
     const found = projectId ? await tx.project.findFirst({ where: { id: projectId, accountId } }) : named[0];
     if (projectId && !found) throw new LoreError('not_found', `Project ${projectId} not found.`);
     if (found) {

@@ -18,8 +18,10 @@ export type ChapterChange = { id: string; title: string; ordinal: number | null;
 export type ManuscriptImportInput = {
   accountId: string;
   keyId: string;
-  /** the target project; absent: the account's project named `name`, created if needed */
+  /** the target project; absent: the account's project named `name`, created if needed and `mayCreateProject` */
   projectId?: string;
+  /** the key has newProjectScope (src/core/access/tiers.ts) */
+  mayCreateProject: boolean;
   name?: string;
   format: ManuscriptFormat;
   files: ManuscriptFile[];
@@ -78,7 +80,7 @@ export class ManuscriptService {
     const removed = input.sync ? stored.filter((c) => !wanted.has(c.externalId)) : [];
     if (removed.length > 0) await this.requireRemovable(storedIn!, removed, input.format);
 
-    const result = await this.importer.import({ accountId: input.accountId, principalKeyId: input.keyId, bundle, projectId: input.projectId });
+    const result = await this.importer.import({ accountId: input.accountId, principalKeyId: input.keyId, bundle, projectId: input.projectId, mayCreateProject: input.mayCreateProject });
     for (const chapter of removed) {
       await this.chapterService.delete(result.projectId, chapter.externalId);
       changes.push({ id: chapter.externalId, title: chapter.title, ordinal: null, file: null, change: 'removed' });
