@@ -101,9 +101,9 @@ const finalOrdinals = (bundle: CanonBundle, stored: { externalId: string; ordina
 /**
  * Moves the project's chapters (`stored`, updated in place) to the ordinals `wanted` gives them, after checking that no
  * two chapters would share one (400 invalid_bundle, naming both). A unique index is checked row by row, so chapters
- * trading places pass through negative ordinals, which no chapter has. Answers whether any chapter moved.
+ * trading places pass through negative ordinals, which no chapter has. Answers the chapters that moved.
  */
-async function placeChapters(tx: TxClient, stored: { id: string; externalId: string; ordinal: number }[], wanted: Map<string, number>): Promise<boolean> {
+async function placeChapters<C extends { id: string; externalId: string; ordinal: number }>(tx: TxClient, stored: C[], wanted: Map<string, number>): Promise<C[]> {
   const holder = new Map<number, string>();
   const errors: FieldError[] = [];
   const final = new Map([...stored.map((c) => [c.externalId, c.ordinal] as const), ...wanted]);
@@ -114,7 +114,7 @@ async function placeChapters(tx: TxClient, stored: { id: string; externalId: str
   }
   if (errors.length > 0) throw new LoreError('invalid_bundle', errors.slice(0, 5).map((e) => `${e.path}: ${e.message}`).join('; '), { errors });
   const moved = stored.filter((c) => final.get(c.externalId) !== c.ordinal);
-  if (moved.length === 0) return false;
+  if (moved.length === 0) return moved;
   for (const part of chunk(moved, rowsPerInsert)) {
     await tx.$executeRaw`
       UPDATE "Chapter" c SET ordinal = -1 - x.ordinal FROM unnest(${part.map((c) => c.id)}::text[], ${part.map((c) => final.get(c.externalId)!)}::int[]) AS x(id, ordinal)
@@ -122,7 +122,7 @@ async function placeChapters(tx: TxClient, stored: { id: string; externalId: str
   }
   for (const part of chunk(moved, rowsPerInsert)) await tx.$executeRaw`UPDATE "Chapter" SET ordinal = -1 - ordinal WHERE id = ANY(${part.map((c) => c.id)}::text[])`;
   for (const c of moved) c.ordinal = final.get(c.externalId)!;
-  return true;
+  return moved;
 }
 
 type RetiredFact = { id: string; retiredAt: Date; replacedBy: { id: string; text: string } | null };
@@ -233,8 +233,20 @@ export class Importer {
         prisma.$transaction(async (tx) => {
           const result = await this.write(tx, accountId, keyId, pieceOf(bundle, {}), how, projectId, options);
           await this.checkWholeBundle(tx, result.projectId, bundle, how);
-          const stored = await tx.chapter.findMany({ where: { projectId: result.projectId }, select: { id: true, externalId: true, ordinal: true } });
-          if (await placeChapters(tx, stored, wantedOrdinals(bundle, how))) result.changed = true;
+          const stored = await tx.chapter.findMany({ where: { projectId: result.projectId }, select: { id: true, externalId: true, ordinal: true, contentHash: true, title: true } });
+          const moved = await placeChapters(tx, stored, wantedOrdinals(bundle, how));
+          result.changed ||= moved.length > 0;
+          // The latest state depends on the order of the chapters its timed values start at.
+          if (moved.length > 0) {
+            const timed = await tx.stateValue.findMany({ where: { projectId: result.projectId }, select: { entityId: true }, distinct: ['entityId'] });
+            await recomputeLatestState(tx, timed.map((v) => v.entityId));
+          }
+          // A moved chapter whose text and title stay is counted here; its piece finds nothing left to write.
+          const inBundle = new Map(bundle.chapters.map((c) => [c.id, c]));
+          result.counts.chaptersUpdated += moved.filter((c) => {
+            const wanted = inBundle.get(c.externalId);
+            return wanted && wanted.title === c.title && sha256(wanted.text) === c.contentHash;
+          }).length;
           return result;
         }),
       ),
@@ -375,7 +387,7 @@ export class Importer {
     // Chapters, matched by id: written before the facts and state values whose spans point at them. The ones the
     // project has go to their new places first, so a new chapter never lands on an ordinal that is still taken.
     const ordinalBefore = new Map(chapters.map((c) => [c.id, c.ordinal]));
-    const reordered = await placeChapters(tx, chapters, wantedOrdinals(bundle, how));
+    const reordered = (await placeChapters(tx, chapters, wantedOrdinals(bundle, how))).length > 0;
     const chapterByExternal = new Map(chapters.map((c) => [c.externalId, c]));
     for (const c of bundle.chapters) {
       const contentHash = sha256(c.text);
