@@ -66,7 +66,7 @@ const meaningOf = (rows: TimedRow[]) => {
   return [...rows].sort((a, b) => order(a.key, b.key) || order(a.fromChapterId ?? '', b.fromChapterId ?? ''));
 };
 
-const noCounts = (): ImportCounts => ({
+export const noCounts = (): ImportCounts => ({
   entitiesCreated: 0, entitiesUpdated: 0, factsCreated: 0, factsUpdated: 0, relationshipsCreated: 0, relationshipsUpdated: 0,
   chaptersCreated: 0, chaptersUpdated: 0, mentionsRecorded: 0, beatsRecorded: 0,
 });

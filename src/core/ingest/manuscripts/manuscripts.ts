@@ -9,7 +9,7 @@ import type { PrismaClient } from '../../../generated/prisma/client.ts';
 import type { ChapterService } from '../../canon/chapters.ts';
 import { LoreError } from '../../errors.ts';
 import { projectName as projectNameRule } from '../../validation.ts';
-import type { ImportCounts, Importer, SkippedRetiredFact } from '../importer.ts';
+import { noCounts, type ImportCounts, type Importer, type SkippedRetiredFact } from '../importer.ts';
 import { sha256 } from '../mentions.ts';
 import { describeOrigin, type ManuscriptFile, type ManuscriptFormat, type ReadOptions, type SkippedFile } from './manuscript.ts';
 import { manuscriptBundle, readManuscript } from './read.ts';
@@ -62,11 +62,6 @@ export type ManuscriptImportResult = {
 };
 
 type StoredChapter = { id: string; externalId: string; title: string; ordinal: number; contentHash: string; source: string };
-
-const noCounts = (): ImportCounts => ({
-  entitiesCreated: 0, entitiesUpdated: 0, factsCreated: 0, factsUpdated: 0, relationshipsCreated: 0, relationshipsUpdated: 0,
-  chaptersCreated: 0, chaptersUpdated: 0, mentionsRecorded: 0, beatsRecorded: 0,
-});
 
 /** Chapter.source of a manuscript's chapters. */
 export const manuscriptSource = (name: string) => `manuscript:${name}`;
