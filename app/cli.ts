@@ -7,7 +7,7 @@ import { Executor } from '../graph/executor.ts';
 import { printedSchema } from '../graph/schema.ts';
 import { runMcpServer } from '../mcp/server.ts';
 import { isWorker, reportListening, superviseWorkers } from './cluster.ts';
-import { chaptersFolderOption, headingLevelOption, importManuscriptCommand, keyOptionHelp, registerManuscriptCommands } from './manuscriptCommands.ts';
+import { chaptersFolderOption, headingLevelOption, importManuscriptCommand, keyOptionHelp, printRetiredSkipped, registerManuscriptCommands, type RetiredFactSkipped } from './manuscriptCommands.ts';
 import { loadConfig, type Config } from '../src/config.ts';
 import { LoreError } from '../src/core/errors.ts';
 import type { ExportedBundle } from '../src/core/ingest/exporter.ts';
@@ -185,6 +185,8 @@ program
   .option('--key <key>', keyOptionHelp('remember'))
   .option('--project <id>', "project to import into (default: the key's project of the bundle's name, or named after the manuscript's file or folder, created if needed)")
   .option('--name <name>', "a manuscript's project name when --project is not given (default: the file or folder name)")
+  .option('--after <chapter>', "a manuscript's chapters go right after this chapter of the project (default: where they are, else after every other chapter)")
+  .option('--reinstate-retired', 'a bundle: write again the facts the project retired since (default: they stay retired and are listed as skipped)')
   .addOption(headingLevelOption())
   .addOption(chaptersFolderOption())
   .option('--json', 'print JSON')
@@ -200,7 +202,7 @@ program
       fail(`cannot read ${file}: ${(error as Error).message}`);
     }
     const outcome = await withRuntime((rt) =>
-      new Executor(rt.services).run('ImportBundle', { bundle, projectId: opts.project }, { credential: key, requestId: 'cli' }),
+      new Executor(rt.services).run('ImportBundle', { bundle, projectId: opts.project, reinstateRetired: opts.reinstateRetired }, { credential: key, requestId: 'cli' }),
     );
     if (!outcome.ok) {
       const errors = (outcome.error.extensions.errors as { path: string; message: string }[] | undefined) ?? [];
@@ -208,13 +210,14 @@ program
       else for (const e of errors) process.stderr.write(`  ${e.path}: ${e.message}\n`);
       fail(`import failed (${outcome.error.code}): ${outcome.error.message}`);
     }
-    const result = outcome.data.result as { projectId: string; changed: boolean; counts: Record<string, number> };
+    const result = outcome.data.result as { projectId: string; changed: boolean; counts: Record<string, number>; retiredFactsSkipped: RetiredFactSkipped[] };
     if (opts.json) {
-      print(JSON.stringify({ projectId: result.projectId, changed: result.changed, counts: result.counts }));
+      print(JSON.stringify({ projectId: result.projectId, changed: result.changed, counts: result.counts, retiredFactsSkipped: result.retiredFactsSkipped }));
       return;
     }
     print(`imported into project ${result.projectId}${result.changed ? '' : ' (nothing changed)'}`);
     for (const [name, count] of Object.entries(result.counts)) print(`  ${name}: ${count}`);
+    printRetiredSkipped(print, result.retiredFactsSkipped);
   });
 
 program

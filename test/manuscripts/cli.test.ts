@@ -229,6 +229,30 @@ describe('lore sync', { timeout: 300_000 }, () => {
   });
 });
 
+describe('lore sync beside chapters of other sources', { timeout: 300_000 }, () => {
+  it('when a project has chapters from a bundle, then --dry-run shows the sync without writing, the sync removes none of them, and --after places the manuscript', async () => {
+    const bundle = {
+      ...entitiesOnly('Sync beside a bundle'),
+      chapters: [1, 2, 3].map((n) => ({ id: `ch-0${n}`, ordinal: n, title: `Bundle ${n}`, text: `Mara, chapter ${n}.` })),
+    };
+    const { projectId } = await importBundle(gw, key, bundle);
+    const file = path.join(await dir('beside'), 'novel.md');
+    await writeFile(file, markdownBook([{ title: 'Low Tide', text: 'Mara stood on the quay.' }, { title: 'High Water', text: 'Keth came home.' }]));
+
+    const dry = await run(['sync', file, '--project', projectId, '--key', key, '--dry-run']);
+    expect(dry.stdout).toMatch(/would sync .* with project prj_\w+ \(dry run: nothing written\): 2 added, 0 edited, 0 moved, 0 retitled, 0 removed/);
+    expect(dry.stdout).toContain('+ low-tide "Low Tide" (novel.md:3) added');
+    expect((await exported(gw, key, projectId)).chapters.map((c) => c.id)).toEqual(['ch-01', 'ch-02', 'ch-03']);
+
+    const synced = await run(['sync', file, '--project', projectId, '--key', key]);
+    expect(synced.stdout).toMatch(/2 added, 0 edited, 0 moved, 0 retitled, 0 removed/);
+    expect((await exported(gw, key, projectId)).chapters.map((c) => [c.id, c.ordinal])).toEqual([['ch-01', 1], ['ch-02', 2], ['ch-03', 3], ['low-tide', 4], ['high-water', 5]]);
+
+    await run(['sync', file, '--project', projectId, '--key', key, '--after', 'ch-01']);
+    expect((await exported(gw, key, projectId)).chapters.map((c) => [c.id, c.ordinal])).toEqual([['ch-01', 1], ['low-tide', 2], ['high-water', 3], ['ch-02', 4], ['ch-03', 5]]);
+  });
+});
+
 describe('bad manuscripts', { timeout: 300_000 }, () => {
   let projectId: string;
   beforeAll(async () => {

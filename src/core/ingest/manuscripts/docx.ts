@@ -104,9 +104,9 @@ export async function readDocx(file: ManuscriptFile, options: ReadOptions, probl
     }
   });
   close();
-  const { title, chapters, wanted } = chaptersFromSections(sections, level, file.path, titleFromLevel1);
+  const { title, chapters, wanted, frontMatter } = chaptersFromSections(sections, level, file.path, titleFromLevel1);
   const ids = assignIds(chapters, (_c, i) => wanted[i], (c) => c.title || String(c.origin.line), 'chapter');
   const withIds = chapters.map((c, i) => ({ ...c, id: ids[i] }));
   for (const c of withIds) checkChapter(c, problems);
-  return { title, chapters: withIds, entities: [], relationships: [], skipped: [] };
+  return { title, chapters: withIds, entities: [], relationships: [], skipped: [], frontMatter };
 }

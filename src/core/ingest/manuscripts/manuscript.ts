@@ -34,6 +34,8 @@ export type ManuscriptEntity = {
 };
 export type ManuscriptRelationship = { from: string; to: string; kind: string; origin: Origin };
 export type SkippedFile = { file: string; reason: string };
+/** Text before a manuscript's first chapter heading (a title page, a byline): kept, but not a chapter. */
+export type FrontMatterText = { text: string; origin: Origin };
 
 export type Manuscript = {
   /** the manuscript's own title (a Markdown file's single level-1 heading), when it has one */
@@ -42,6 +44,7 @@ export type Manuscript = {
   entities: ManuscriptEntity[];
   relationships: ManuscriptRelationship[];
   skipped: SkippedFile[];
+  frontMatter?: FrontMatterText[];
 };
 
 export type Problem = Origin & { message: string };
