@@ -1,10 +1,11 @@
 // The `lore` command: serve the gateway, manage keys, import and export canon bundles, print the GraphQL schema.
 // Every module beyond the command line's own is loaded by the command that needs it (`await import`): Prisma, the
 // schema, the HTTP stack and the readers would otherwise cost every command, --help included, seconds to start.
+import { readFileSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { AdminError } from './adminClient.ts';
-import { chaptersFolderOption, headingLevelOption, importManuscriptCommand, registerManuscriptCommands } from './manuscriptCommands.ts';
+import { chaptersFolderOption, headingLevelOption, importManuscriptCommand, keyOptionHelp, printRetiredSkipped, registerManuscriptCommands, type RetiredFactSkipped } from './manuscriptCommands.ts';
 import { CliFailure, withAdmin as adminWith, withOperations as operationsWith, type Admin, type Operations } from './storeAccess.ts';
 import type { Config } from '../src/config.ts';
 import { tiers } from '../src/core/access/tiers.ts';
@@ -21,6 +22,27 @@ function fail(message: string): never {
   process.stderr.write(`lore: ${message}\n`);
   process.exit(1);
 }
+
+/**
+ * One line for a failure: a Lore error's (or the admin socket's) code and message, else the message alone (never a
+ * stack trace). LoreError is not imported here (it loads graphql): it is known by its name.
+ */
+const describeFailure = (error: unknown) => {
+  if (!(error instanceof Error)) return String(error);
+  const code = error instanceof AdminError || error.name === 'LoreError' ? (error as AdminError).code : undefined;
+  return code && !(error instanceof CliFailure) ? `${code}: ${error.message}` : error.message;
+};
+
+// Whatever escapes a command (a connection that fails between statements, a library's stray rejection) ends it with
+// one line and a non-zero exit, as every expected failure does.
+process.on('uncaughtException', (error) => fail(describeFailure(error)));
+process.on('unhandledRejection', (reason) => fail(describeFailure(reason)));
+// A command left waiting on a connection that vanished without a word has nothing left to run, and Node would exit
+// with 13 and no line at all.
+process.on('exit', (code) => {
+  if (code !== 13) return;
+  process.stderr.write('lore: stopped before finishing: the connection to the Lore store was lost (did the gateway serving it stop?)\n');
+});
 
 /**
  * The command as the store's holder names it to others while they wait (`lore keys list`): its words only, never an
@@ -40,6 +62,13 @@ const withOperations = async <T>(work: (operations: Operations) => Promise<T>) =
 const withAdmin = async <T>(work: (admin: Admin) => Promise<T>) => adminWith(await loadConfig(), commandName(), work);
 const detectFormat = async (target: string) => (await import('../src/core/ingest/manuscripts/localFiles.ts')).detectFormat(target);
 
+/** The --key flag, else LORE_API_KEY from the environment. */
+async function apiKey(flag: string | undefined): Promise<string> {
+  const key = flag ?? (await loadConfig()).apiKey;
+  if (!key) fail('no API key: pass --key <key> or set LORE_API_KEY');
+  return key;
+}
+
 const positiveInt = (value: string) => {
   const n = Number(value);
   if (!Number.isInteger(n) || n <= 0) throw new InvalidArgumentError('must be a positive integer');
@@ -51,7 +80,9 @@ const isoDate = (value: string) => {
   return date;
 };
 
-const program = new Command('lore').description('Lore: the canon of your fiction, served to AI tools.').showHelpAfterError();
+const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+
+const program = new Command('lore').description('Lore: the canon of your fiction, served to AI tools.').version(version).showHelpAfterError();
 
 program
   .command('serve')
@@ -163,15 +194,18 @@ keys
 program
   .command('import <file>')
   .description('import a canon bundle (JSON or YAML), or a manuscript (a Markdown or text file, a folder of them, a .docx, a Scrivener .scriv project, an Obsidian vault), with an API key; importing the same again changes nothing')
-  .requiredOption('--key <key>', 'API key (scope remember)')
+  .option('--key <key>', keyOptionHelp('remember'))
   .option('--project <id>', "project to import into (default: the key's project of the bundle's name, or named after the manuscript's file or folder, created if needed)")
   .option('--name <name>', "a manuscript's project name when --project is not given (default: the file or folder name)")
+  .option('--after <chapter>', "a manuscript's chapters go right after this chapter of the project (default: where they are, else after every other chapter)")
+  .option('--reinstate-retired', 'a bundle: write again the facts the project retired since (default: they stay retired and are listed as skipped)')
   .addOption(headingLevelOption())
   .addOption(chaptersFolderOption())
   .option('--json', 'print JSON')
   .action(async (file: string, opts) => {
     const format = await detectFormat(file).catch((error: Error) => fail(error.message));
-    if (format !== 'bundle') return importManuscriptCommand({ withOperations, print, fail }, file, format, opts);
+    if (format !== 'bundle') return importManuscriptCommand({ withOperations, print, fail, apiKey }, file, format, opts);
+    const key = await apiKey(opts.key);
     let bundle: unknown;
     try {
       const text = await readFile(file, 'utf8');
@@ -180,7 +214,7 @@ program
       fail(`cannot read ${file}: ${(error as Error).message}`);
     }
     const outcome = await withOperations((operations) =>
-      operations.run('ImportBundle', { bundle, projectId: opts.project }, { credential: opts.key, requestId: 'cli' }),
+      operations.run('ImportBundle', { bundle, projectId: opts.project, reinstateRetired: opts.reinstateRetired }, { credential: key, requestId: 'cli' }),
     );
     if (!outcome.ok) {
       const errors = (outcome.error.extensions.errors as { path: string; message: string }[] | undefined) ?? [];
@@ -188,24 +222,26 @@ program
       else for (const e of errors) process.stderr.write(`  ${e.path}: ${e.message}\n`);
       fail(`import failed (${outcome.error.code}): ${outcome.error.message}`);
     }
-    const result = outcome.data.result as { projectId: string; changed: boolean; counts: Record<string, number> };
+    const result = outcome.data.result as { projectId: string; changed: boolean; counts: Record<string, number>; retiredFactsSkipped: RetiredFactSkipped[] };
     if (opts.json) {
-      print(JSON.stringify({ projectId: result.projectId, changed: result.changed, counts: result.counts }));
+      print(JSON.stringify({ projectId: result.projectId, changed: result.changed, counts: result.counts, retiredFactsSkipped: result.retiredFactsSkipped }));
       return;
     }
     print(`imported into project ${result.projectId}${result.changed ? '' : ' (nothing changed)'}`);
     for (const [name, count] of Object.entries(result.counts)) print(`  ${name}: ${count}`);
+    printRetiredSkipped(print, result.retiredFactsSkipped);
   });
 
 program
   .command('export')
   .description('export a project as a canon bundle (JSON, or YAML when --out ends in .yaml or .yml) that lore import reads back')
   .requiredOption('--project <id>', 'project to export')
-  .requiredOption('--key <key>', 'API key (scope recall)')
+  .option('--key <key>', keyOptionHelp('recall'))
   .option('--out <file>', 'write the bundle to this file and print a summary (default: print the bundle)')
   .option('--json', 'print JSON: the summary with --out, else the bundle on one line')
   .action(async (opts) => {
-    const outcome = await withOperations((operations) => operations.run('ExportProject', { projectId: opts.project }, { credential: opts.key, requestId: 'cli' }));
+    const key = await apiKey(opts.key);
+    const outcome = await withOperations((operations) => operations.run('ExportProject', { projectId: opts.project }, { credential: key, requestId: 'cli' }));
     if (!outcome.ok) {
       if (opts.json) print(JSON.stringify({ error: { code: outcome.error.code, detail: outcome.error.message } }));
       fail(`export failed (${outcome.error.code}): ${outcome.error.message}`);
@@ -238,7 +274,7 @@ program
     print(`exported project ${opts.project} to ${opts.out}: ${Object.entries(counts).map(([name, n]) => `${n} ${name.replace(/[A-Z]/g, (c) => ` ${c.toLowerCase()}`)}`).join(', ')}`);
   });
 
-registerManuscriptCommands(program, { withOperations, print, fail }, detectFormat);
+registerManuscriptCommands(program, { withOperations, print, fail, apiKey }, detectFormat);
 
 program
   .command('mcp')
@@ -302,7 +338,5 @@ program
 try {
   await program.parseAsync(process.argv);
 } catch (error) {
-  // LoreError is not imported here (it loads graphql): it is known by its name.
-  const code = error instanceof AdminError || (error as Error).name === 'LoreError' ? (error as AdminError).code : undefined;
-  fail(code && !(error instanceof CliFailure) ? `${code}: ${(error as Error).message}` : (error as Error).message);
+  fail(describeFailure(error));
 }

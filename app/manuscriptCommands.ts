@@ -19,9 +19,22 @@ export type CliHelpers = {
   withOperations<T>(work: (operations: Operations) => Promise<T>): Promise<T>;
   print(line: string): void;
   fail(message: string): never;
+  /** the --key flag, else LORE_API_KEY */
+  apiKey(flag: string | undefined): Promise<string>;
 };
 
-export type ManuscriptOptions = { key: string; project?: string; name?: string; headingLevel?: 1 | 2; chaptersFolder?: string; json?: boolean };
+export const keyOptionHelp = (scope: string) => `API key (scope ${scope}); default: LORE_API_KEY, which keeps it out of shell history`;
+
+/** The options as given; `key` is the --key flag, absent when LORE_API_KEY is to be used. */
+export type ManuscriptOptions = { key?: string; project?: string; name?: string; after?: string; headingLevel?: 1 | 2; chaptersFolder?: string; json?: boolean; dryRun?: boolean };
+
+export type RetiredFactSkipped = { entity: string; text: string; retiredFactId: string; replacedBy: { id: string; text: string } | null };
+/** One line per fact left retired: what it said, and the retcon that replaced it. */
+export function printRetiredSkipped(print: (line: string) => void, skipped: RetiredFactSkipped[]) {
+  for (const f of skipped) {
+    print(`  skipped fact of ${f.entity} "${f.text}": retired as ${f.retiredFactId}${f.replacedBy ? `, replaced by ${f.replacedBy.id} ("${f.replacedBy.text}")` : ''} (--reinstate-retired writes it again)`);
+  }
+}
 
 export const headingLevelOption = () =>
   new Option('--heading-level <n>', 'Markdown and .docx: cut chapters at level-1 headings only (1) or at levels 1 and 2 (2); default: level 1, or 2 under a single level-1 title').argParser((value) => {
@@ -43,7 +56,7 @@ function reportFailure(helpers: CliHelpers, outcome: Extract<OperationOutcome, {
 }
 
 /** Reads the manuscript here and imports it (sync: also removing the chapters it no longer has). */
-async function runImport(executor: Operations, target: string, format: ManuscriptFormat, opts: ManuscriptOptions, sync: boolean): Promise<{ result?: ImportAnswer; failure?: Extract<OperationOutcome, { ok: false }> }> {
+async function runImport(executor: Operations, target: string, format: ManuscriptFormat, opts: ManuscriptOptions & { key: string }, sync: boolean): Promise<{ result?: ImportAnswer; failure?: Extract<OperationOutcome, { ok: false }> }> {
   const mode = progressMode(opts.json);
   const reading = new Progress(mode, 'read', 'files');
   let started = false;
@@ -73,6 +86,10 @@ async function runImport(executor: Operations, target: string, format: Manuscrip
       files: local.files.map((f) => (isUtf8(f.content) ? { path: f.path, content: f.content.toString('utf8') } : { path: f.path, content: f.content.toString('base64'), encoding: 'base64' })),
       options: { headingLevel: opts.headingLevel, chaptersFolder: opts.chaptersFolder },
       sync,
+      // The manuscript's name in the project, which its chapters record: a sync removes only chapters of the same name.
+      source: path.basename(path.resolve(target)),
+      after: opts.after,
+      dryRun: opts.dryRun ?? false,
     },
     { credential: opts.key, requestId: 'cli' },
   );
@@ -90,23 +107,27 @@ function printImport(helpers: CliHelpers, target: string, result: ImportAnswer, 
     return;
   }
   const count = (change: string) => result.chapters.filter((c) => c.change === change).length;
-  const head = `${sync ? 'synced' : 'imported'} ${target} (${result.format.replace('_', ' ')}) ${sync ? 'with' : 'into'} project ${result.projectId}${result.projectCreated ? ' (new)' : ''}`;
+  const verb = result.dryRun ? (sync ? 'would sync' : 'would import') : sync ? 'synced' : 'imported';
+  const head = `${verb} ${target} (${result.format.replace('_', ' ')}) ${sync ? 'with' : 'into'} ${result.projectId ? `project ${result.projectId}` : 'a new project'}${result.projectCreated && result.projectId ? ' (new)' : ''}${result.dryRun ? ' (dry run: nothing written)' : ''}`;
   if (!result.changed) helpers.print(`${head}: nothing changed (${result.chapterCount} chapters)`);
   else {
     const summary = ['added', 'edited', 'moved', 'retitled', ...(sync ? ['removed'] : [])].map((c) => `${count(c)} ${c}`).join(', ');
-    helpers.print(`${head}: ${summary}, ${result.unchangedChapters} unchanged; ${result.counts.importer.mentionsRecorded} mentions recorded`);
+    helpers.print(`${head}: ${summary}, ${result.unchangedChapters} unchanged${result.dryRun ? '' : `; ${result.counts.importer.mentionsRecorded} mentions recorded`}`);
     // A first import of a series changes hundreds: the first few say what happened, --json lists them all.
     const shown = 20;
     for (const c of result.chapters.slice(0, shown)) helpers.print(`  ${marks[c.change]} ${c.id} "${c.title}"${c.file ? ` (${c.file})` : ''} ${c.change}`);
     if (result.chapters.length > shown) helpers.print(`  … and ${result.chapters.length - shown} more (--json lists every one)`);
     const e = result.counts.importer;
-    if (result.entityCount > 0) helpers.print(`  entities: ${e.entitiesCreated} created, ${e.entitiesUpdated} updated; facts: ${e.factsCreated} created; relationships: ${e.relationshipsCreated} created`);
+    if (result.entityCount > 0 && !result.dryRun) helpers.print(`  entities: ${e.entitiesCreated} created, ${e.entitiesUpdated} updated; facts: ${e.factsCreated} created; relationships: ${e.relationshipsCreated} created`);
   }
   for (const s of result.skipped) helpers.print(`  skipped ${s.file}: ${s.reason}`);
+  for (const f of result.frontMatter) helpers.print(`  front matter (${f.file}${f.line ? `:${f.line}` : ''}), not a chapter: "${f.text.split('\n')[0].slice(0, 60)}"`);
+  printRetiredSkipped(helpers.print, result.retiredFactsSkipped);
 }
 
 /** `lore import <path>` for a manuscript. */
-export async function importManuscriptCommand(helpers: CliHelpers, target: string, format: ManuscriptFormat, opts: ManuscriptOptions) {
+export async function importManuscriptCommand(helpers: CliHelpers, target: string, format: ManuscriptFormat, given: ManuscriptOptions) {
+  const opts = { ...given, key: await helpers.apiKey(given.key) };
   const { result, failure } = await helpers.withOperations((operations) => runImport(operations, target, format, opts, false));
   if (failure) reportFailure(helpers, failure, 'import', opts.json);
   printImport(helpers, target, result!, false, opts.json);
@@ -115,14 +136,18 @@ export async function importManuscriptCommand(helpers: CliHelpers, target: strin
 export function registerManuscriptCommands(program: Command, helpers: CliHelpers, detect: (target: string) => Promise<ManuscriptFormat | 'bundle'>) {
   program
     .command('sync <path>')
-    .description("bring a project in step with a manuscript: import what changed since the last sync (added, edited, moved, retitled chapters) and remove the chapters it no longer has; --watch keeps doing it as files change")
+    .description("bring a project in step with a manuscript: import what changed since the last sync (added, edited, moved, retitled chapters) and remove the chapters it brought and no longer has (never chapters from a bundle, the API or another manuscript); --dry-run shows it without writing; --watch keeps doing it as files change")
     .requiredOption('--project <id>', 'the project to keep in step')
-    .requiredOption('--key <key>', 'API key (scope remember)')
+    .option('--key <key>', keyOptionHelp('remember'))
     .option('--watch', 'keep watching the manuscript and sync on every change (Ctrl-C to stop)')
+    .option('--dry-run', 'show what the sync would add, change and remove, writing nothing')
+    .option('--after <chapter>', "put the manuscript's chapters right after this chapter of the project (default: where they are, else after every other chapter)")
     .addOption(headingLevelOption())
     .addOption(chaptersFolderOption())
     .option('--json', 'print JSON (one line per sync); progress goes to stderr as JSON lines')
-    .action(async (target: string, opts: ManuscriptOptions & { watch?: boolean }) => {
+    .action(async (target: string, given: ManuscriptOptions & { watch?: boolean }) => {
+      const opts = { ...given, key: await helpers.apiKey(given.key) };
+      if (opts.watch && opts.dryRun) helpers.fail('--dry-run and --watch do not go together: a dry run shows one sync');
       const format = await detectManuscript(helpers, detect, target);
       if (!opts.watch) {
         const { result, failure } = await helpers.withOperations((operations) => runImport(operations, target, format, opts, true));
@@ -137,7 +162,7 @@ export function registerManuscriptCommands(program: Command, helpers: CliHelpers
     .command('extract')
     .description("have your own LLM (LORE_LLM_PROVIDER, LORE_LLM_KEY, LORE_LLM_MODEL) propose the canon each chapter establishes; proposals wait in the review queue, never approved. Costs 5 calls per request of up to --limit chapters")
     .requiredOption('--project <id>', 'the project whose chapters to read')
-    .requiredOption('--key <key>', 'API key (scope remember)')
+    .option('--key <key>', keyOptionHelp('remember'))
     .option('--chapter <id...>', 'only these chapters (default: every chapter, in reading order)')
     .option('--limit <n>', `chapters the model is asked about per request, 1..${maxExtractLimit} (default ${defaultExtractLimit})`, (value) => {
       const n = Number(value);
@@ -145,7 +170,8 @@ export function registerManuscriptCommands(program: Command, helpers: CliHelpers
       return n;
     })
     .option('--json', 'print the totals as JSON; progress goes to stderr as JSON lines')
-    .action(async (opts: { project: string; key: string; chapter?: string[]; limit?: number; json?: boolean }) => {
+    .action(async (given: { project: string; key?: string; chapter?: string[]; limit?: number; json?: boolean }) => {
+      const opts = { ...given, key: await helpers.apiKey(given.key) };
       const totals = await helpers.withOperations((operations) => extractAll(helpers, operations, opts));
       if (opts.json) {
         helpers.print(JSON.stringify(totals));
@@ -174,7 +200,7 @@ async function detectManuscript(helpers: CliHelpers, detect: (target: string) =>
  * reaches the store anew and lets it go after: a gateway started or stopped between syncs is used, or not, from the
  * next one on.
  */
-async function watchAndSync(helpers: CliHelpers, target: string, format: ManuscriptFormat, opts: ManuscriptOptions) {
+async function watchAndSync(helpers: CliHelpers, target: string, format: ManuscriptFormat, opts: ManuscriptOptions & { key: string }) {
   const syncOnce = async () => {
     let outcome;
     try {

@@ -19,10 +19,10 @@ export type Operations = {
 /** A CLI failure: its message is the one line the CLI prints. */
 export class CliFailure extends Error {}
 
-type Reach = { kind: 'gateway'; url: string; admin?: string } | { kind: 'local'; embedded?: EmbeddedClaim };
+type Reach = { kind: 'gateway'; url: string; admin?: string; urlFrom?: string } | { kind: 'local'; embedded?: EmbeddedClaim };
 
 async function reach(config: Config, command: string, useApiUrl: boolean): Promise<Reach> {
-  if (useApiUrl && config.apiUrl) return { kind: 'gateway', url: config.apiUrl };
+  if (useApiUrl && config.apiUrl) return { kind: 'gateway', url: config.apiUrl, urlFrom: 'LORE_API_URL' };
   if (config.databaseUrl) return { kind: 'local' };
   const dataDir = await prepareDataDir(config.dataDir);
   const holder: Holder = { role: 'command', pid: process.pid, command };
@@ -55,7 +55,7 @@ export async function withOperations<T>(config: Config, command: string, work: (
     });
   }
   const { RemoteExecutor, GatewayUnreachableError } = await import('../graph/remoteExecutor.ts');
-  const remote = new RemoteExecutor(where.url);
+  const remote = new RemoteExecutor(where.url, { urlFrom: where.urlFrom });
   return work({
     async run(name, variables, caller) {
       try {

@@ -24,7 +24,8 @@ export class RemoteExecutor {
   /** `url`: the gateway's base URL (http://host:port). */
   constructor(
     readonly url: string,
-    private readonly options: { timeoutMs?: number } = {},
+    /** `urlFrom`: the setting the URL came from (LORE_API_URL), named when what answers is no Lore gateway */
+    private readonly options: { timeoutMs?: number; urlFrom?: string } = {},
   ) {}
 
   /** Throws GatewayUnreachableError when the gateway cannot be reached; every answer it gives is an outcome. */
@@ -58,11 +59,17 @@ export class RemoteExecutor {
       // The connection broke while the answer came.
       throw new GatewayUnreachableError(this.url, (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message, false);
     }
-    let body: { data?: Record<string, unknown> | null; errors?: { message: string; extensions?: Record<string, unknown> }[] };
+    type GraphQLBody = { data?: Record<string, unknown> | null; errors?: { message: string; extensions?: Record<string, unknown> }[] };
+    let body: GraphQLBody | null | undefined;
     try {
-      body = JSON.parse(text) as typeof body;
+      body = JSON.parse(text) as GraphQLBody | null;
     } catch {
-      return { ok: false, error: { code: 'internal_error', status: response.status, message: `${endpoint} answered HTTP ${response.status} without a GraphQL response; is it a Lore gateway?`, extensions: {} } };
+      body = undefined;
+    }
+    // Not JSON, or JSON that is not a GraphQL answer (another server's page, a REST problem).
+    if (typeof body !== 'object' || body === null || (!body.data && !body.errors)) {
+      const message = `${endpoint} answered HTTP ${response.status} without a GraphQL response; is ${this.options.urlFrom ?? 'it'} a Lore gateway?`;
+      return { ok: false, error: { code: 'internal_error', status: response.status, message, extensions: {} } };
     }
     const error = body.errors?.[0];
     if (!error) return { ok: true, data: body.data ?? {} };

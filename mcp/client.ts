@@ -53,11 +53,12 @@ const retryAfterSeconds = 5;
 
 function outcomeOf(outcome: OperationOutcome): Outcome {
   if (outcome.ok) return { ok: true, data: outcome.data };
-  return { ok: false, problem: problemFrom(outcome.error.code, outcome.error.message, outcome.error.extensions) };
+  // The outcome's own status: a gateway URL that answers with no GraphQL response reports the HTTP status it gave.
+  return { ok: false, problem: { ...problemFrom(outcome.error.code, outcome.error.message, outcome.error.extensions), status: outcome.error.status } };
 }
 
 function remote(config: Config): Transport {
-  const gateway = new RemoteExecutor(config.mcp.apiUrl, { timeoutMs: 120_000 });
+  const gateway = new RemoteExecutor(config.mcp.apiUrl, { timeoutMs: 120_000, urlFrom: 'LORE_API_URL' });
   return {
     async execute(name, variables, key) {
       try {
@@ -175,9 +176,9 @@ export function openClient(config: Config, logger: Logger, options: { embedded: 
     mode: options.embedded ? 'embedded' : 'remote',
     target: options.embedded ? `embedded store (${config.databaseUrl ? 'DATABASE_URL' : config.dataDir}, through its gateway while one runs)` : `gateway ${config.mcp.apiUrl}`,
     async run(name, variables) {
-      const problem = keyProblem(config.mcp.apiKey);
+      const problem = keyProblem(config.apiKey);
       if (problem) return { ok: false, problem };
-      return transport.execute(name, variables, config.mcp.apiKey!);
+      return transport.execute(name, variables, config.apiKey!);
     },
     close: () => transport.close(),
   };

@@ -44,7 +44,7 @@ export async function runMcpServer(options: { embedded?: boolean } = {}): Promis
   for (const tool of tools) tool.register(server, { client, defaultProjectId: config.mcp.projectId, logger });
 
   say(`${tools.map((t) => t.name).join(', ')} over stdio; ${client.mode} mode, ${client.target}; default project ${config.mcp.projectId ?? 'none (pass "project")'}`);
-  const problem = keyProblem(config.mcp.apiKey);
+  const problem = keyProblem(config.apiKey);
   if (problem) say(`${problem.code}: ${problem.detail} Set it in the "env" block of this server in the AI client's configuration; every tool call fails until then.`);
 
   let stopping = false;

@@ -31,6 +31,8 @@ const envSchema = z.object({
   LORE_READ_CACHE_MB: z.coerce.number().int().min(0).max(65_536).default(64),
   LORE_WORKERS: z.coerce.number().int().min(1).max(64).default(1),
   LORE_SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().positive().max(600_000).default(10_000),
+  LORE_MANUSCRIPT_TIMEOUT_MS: z.coerce.number().int().positive().max(3_600_000).default(60_000),
+  LORE_MANUSCRIPT_MEMORY_MB: z.coerce.number().int().min(16).max(65_536).default(1024),
   NODE_ENV: z.string().optional(),
   NEO4J_URL: z.string().optional(),
   NEO4J_USER: z.string().optional(),
@@ -80,11 +82,17 @@ export type Config = {
   workers: number;
   /** on SIGTERM/SIGINT, how long requests in flight may take to finish before they are cut off */
   shutdownTimeoutMs: number;
+  /** reading one manuscript (its own worker thread): how long it may take and how much heap it may use */
+  manuscripts: { timeoutMs: number; memoryMb: number };
   neo4j?: { url: string; user: string; password: string };
+  /**
+   * LORE_API_KEY: the key the MCP server calls with, and the CLI's key when a command is given no --key (so it stays
+   * out of shell history). The MCP server checks it when a tool is called, reporting a missing or malformed key to the
+   * client rather than crashing.
+   */
+  apiKey?: string;
   mcp: {
     apiUrl: string;
-    /** checked when a tool is called, so a missing or malformed key is reported to the client rather than crashing */
-    apiKey?: string;
     projectId?: string;
     embedded: boolean;
     /** the caller's own LLM provider for the check and timeline tools (BYOK); the key is never logged */
@@ -117,6 +125,8 @@ export type EmbeddingsConfig = {
 export class ConfigError extends Error {}
 
 const defaultApiUrl = 'http://127.0.0.1:8787';
+/** The gateway's root; its REST base (…/api/v1) or GraphQL endpoint (…/graphql) given instead is an easy mistake, taken as the root. */
+const gatewayRoot = (url: string) => url.replace(/\/+$/, '').replace(/\/(api\/v1|graphql)$/, '');
 const isDirectory = (p: string) => existsSync(p) && statSync(p).isDirectory();
 
 /**
@@ -157,7 +167,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     host: e.HOST,
     databaseUrl: e.DATABASE_URL,
     dataDir: e.LORE_DATA_DIR ? path.resolve(cwd, e.LORE_DATA_DIR) : findDataDir(cwd),
-    apiUrl: e.LORE_API_URL?.replace(/\/$/, ''),
+    apiUrl: e.LORE_API_URL === undefined ? undefined : gatewayRoot(e.LORE_API_URL),
     siteUrl: e.LORE_SITE_URL?.replace(/\/$/, ''),
     docsUrl: e.LORE_DOCS_URL?.replace(/\/$/, ''),
     apiEnabled: e.TRACK_2_API_ENABLED,
@@ -167,10 +177,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     readCacheMb: e.LORE_READ_CACHE_MB,
     workers: e.LORE_WORKERS,
     shutdownTimeoutMs: e.LORE_SHUTDOWN_TIMEOUT_MS,
+    manuscripts: { timeoutMs: e.LORE_MANUSCRIPT_TIMEOUT_MS, memoryMb: e.LORE_MANUSCRIPT_MEMORY_MB },
     neo4j: e.NEO4J_URL ? { url: e.NEO4J_URL, user: e.NEO4J_USER!, password: e.NEO4J_PASSWORD! } : undefined,
+    apiKey: e.LORE_API_KEY,
     mcp: {
-      apiUrl: (e.LORE_API_URL ?? defaultApiUrl).replace(/\/$/, ''),
-      apiKey: e.LORE_API_KEY,
+      apiUrl: gatewayRoot(e.LORE_API_URL ?? defaultApiUrl),
       projectId: e.LORE_PROJECT_ID,
       embedded: e.LORE_MCP_EMBEDDED,
       byok: e.LORE_LLM_PROVIDER && e.LORE_LLM_KEY ? { provider: e.LORE_LLM_PROVIDER, key: e.LORE_LLM_KEY, model: e.LORE_LLM_MODEL } : undefined,

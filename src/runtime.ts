@@ -12,6 +12,7 @@ export async function openRuntime(config: Config, logger = createLogger(config.l
   const services = createServices(db, config, logger);
   const close = async () => {
     await services.neo4j?.close();
+    await services.manuscripts.close();
     await db.close();
   };
   return { config, db, services, logger, close };

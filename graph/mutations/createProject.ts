@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { newProjectScope } from '../../src/core/access/tiers.ts';
 import { projectNotFound } from '../../src/core/canon/projects.ts';
 import { idempotencyKey, initialScope, projectDescription, projectName } from '../../src/core/validation.ts';
 import { parseArgs } from '../args.ts';
@@ -19,7 +20,7 @@ builder.mutationField('createProject', (t) =>
   t.prismaField({
     type: Project,
     description: 'Creates a project. With an idempotency key, a repeat of the same request within 24 hours returns the first project (not_found once that project is deleted).',
-    authScopes: { scope: 'projects:write' },
+    authScopes: { scope: newProjectScope },
     cost: 1,
     idempotent: true,
     args: {

@@ -20,7 +20,7 @@ export const Entity = builder.objectRef<EntityRecord>('Entity').implement({
     aliases: t.exposeStringList('aliases'),
     lastMentions: t.field({
       type: [Mention],
-      description: `the ${lastMentionCount} latest mentions in reading order, latest first`,
+      description: `the ${lastMentionCount} latest mentions in reading order, latest first; as of a chapter, the latest up to it`,
       resolve: (entity) => entity.lastMentions,
     }),
     currentState: t.field({

@@ -1,4 +1,4 @@
-import type { ImportCounts, ImportResult as Result } from '../../src/core/ingest/importer.ts';
+import type { ImportCounts, ImportResult as Result, SkippedRetiredFact } from '../../src/core/ingest/importer.ts';
 import { builder } from '../builder.ts';
 
 export const ImportCountsRef = builder.objectRef<ImportCounts>('ImportCounts').implement({
@@ -16,11 +16,27 @@ export const ImportCountsRef = builder.objectRef<ImportCounts>('ImportCounts').i
   }),
 });
 
+const ReplacementFact = builder.objectRef<{ id: string; text: string }>('ReplacementFact').implement({
+  fields: (t) => ({ id: t.exposeString('id'), text: t.exposeString('text') }),
+});
+
+export const SkippedRetiredFactRef = builder.objectRef<SkippedRetiredFact>('SkippedRetiredFact').implement({
+  description: 'A fact of the bundle that the project retired since: not written again (reinstateRetired writes it)',
+  fields: (t) => ({
+    entity: t.exposeString('entity', { description: "the entity's key" }),
+    text: t.exposeString('text'),
+    retiredFactId: t.exposeString('retiredFactId'),
+    retiredAt: t.field({ type: 'String', description: 'when it was retired (ISO 8601)', resolve: (f) => f.retiredAt.toISOString() }),
+    replacedBy: t.field({ type: ReplacementFact, nullable: true, description: 'the retcon that replaced it; absent when it was retired without one', resolve: (f) => f.replacedBy }),
+  }),
+});
+
 export const ImportResult = builder.objectRef<Result>('ImportResult').implement({
   fields: (t) => ({
     projectId: t.exposeString('projectId'),
     projectCreated: t.exposeBoolean('projectCreated'),
     changed: t.exposeBoolean('changed', { description: 'false when the bundle was already imported as it is' }),
     counts: t.field({ type: ImportCountsRef, resolve: (r) => r.counts }),
+    retiredFactsSkipped: t.field({ type: [SkippedRetiredFactRef], description: 'facts of the bundle the project retired since, left retired', resolve: (r) => r.retiredFactsSkipped }),
   }),
 });

@@ -3,7 +3,8 @@ import { chapterChanges, type ChapterChange, type ManuscriptImportResult as Resu
 import { manuscriptFormats, type SkippedFile } from '../../src/core/ingest/manuscripts/manuscript.ts';
 import { fileEncodings } from '../../src/core/ingest/manuscripts/rules.ts';
 import { builder } from '../builder.ts';
-import { ImportCountsRef } from './ImportResult.ts';
+import { ImportCountsRef, SkippedRetiredFactRef } from './ImportResult.ts';
+import type { FrontMatterPart } from '../../src/core/ingest/manuscripts/manuscripts.ts';
 
 export const ManuscriptFormat = builder.enumType('ManuscriptFormat', {
   values: manuscriptFormats,
@@ -49,18 +50,30 @@ const ManuscriptCounts = builder.objectRef<Result['counts']>('ManuscriptImportCo
   }),
 });
 
+const FrontMatterRef = builder.objectRef<FrontMatterPart>('FrontMatter').implement({
+  description: "Text before a manuscript's first chapter heading (a title page, a byline): kept here, not a chapter",
+  fields: (t) => ({
+    file: t.exposeString('file'),
+    line: t.exposeInt('line', { nullable: true, description: 'its first line (1-based)' }),
+    text: t.exposeString('text'),
+  }),
+});
+
 export const ManuscriptImportResult = builder.objectRef<Result>('ManuscriptImportResult').implement({
   fields: (t) => ({
-    projectId: t.exposeString('projectId'),
-    projectCreated: t.exposeBoolean('projectCreated'),
+    projectId: t.exposeString('projectId', { nullable: true, description: 'absent only for a dry run into a project that does not exist yet' }),
+    projectCreated: t.exposeBoolean('projectCreated', { description: 'a dry run: whether the import would create it' }),
+    dryRun: t.exposeBoolean('dryRun', { description: 'true: nothing was written; chapters says what the import would do and counts are 0' }),
     changed: t.exposeBoolean('changed', { description: 'false when the project already held the manuscript as it is' }),
     format: t.expose('format', { type: ManuscriptFormat }),
-    chapters: t.field({ type: [ChapterChangeRef], description: 'the chapters that changed, in reading order, removed ones last', resolve: (r) => r.chapters }),
+    chapters: t.field({ type: [ChapterChangeRef], description: "the chapters that changed (the manuscript's, and other chapters it moved along), in reading order, removed ones last", resolve: (r) => r.chapters }),
     unchangedChapters: t.exposeInt('unchangedChapters'),
     chapterCount: t.exposeInt('chapterCount', { description: 'chapters in the manuscript' }),
     entityCount: t.exposeInt('entityCount', { description: 'entity notes in the manuscript (obsidian)' }),
     relationshipCount: t.exposeInt('relationshipCount', { description: 'relationships in the manuscript (obsidian)' }),
     counts: t.field({ type: ManuscriptCounts, resolve: (r) => r.counts }),
     skipped: t.field({ type: [SkippedFileRef], description: 'files of the manuscript that are not read, and why', resolve: (r) => r.skipped }),
+    frontMatter: t.field({ type: [FrontMatterRef], description: 'text before the first chapter heading: not a chapter, not in the reading order', resolve: (r) => r.frontMatter }),
+    retiredFactsSkipped: t.field({ type: [SkippedRetiredFactRef], description: 'facts of the manuscript the project retired since, left retired', resolve: (r) => r.retiredFactsSkipped }),
   }),
 });

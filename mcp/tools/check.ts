@@ -28,7 +28,8 @@ export const check = defineTool({
     projectId: z.string(),
     conflicts: z.array(conflictOutput).describe('contradictions found, most severe first; empty when none'),
   },
-  annotations: { readOnlyHint: false, idempotentHint: true, openWorldHint: true },
+  // It records its hits as pending conflicts (not read-only), and changes or removes no canon.
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   async run(args, context) {
     const projectId = projectOf(args.project, context);
     const data = await runOperation(context, 'CheckConflicts', { projectId, text: args.text, chapter: args.chapter });

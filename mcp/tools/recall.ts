@@ -12,7 +12,7 @@ export const recall = defineTool({
     project: projectArg,
     query: recallQuery.optional().describe('Part of a name or alias to match, case-insensitive (for example "Mara"). Leave it out to list entities.'),
     limit: pageLimit.optional().describe(`How many entities at most, 1 to 100 (default ${defaultPageLimit}).`),
-    as_of: chapterRef.optional().describe('A chapter id (for example ch-12): the state and facts as they stand at that chapter. Leave it out for the latest.'),
+    as_of: chapterRef.optional().describe('A chapter id (for example ch-12): the state, facts and latest mentions as they stand at that chapter (no mention from later in the story). Leave it out for the latest.'),
   },
   output: {
     projectId: z.string(),

@@ -144,7 +144,7 @@ export const entityOutput = z.object({
     .describe('the current state, free-form (for example status, location)')
     .meta({ additionalProperties: true }),
   pendingConflictIds: z.array(z.string()).describe('unresolved conflicts involving the entity'),
-  lastMentions: z.array(mentionOutput).describe('the latest mentions in the manuscript, latest first'),
+  lastMentions: z.array(mentionOutput).describe('the latest mentions in the manuscript, latest first (with as_of, the latest up to that chapter)'),
   facts: z.array(factOutput).describe('approved canon facts holding at the chapter asked about (else the latest)'),
   suggestedFacts: z.array(factOutput).describe('facts proposed but not approved: not canon yet'),
 });

@@ -67,7 +67,7 @@ export const putChapter: RouteDef = {
   operationId: 'putChapter',
   summary: 'Create or replace a chapter',
   description:
-    "Extension. Creates the chapter (201) or replaces it (200). Its mentions are recorded again from its text; other chapters' mentions are untouched. A new ordinal that would end a fact's or state value's span before it begins is 409 in_use. A PUT is idempotent by itself: sending it again changes nothing.",
+    "Extension. Creates the chapter (201) or replaces it (200). Its mentions are recorded again from its text; other chapters' mentions are untouched. An ordinal another chapter of the project holds is 409 already_exists (each place in the reading order holds one chapter). A new ordinal that would end a fact's or state value's span before it begins is 409 in_use. A PUT is idempotent by itself: sending it again changes nothing.",
   scope: 'remember',
   cost: 1,
   params: chapterPath,

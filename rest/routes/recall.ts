@@ -8,7 +8,7 @@ export const recall: RouteDef = {
   operationId: 'recall',
   summary: 'Recall canon entities',
   description:
-    'Entities by name, optionally filtered by q on name or alias, each with its current state, latest mentions, pending conflicts, and (extension) approved and suggested facts. Extension as_of (a chapter id): the state and facts as they stand at that chapter; an unknown chapter is a 400 naming as_of.',
+    'Entities by name, optionally filtered by q on name or alias, each with its current state, latest mentions, pending conflicts, and (extension) approved and suggested facts. Extension as_of (a chapter id): the state, facts and latest mentions as they stand at that chapter (mentions up to it in reading order); an unknown chapter is a 400 naming as_of.',
   scope: 'recall',
   cost: 1,
   params: projectPath,

@@ -20,6 +20,7 @@ import { Idempotency } from './metering/idempotency.ts';
 import { Importer } from './ingest/importer.ts';
 import { ExtractionService } from './ingest/manuscripts/extract.ts';
 import { ManuscriptService } from './ingest/manuscripts/manuscripts.ts';
+import { ManuscriptReader } from './ingest/manuscripts/readerPool.ts';
 import { Exporter } from './ingest/exporter.ts';
 import { KeyService } from './access/keys.ts';
 import { Metering } from './metering/metering.ts';
@@ -68,7 +69,7 @@ export function createServices(db: Database, config: Config, logger: Logger) {
     search: new SearchService(prisma, entities, projects, hybrid),
     importer: new Importer(prisma, graphOutbox, db.yieldStore),
     // Stateless over prisma: their own instances of the importer, chapters and review behave as the ones above.
-    manuscripts: new ManuscriptService(prisma, new Importer(prisma, graphOutbox, db.yieldStore), new ChapterService(prisma)),
+    manuscripts: new ManuscriptService(prisma, new Importer(prisma, graphOutbox, db.yieldStore), new ChapterService(prisma), new ManuscriptReader(config.manuscripts)),
     extraction: new ExtractionService(prisma, new ReviewService(prisma, graphOutbox), config.llm),
     exporter: new Exporter(prisma),
     conflicts: new ConflictChecker(prisma, config.llm),

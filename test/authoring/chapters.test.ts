@@ -90,7 +90,7 @@ describe('putting a chapter', () => {
   it('when a chapter moves in reading order, then the mentions follow it and the latest state is the one that now starts last', async () => {
     expect((await recallOf('Mara')).currentState.location).toBe('the harbour');
     // ch-03 (the harbour) moves before ch-02 (at sea): at sea now starts last.
-    const res = await put('ch-03', { ordinal: 1, text: 'The Heron came home.\nMara Voss tied her up at the quay.' });
+    const res = await put('ch-03', { ordinal: 0, text: 'The Heron came home.\nMara Voss tied her up at the quay.' });
     expect(res.status, res.text).toBe(200);
     expect((await recallOf('Mara')).currentState.location).toBe('at sea');
     const order = (await mentionsOf(ids['Mara Voss'])).map((m) => m.chapter);
@@ -103,7 +103,7 @@ describe('putting a chapter', () => {
     const fact = Fact.parse(
       (await gw.request(`/projects/${projectId}/facts`, { method: 'POST', key, json: { entity_id: ids['Keth Voss'], text: 'Keth haunts the shore.', from: 'ch-02', until: 'ch-04' } })).body,
     );
-    const res = await put('ch-04', { ordinal: 2, text: 'Keth was gone.' });
+    const res = await put('ch-04', { ordinal: 0, text: 'Keth was gone.' });
     expectProblem(res, 409, 'in_use');
     expect(fieldsOf(res)).toEqual(['body.ordinal']);
     expect(res.body.errors[0].message).toContain(fact.id);

@@ -61,7 +61,7 @@ async function prepare(neo4jEnv: Record<string, string>) {
     services.graphSync!.start();
     await waitFor('the worker to reach Neo4j', async () => ((await services.graphSync!.health()).neo4j === 'reachable' ? true : undefined));
     let started = performance.now();
-    const result = await services.importer.import({ accountId: key.account, principalKeyId: key.id, bundle: bundle() });
+    const result = await services.importer.import({ accountId: key.account, principalKeyId: key.id, bundle: bundle(), mayCreateProject: true });
     log(`imported ${result.counts.entitiesCreated} entities and ${result.counts.relationshipsCreated} relationships into PostgreSQL in ${seconds(started)} (one transaction, outbox rows included)`);
     started = performance.now();
     await waitFor('the outbox to drain', async () => ((await services.graphSync!.health()).pending === 0 ? true : undefined), 600_000);

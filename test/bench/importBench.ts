@@ -162,7 +162,7 @@ async function runStore(store: string, runtime: Runtime, series: string, editedC
     const read = await measure(() => readLocalManuscript(series, 'obsidian'));
     const parsed = await measure(async () => manuscriptBundle(await readManuscript('obsidian', read.result.files), 'unused'));
     const account = (await runtime.services.prisma.project.findUniqueOrThrow({ where: { id: projectId }, select: { accountId: true } })).accountId;
-    const imported = await measure(() => runtime.services.importer.import({ accountId: account, principalKeyId: 'bench', bundle: parsed.result, projectId }));
+    const imported = await measure(() => runtime.services.importer.import({ accountId: account, principalKeyId: 'bench', bundle: parsed.result, projectId, mayCreateProject: true }));
     rows.push({ store, step: '(that sync, in parts)', seconds: read.seconds + parsed.seconds + imported.seconds, peakMb: Math.max(read.peakMb, parsed.peakMb, imported.peakMb), target: '', detail: `read files ${read.seconds.toFixed(2)} s, read manuscript and make the bundle ${parsed.seconds.toFixed(2)} s, importer ${imported.seconds.toFixed(2)} s` });
   } finally {
     await writeFile(editedChapter, original);

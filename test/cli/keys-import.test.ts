@@ -142,7 +142,7 @@ describe('lore keys list, rotate, revoke', { timeout: 240_000 }, () => {
   });
 
   it('when a key is revoked, then it stops, and revoking it again fails with not_found', async () => {
-    const created = await gw.createKey('free');
+    const created = await gw.createKey('pro');
     expect((await gw.request('/usage', { key: created.key })).status).toBe(200);
     const revoked = await lore(['keys', 'revoke', created.id], env);
     expect(revoked.code, revoked.stderr).toBe(0);

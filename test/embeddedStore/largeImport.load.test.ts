@@ -113,14 +113,14 @@ async function importBundle(key: string, bundle: ReturnType<typeof largeBundle>,
 }
 
 describe('one account imports a very large bundle on the embedded store', () => {
-  it('when a free-tier key imports 20,000 entities as a new project, then another account\'s GET /usage and recall stay under 200 ms at p99 throughout', async () => {
-    const key = await createKey('free');
+  it('when a pro key imports 20,000 entities as a new project, then another account\'s GET /usage and recall stay under 200 ms at p99 throughout', async () => {
+    const key = await createKey('pro');
     await whileOthersRead('new project: importBundle of 20,000 entities', () => importBundle(key, largeBundle({ entities: 20_000 })));
   }, 600_000);
 
-  it('when a free-tier key imports 20,000 entities into a project it has, then another account\'s GET /usage and recall stay under 200 ms at p99 throughout', async () => {
-    const importerKey = await createKey('free');
-    // A free key has no projects:write: its project comes from an import of a small bundle.
+  it('when a pro key imports 20,000 entities into a project it has, then another account\'s GET /usage and recall stay under 200 ms at p99 throughout', async () => {
+    const importerKey = await createKey('pro');
+    // The project comes from an import of a small bundle.
     const small = path.join(dataDir, 'existing.json');
     await writeFile(small, JSON.stringify({ project: { name: 'An existing saga' }, entities: [{ key: 'first', type: 'character', name: 'First Mate' }] }));
     const created = await lore(['import', small, '--key', importerKey, '--json'], env());

@@ -20,7 +20,8 @@ const sorted = (value: Record<string, unknown>) => Object.fromEntries(Object.ent
 export function generatedBundle(name = 'The Glass Orchard — Été', seed = 14): any {
   const random = prng(seed);
   const chapterIds = ['ch-01', 'ch-02', 'ch-03', 'ch-04', 'ch-04b', 'ch-05', 'ch-06', 'ch-07', 'ch-08'];
-  const ordinalOf = (id: string) => (id === 'ch-04b' ? 40 : Number(id.slice(3)) * 10);
+  // ch-04b sits between ch-04 and ch-05, as a chapter inserted later does.
+  const ordinalOf = (id: string) => (id === 'ch-04b' ? 45 : Number(id.slice(3)) * 10);
 
   const entities = types.flatMap((type, t) =>
     names[type].map((entityName, i) => {

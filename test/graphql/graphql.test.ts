@@ -24,7 +24,7 @@ describe('/graphql', () => {
   });
 
   it('when an imported project is recalled, then its entities come back', async () => {
-    const { key } = await gw.createKey('free');
+    const { key } = await gw.createKey('pro');
     const { projectId } = await importBundle(gw, key, saltmarshBundle());
     const result = await gw.graphql('query ($p: ID!) { recall(projectId: $p, limit: 100) { id canonicalName type } }', { p: projectId }, key);
     expect(result.errors).toBeUndefined();

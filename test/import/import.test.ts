@@ -236,7 +236,7 @@ describe('lore import (CLI)', () => {
 
     const second = await lore(['import', file, '--key', key, '--json'], env);
     expect(second.code, second.stderr).toBe(0);
-    expect(JSON.parse(second.stdout)).toEqual({ projectId: printed.projectId, changed: false, counts: zeroCounts });
+    expect(JSON.parse(second.stdout)).toEqual({ projectId: printed.projectId, changed: false, counts: zeroCounts, retiredFactsSkipped: [] });
     expect(await projectState(printed.projectId)).toEqual(state);
   });
 

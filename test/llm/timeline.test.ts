@@ -7,6 +7,8 @@ import { importBundle, startTestGateway, type TestGateway } from '../support/gat
 let gw: TestGateway;
 let fake: FakeLlm;
 let key: string;
+/** a pro key of the same account, which makes its projects (an indie key has no projects:write) */
+let ownerKey: string;
 let projectId: string;
 const headers = { 'X-LLM-Provider': 'anthropic', 'X-LLM-Key': 'sk-ant-test', 'X-LLM-Model': 'claude-test' };
 
@@ -22,8 +24,10 @@ function bundleWithExtraChapters(thirdText: string) {
 beforeAll(async () => {
   fake = await startFakeLlm();
   gw = await startTestGateway({ LORE_ANTHROPIC_BASE_URL: fake.url });
-  ({ key } = await gw.createKey('indie'));
-  projectId = (await importBundle(gw, key, bundleWithExtraChapters('Mara Voss dove for the wreck of the Heron at Gull Point.'))).projectId;
+  const owner = await gw.createKey('pro');
+  ownerKey = owner.key;
+  ({ key } = await gw.createKey('indie', { accountId: owner.account }));
+  projectId = (await importBundle(gw, ownerKey, bundleWithExtraChapters('Mara Voss dove for the wreck of the Heron at Gull Point.'))).projectId;
 });
 afterAll(async () => {
   await gw?.close();
@@ -105,7 +109,7 @@ describe('timeline', () => {
     quiet.project.name = 'Quiet chapters';
     quiet.timeline = [];
     quiet.chapters = [{ id: 'ch-01', title: 'Fog', ordinal: 1, text: 'Fog lay on the flats all day. Nothing moved.' }];
-    const quietProject = (await importBundle(gw, key, quiet)).projectId;
+    const quietProject = (await importBundle(gw, ownerKey, quiet)).projectId;
     fake.script({ object: { beats: [] } });
     for (let i = 0; i < 3; i++) {
       const res = await gw.request(`/projects/${quietProject}/timeline`, { key, headers });
@@ -120,7 +124,7 @@ describe('timeline', () => {
     many.project.name = 'Many chapters';
     many.timeline = [];
     many.chapters = Array.from({ length: 10 }, (_, i) => ({ id: `ch-${i + 1}`, title: `Day ${i + 1}`, ordinal: i + 1, text: `Mara Voss mended nets on day ${i + 1}.` }));
-    const manyProject = (await importBundle(gw, key, many)).projectId;
+    const manyProject = (await importBundle(gw, ownerKey, many)).projectId;
     const before = fake.fallback;
     fake.fallback = { delayMs: 400, object: { beats: [{ summary: 'Mara mends nets.', entities: ['Mara Voss'] }] } };
     fake.maxInFlight = 0;

@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliEnv, expectCleanFailure, lore, repoRoot } from '../support/cli.ts';
 import { importBundle, startTestGateway, type TestGateway } from '../support/gateway.ts';
-import { cocoaRtf, docxBook, markdownBook, saltmarshVault, tempDir, writeFiles, writeScrivener } from './fixtures.ts';
+import { cocoaRtf, docxBomb, docxBook, markdownBook, saltmarshVault, tempDir, writeFiles, writeScrivener } from './fixtures.ts';
 import { exported, mentionsOf, recallOne } from './support.ts';
 
 let gw: TestGateway;
@@ -217,14 +217,39 @@ describe('lore sync', { timeout: 300_000 }, () => {
       await waitFor(() => stderr.includes('watching'), 'the watch starting');
       expect(stdout).toMatch(/nothing changed/);
       await writeFile(path.join(book, '01 Low Tide.md'), '# Low Tide\n\nMara stood on the quay at dusk.');
-      await waitFor(() => /1 edited/.test(stdout), 'the sync after a save');
-      expect(stdout).toContain('~ 01-low-tide "Low Tide" (01 Low Tide.md:1) edited');
+      // The summary and the line per chapter may arrive in separate chunks: waited for is the last of them.
+      await waitFor(() => stdout.includes('~ 01-low-tide "Low Tide" (01 Low Tide.md:1) edited'), 'the sync after a save');
+      expect(stdout).toMatch(/0 added, 1 edited, 0 moved, 0 retitled, 0 removed, 2 unchanged/);
     } finally {
       child.kill('SIGINT');
     }
     expect(await exited).toBe(0);
     const { chapters } = await exported(gw, key, projectId);
     expect(chapters[0].text).toBe('Mara stood on the quay at dusk.');
+  });
+});
+
+describe('lore sync beside chapters of other sources', { timeout: 300_000 }, () => {
+  it('when a project has chapters from a bundle, then --dry-run shows the sync without writing, the sync removes none of them, and --after places the manuscript', async () => {
+    const bundle = {
+      ...entitiesOnly('Sync beside a bundle'),
+      chapters: [1, 2, 3].map((n) => ({ id: `ch-0${n}`, ordinal: n, title: `Bundle ${n}`, text: `Mara, chapter ${n}.` })),
+    };
+    const { projectId } = await importBundle(gw, key, bundle);
+    const file = path.join(await dir('beside'), 'novel.md');
+    await writeFile(file, markdownBook([{ title: 'Low Tide', text: 'Mara stood on the quay.' }, { title: 'High Water', text: 'Keth came home.' }]));
+
+    const dry = await run(['sync', file, '--project', projectId, '--key', key, '--dry-run']);
+    expect(dry.stdout).toMatch(/would sync .* with project prj_\w+ \(dry run: nothing written\): 2 added, 0 edited, 0 moved, 0 retitled, 0 removed/);
+    expect(dry.stdout).toContain('+ low-tide "Low Tide" (novel.md:3) added');
+    expect((await exported(gw, key, projectId)).chapters.map((c) => c.id)).toEqual(['ch-01', 'ch-02', 'ch-03']);
+
+    const synced = await run(['sync', file, '--project', projectId, '--key', key]);
+    expect(synced.stdout).toMatch(/2 added, 0 edited, 0 moved, 0 retitled, 0 removed/);
+    expect((await exported(gw, key, projectId)).chapters.map((c) => [c.id, c.ordinal])).toEqual([['ch-01', 1], ['ch-02', 2], ['ch-03', 3], ['low-tide', 4], ['high-water', 5]]);
+
+    await run(['sync', file, '--project', projectId, '--key', key, '--after', 'ch-01']);
+    expect((await exported(gw, key, projectId)).chapters.map((c) => [c.id, c.ordinal])).toEqual([['ch-01', 1], ['low-tide', 2], ['high-water', 3], ['ch-02', 4], ['ch-03', 5]]);
   });
 });
 
@@ -249,6 +274,15 @@ describe('bad manuscripts', { timeout: 300_000 }, () => {
       expectCleanFailure(result, /import failed: 1 problem, nothing was written/);
       expect(result.stderr).toMatch(line);
     }
+    await unchanged();
+  });
+
+  it('when a .docx inflates to 400 MB, then one line names the file and the limit, the exit is non-zero, and nothing is written', async () => {
+    const d = await dir('bomb');
+    await writeFile(path.join(d, 'bomb.docx'), await docxBomb(400 * 1024 * 1024));
+    const result = await lore(['import', path.join(d, 'bomb.docx'), '--key', key, '--project', projectId], env);
+    expectCleanFailure(result, /^lore: import failed \(payload_too_large\): bomb\.docx would inflate to more than 128 MB \(its directory declares \d+ MB so far\); an archive may inflate to at most 128 MB; nothing was imported\.$/m);
+    expect(result.stderr.split('\n').filter((line) => /fail|error|memory|bomb/i.test(line))).toHaveLength(1);
     await unchanged();
   });
 

@@ -218,8 +218,11 @@ export function describeToolBehaviour(mode: string, setup: ModeSetup) {
     });
 
     it('when a free key goes past 30 calls a minute, then a 429 tool error with the seconds to wait, and REST agrees', async () => {
-      const free = await gw.createKey('free');
-      const freeProject = (await importBundle(gw, free.key, saltmarshBundle())).projectId;
+      // A free key has no projects:write: the project comes from a pro key of its account, and the free key imports into it.
+      const owner = await gw.createKey('pro');
+      const free = await gw.createKey('free', { accountId: owner.account });
+      const freeProject = (await importBundle(gw, owner.key, saltmarshBundle())).projectId;
+      await importBundle(gw, free.key, saltmarshBundle(), freeProject);
       const session = await connect({ LORE_API_KEY: free.key, LORE_PROJECT_ID: freeProject });
       // The import above was the first call of this minute.
       for (let i = 0; i < 29; i++) {

@@ -63,7 +63,10 @@ export async function expectToolListing(session: McpSession) {
   for (const name of ['lore_author_recall', 'lore_author_graph', 'lore_author_search', 'lore_author_timeline']) {
     expect(byName.get(name)!.annotations).toMatchObject({ readOnlyHint: true, idempotentHint: true });
   }
-  expect(byName.get('lore_author_remember')!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false });
+  // A tool that writes says whether it may destroy (the protocol's default is that it may); only decide can (a rejection removes).
+  for (const tool of tools.filter((t) => t.annotations?.readOnlyHint === false)) {
+    expect(tool.annotations?.destructiveHint, tool.name).toBe(tool.name === 'lore_author_decide');
+  }
   expect(byName.get('lore_author_search')!.inputSchema.required).toEqual(['query']);
   expect(byName.get('lore_author_check')!.inputSchema.required).toEqual(['text']);
   expect(byName.get('lore_author_remember')!.inputSchema.required).toEqual(['entity']);

@@ -11,8 +11,10 @@ let gw: TestGateway;
 let serverEnv: string[];
 beforeAll(async () => {
   gw = await startTestGateway();
-  const { key } = await gw.createKey('indie');
-  const { projectId } = await importBundle(gw, key, saltmarshBundle());
+  // An indie key has no projects:write: the project comes from a pro key of its account.
+  const owner = await gw.createKey('pro');
+  const { key } = await gw.createKey('indie', { accountId: owner.account });
+  const { projectId } = await importBundle(gw, owner.key, saltmarshBundle());
   serverEnv = ['-e', `LORE_API_URL=${gw.url}`, '-e', `LORE_API_KEY=${key}`, '-e', `LORE_PROJECT_ID=${projectId}`];
 });
 afterAll(() => gw?.close());

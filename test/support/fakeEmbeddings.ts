@@ -51,6 +51,8 @@ export type FakeEmbeddings = {
   failing: number | false;
   /** answers this status to a request holding this text (a text the provider refuses), or none */
   refuse?: { text: string; status: number };
+  /** failures quote the key the request carried, as OpenAI's 401 does ("Incorrect API key provided: sk-…") */
+  echoKey?: boolean;
   close(): Promise<void>;
 };
 
@@ -68,7 +70,8 @@ export async function startFakeEmbeddings(): Promise<FakeEmbeddings> {
       res.end(JSON.stringify({ error: { message, type: 'invalid_request_error' } }));
     };
     if (req.method !== 'POST' || !req.url?.endsWith('/embeddings')) return fail(404, 'not found');
-    if (fake.failing) return fail(fake.failing, 'the fake provider is down');
+    const key = req.headers.authorization?.replace(/^Bearer /, '');
+    if (fake.failing) return fail(fake.failing, fake.echoKey ? `Incorrect API key provided: ${key}. You can find your API key at https://platform.example.com/api-keys.` : 'the fake provider is down');
     if (fake.refuse && input.includes(fake.refuse.text)) return fail(fake.refuse.status, 'this input is refused');
     const dimensions = body.dimensions ?? defaultDimensions;
     res.writeHead(200, { 'content-type': 'application/json' });

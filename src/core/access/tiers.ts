@@ -7,6 +7,12 @@ export const allScopes = [
 ] as const;
 export type Scope = (typeof allScopes)[number];
 
+/**
+ * What a new project needs, however it is made (createProject, POST /projects, or an import or sync that names no
+ * existing project): pro keys and up. Keys without it write into their account's existing projects.
+ */
+export const newProjectScope: Scope = 'projects:write';
+
 const free: Scope[] = ['recall', 'remember', 'graph', 'search'];
 const indie: Scope[] = [...free, 'check', 'timeline', 'usage'];
 const pro: Scope[] = [...indie, 'projects:read', 'projects:write'];

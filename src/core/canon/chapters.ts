@@ -38,6 +38,12 @@ export class ChapterService {
           where: { projectId_externalId: { projectId: input.projectId, externalId: input.chapterId } },
           select: { id: true, title: true, ordinal: true, contentHash: true },
         });
+        const holder = await tx.chapter.findUnique({ where: { projectId_ordinal: { projectId: input.projectId, ordinal: input.ordinal } }, select: { externalId: true } });
+        if (holder && holder.externalId !== input.chapterId) {
+          throw new LoreError('already_exists', `input.ordinal: ordinal ${input.ordinal} is chapter ${holder.externalId}'s; each place in the reading order holds one chapter.`, {
+            errors: [{ path: 'input.ordinal', message: `is chapter ${holder.externalId}'s` }],
+          });
+        }
         const contentHash = sha256(input.text);
         const title = input.title ?? current?.title ?? '';
         let rowId: string;

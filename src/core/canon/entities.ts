@@ -55,6 +55,9 @@ const chapterOf = (id: string, column: string) => `CASE WHEN ${id} IS NULL THEN 
  */
 function entityStatement(name: string, picked: string, order: string, { asOf, extraColumns = '' }: { asOf?: string; extraColumns?: string } = {}) {
   const at = '(SELECT ordinal FROM asof)';
+  // As of a chapter, the mentions up to it in reading order: sort keys start with the chapter's zero-padded ordinal
+  // (canon.ts mentionSortKey), so those of the next ordinal and later sort after this bound.
+  const mentionsBefore = `(SELECT lpad((ordinal + 1)::text, 8, '0') FROM asof)`;
   const factHolds = asOf
     ? holdsSql(chapterOf('x."fromChapterId"', 'ordinal'), chapterOf('x."untilChapterId"', 'ordinal'), at)
     : 'x."untilChapterId" IS NULL';
@@ -65,7 +68,7 @@ function entityStatement(name: string, picked: string, order: string, { asOf, ex
     latest AS MATERIALIZED (
       SELECT m.* FROM e CROSS JOIN LATERAL (
         SELECT id, "entityId", "chapterId", line, snippet, "createdAt", "sortKey" FROM "Mention"
-        WHERE "entityId" = e.id ORDER BY "sortKey" DESC LIMIT ${lastMentionCount}
+        WHERE "entityId" = e.id ${asOf ? `AND "sortKey" < ${mentionsBefore}` : ''} ORDER BY "sortKey" DESC LIMIT ${lastMentionCount}
       ) m
     ),
     mentions AS (

@@ -1,5 +1,6 @@
 import type { PrismaClient } from '../../generated/prisma/client.ts';
 import { newId } from '../../ids.ts';
+import { newProjectScope } from '../access/tiers.ts';
 import { LoreError } from '../errors.ts';
 import { holdUntilCommit, type TxClient } from './canon.ts';
 import { rows, statement, type SqlClient } from '../../db/sql.ts';
@@ -9,6 +10,13 @@ const projectEntity = statement('project_entity', `SELECT 1 FROM "Entity" WHERE 
 
 /** Creating a project and importing by a project's name take this lock, so they cannot both make one of that name. */
 export const holdProjectName = (tx: TxClient, accountId: string, name: string) => holdUntilCommit(tx, JSON.stringify(['project name', accountId, name]));
+
+/** An import or sync would make a project, and the key may not (see newProjectScope). */
+export const newProjectRefused = (name: string) =>
+  new LoreError(
+    'insufficient_scope',
+    `This API key lacks the scope ${newProjectScope} needed to create a project: the account has no project named "${name}". Import into an existing project with projectId (lore import --project), or use a key with ${newProjectScope} (pro and up).`,
+  );
 
 export const projectNotFound = (projectId: string) => new LoreError('not_found', `Project ${projectId} not found.`);
 export const entityNotFound = (projectId: string, entityId: string) =>

@@ -36,6 +36,11 @@ export type CanonSlice = {
   ids: Set<string>;
   /** state changes anchored in the passage's chapter whose anchor is no longer in its text (storyPoints.ts) */
   anchorsLost: LostAnchor[];
+  /**
+   * where the canon holds each character at the passage's point (its state's `location`, naming a location entity by
+   * key, name or alias), by character id; the place is in `entities` whether the passage names it or not
+   */
+  heldAt: Record<string, string>;
 };
 export type LostAnchor = { entity: string; key: string; anchor: string; line: number | null };
 
@@ -45,7 +50,7 @@ export type LostAnchor = { entity: string; key: string; anchor: string; line: nu
  */
 export type SlicePosition = { ordinal: number; line?: number; id?: string; text?: string };
 
-const limits = { factsPerEntity: 30, rules: 8, promises: 8, beatChapters: 3, beatsPerChapter: 20, neighbours: 20, relatives: 20, narrators: 5, pronounSnippets: 40 } as const;
+const limits = { factsPerEntity: 30, rules: 8, promises: 8, beatChapters: 3, beatsPerChapter: 20, neighbours: 20, relatives: 20, narrators: 5, pronounSnippets: 40, heldPlaces: 20 } as const;
 
 /** A name, and an alias without its leading article when a capitalised word follows it ("the Abbess" → "Abbess"). */
 export function nameVariants(names: string[]): string[] {
@@ -135,7 +140,9 @@ export async function loadCanonSlice(prisma: PrismaClient, projectId: string, pa
   const anchorsLost = timed && chapter?.line !== undefined ? await placeAnchors(prisma, timed, chapter) : [];
   const asOf = <E extends EntityRow & { baseState: unknown }>(rows: E[]): EntityRow[] =>
     timed && chapter ? rows.map((e) => ({ ...e, state: stateAt(e.baseState, timed.get(e.id) ?? [], chapter.ordinal, chapter.line) })) : rows;
-  const [entities, rules, promises] = [asOf(latestEntities), asOf(latestRules), asOf(latestPromises)];
+  const [placed, rules, promises] = [asOf(latestEntities), asOf(latestRules), asOf(latestPromises)];
+  const held = await heldPlaces(prisma, projectId, placed);
+  const entities = [...placed, ...held.places];
 
   const chapters = await prisma.chapter.findMany({
     where: { projectId, ...(chapter ? { ordinal: { lte: chapter.ordinal } } : {}) },
@@ -161,7 +168,7 @@ export async function loadCanonSlice(prisma: PrismaClient, projectId: string, pa
 
   const slice: CanonSlice = {
     entities: sliced,
-    relationships: relationships.map((r) => ({ id: r.id, from: r.fromId, to: r.toId, kind: r.kind })),
+    relationships: [...relationships, ...held.relationships.filter((r) => !relationships.some((x) => x.id === r.id))].map((r) => ({ id: r.id, from: r.fromId, to: r.toId, kind: r.kind })),
     rules: rules.map(toSlice),
     promises: promises.map(toSlice),
     beats,
@@ -169,6 +176,7 @@ export async function loadCanonSlice(prisma: PrismaClient, projectId: string, pa
     chapterOrdinals: Object.fromEntries(referenced.map((c) => [c.externalId, c.ordinal])),
     ids: new Set(),
     anchorsLost,
+    heldAt: held.heldAt,
   };
   for (const e of [...slice.entities, ...slice.rules, ...slice.promises]) {
     slice.ids.add(e.id);
@@ -177,6 +185,43 @@ export async function loadCanonSlice(prisma: PrismaClient, projectId: string, pa
   for (const r of slice.relationships) slice.ids.add(r.id);
   for (const b of slice.beats) slice.ids.add(b.id);
   return slice;
+}
+
+/**
+ * The places the canon holds the characters at (a `location` in their state as of the passage), with the containment
+ * relationships around them, so that a passage putting a character elsewhere can be told from one naming a room of
+ * the same house.
+ */
+async function heldPlaces(prisma: PrismaClient, projectId: string, entities: EntityRow[]) {
+  const locationOf = (e: EntityRow) => {
+    const value = e.type === 'character' && e.state && typeof e.state === 'object' ? (e.state as Record<string, unknown>).location : undefined;
+    return typeof value === 'string' && value.trim() ? value.trim() : undefined;
+  };
+  const values = [...new Set(entities.map(locationOf).filter((v): v is string => v !== undefined))];
+  if (values.length === 0) return { places: [], relationships: [], heldAt: {} };
+  const found = await prisma.entity.findMany({
+    where: { projectId, type: 'location', status: 'approved', OR: [{ key: { in: values } }, { name: { in: values } }, { aliases: { hasSome: values } }] },
+    select: { id: true, key: true, type: true, name: true, aliases: true, state: true, facts: { where: { status: 'approved', retiredAt: null }, select: { id: true, text: true }, orderBy: { id: 'asc' }, take: 3 } },
+    orderBy: { id: 'asc' },
+    take: limits.heldPlaces,
+  });
+  const byValue = new Map<string, EntityRow>();
+  for (const place of found) for (const n of [place.key, place.name, ...place.aliases]) if (!byValue.has(n)) byValue.set(n, place);
+  const heldAt: Record<string, string> = {};
+  for (const e of entities) {
+    const place = byValue.get(locationOf(e) ?? '');
+    if (place) heldAt[e.id] = place.id;
+  }
+  const known = new Set(entities.map((e) => e.id));
+  const places = found.filter((p) => !known.has(p.id)).map(({ key: _, ...p }) => p);
+  const ids = found.map((p) => p.id);
+  const relationships = await prisma.relationship.findMany({
+    where: { projectId, OR: [{ fromId: { in: ids } }, { toId: { in: ids } }] },
+    select: { id: true, fromId: true, toId: true, kind: true },
+    orderBy: { id: 'asc' },
+    take: ids.length * limits.neighbours,
+  });
+  return { places, relationships, heldAt };
 }
 
 /**

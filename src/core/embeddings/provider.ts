@@ -1,9 +1,10 @@
 // The operator's embedding provider: any endpoint speaking the OpenAI embeddings API (OpenAI, Ollama, LM Studio, vLLM,
 // Hugging Face TEI), called through the AI SDK. Its key lives in the configuration only: never logged nor put in an
-// error.
+// error, even when the provider's own message echoes it.
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { APICallError, embedMany, type EmbeddingModel } from 'ai';
 import type { EmbeddingsConfig } from '../../config.ts';
+import { redactSecrets } from '../redaction.ts';
 
 // The SDK's own warnings would go to the console; our logs are pino's alone.
 (globalThis as { AI_SDK_LOG_WARNINGS?: boolean }).AI_SDK_LOG_WARNINGS = false;
@@ -29,15 +30,30 @@ export class EmbeddingProvider {
       abortSignal: AbortSignal.timeout(timeoutMs),
       providerOptions: this.config.dimensions ? { openaiCompatible: { dimensions: this.config.dimensions } } : undefined,
     });
-    if (embeddings.length !== texts.length) throw new Error(`the provider answered ${embeddings.length} vectors for ${texts.length} texts`);
+    if (embeddings.length !== texts.length) throw new InvalidAnswer(`the provider answered ${embeddings.length} vectors for ${texts.length} texts`);
     const dimensions = this.config.dimensions ?? embeddings[0]?.length;
     for (const vector of embeddings) {
       if (vector.length !== dimensions || vector.length === 0) {
-        throw new Error(`the provider answered a vector of ${vector.length} dimensions, not ${dimensions}${this.config.dimensions ? ' (LORE_EMBEDDINGS_DIMENSIONS)' : ''}`);
+        throw new InvalidAnswer(`the provider answered a vector of ${vector.length} dimensions, not ${dimensions}${this.config.dimensions ? ' (LORE_EMBEDDINGS_DIMENSIONS)' : ''}`);
       }
-      if (!vector.every(Number.isFinite)) throw new Error('the provider answered a vector with a number that is not finite');
+      if (!vector.every(Number.isFinite)) throw new InvalidAnswer('the provider answered a vector with a number that is not finite');
     }
     return embeddings;
+  }
+
+  /**
+   * Why a call failed: a stable code for GET /health, which anyone may read, and a short line for the log, with the
+   * provider's status and message, never its key (redacted, even when the provider repeats it) nor the texts.
+   */
+  describe(error: unknown): ProviderFailure {
+    const e = error as Error;
+    if (APICallError.isInstance(error)) {
+      const message = redactSecrets(`${error.statusCode ? `HTTP ${error.statusCode}: ` : ''}${error.message}`, [this.config.key]).slice(0, 300);
+      return { code: error.statusCode ? `provider_http_${error.statusCode}` : 'provider_unreachable', message };
+    }
+    if (e?.name === 'TimeoutError' || e?.name === 'AbortError') return { code: 'provider_timeout', message: 'the provider did not answer in time' };
+    const message = redactSecrets(String(e?.message ?? error), [this.config.key]).slice(0, 300);
+    return { code: error instanceof InvalidAnswer ? 'provider_invalid_answer' : 'provider_error', message };
   }
 }
 
@@ -49,12 +65,8 @@ export function isProviderOutage(error: unknown): boolean {
   return !(APICallError.isInstance(error) && error.statusCode !== undefined && [400, 413, 422].includes(error.statusCode));
 }
 
-/** A short line for logs and GET /health: the provider's status and message, never its key or the texts. */
-export function describeProviderError(error: unknown): string {
-  if (APICallError.isInstance(error)) {
-    return `${error.statusCode ? `HTTP ${error.statusCode}: ` : ''}${error.message}`.slice(0, 300);
-  }
-  const e = error as Error;
-  if (e?.name === 'TimeoutError' || e?.name === 'AbortError') return 'the provider did not answer in time';
-  return String(e?.message ?? error).slice(0, 300);
-}
+/** A failed call: `code` is safe to show anyone, `message` (already redacted) is for the operator's log. */
+export type ProviderFailure = { code: string; message: string };
+
+/** An answer that is not the vectors asked for. */
+class InvalidAnswer extends Error {}

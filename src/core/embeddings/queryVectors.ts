@@ -3,7 +3,7 @@
 // answer lexically at once instead of each waiting for it to fail again.
 import { LRUCache } from 'lru-cache';
 import type { Logger } from '../../logger.ts';
-import { describeProviderError, type EmbeddingProvider } from './provider.ts';
+import type { EmbeddingProvider } from './provider.ts';
 
 const cachedQueries = 1_000;
 const pauseAfterFailureMs = 5_000;
@@ -38,7 +38,7 @@ export class QueryVectors {
         },
         (error: unknown) => {
           this.pausedUntil = Date.now() + pauseAfterFailureMs;
-          this.logger.warn({ error: describeProviderError(error) }, 'embedding a search query failed: searches rank lexically for a few seconds');
+          this.logger.warn({ error: this.provider.describe(error).message }, 'embedding a search query failed: searches rank lexically for a few seconds');
           return undefined;
         },
       );

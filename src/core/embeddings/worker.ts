@@ -4,7 +4,7 @@
 // less and less often, while the others flow. One drainer at a time across processes (an advisory lock per step).
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from '../../logger.ts';
-import { describeProviderError, isProviderOutage, type EmbeddingProvider } from './provider.ts';
+import { isProviderOutage, type EmbeddingProvider, type ProviderFailure } from './provider.ts';
 import { textHash, type Backlog, type EmbeddingStore, type OutboxItem } from './store.ts';
 import { DrainLock, Pause } from '../outboxDrain.ts';
 
@@ -18,10 +18,13 @@ const batchTimeoutMs = 60_000;
 
 /** The provider as a whole failed (unreachable, overloaded, refusing the key, too slow): the drain waits. */
 class ProviderUnavailable extends Error {
-  constructor(cause: unknown) {
-    super(describeProviderError(cause), { cause });
+  constructor(readonly failure: ProviderFailure) {
+    super(failure.message);
   }
 }
+
+/** What GET /health shows for a failure that is not the provider's (the store's): its text stays in the log. */
+const drainFailed = 'drain_failed';
 
 export type EmbeddingHealth = Backlog & { provider: 'reachable' | 'unreachable' | 'unknown'; vectors: 'pgvector' | 'unavailable' | 'unknown' };
 export type RebuildResult = { projectId: string | null; queued: number; waiting: number };
@@ -32,7 +35,10 @@ export class EmbeddingWorker {
   private readonly pause = new Pause();
   private reachable: boolean | undefined;
   private vectors: boolean | undefined;
+  /** the code of the last failure (GET /health shows it to anyone, so never the provider's text) */
   private lastError: string | undefined;
+  /** the last store failure's text, logged again only when it changes */
+  private lastDrainMessage: string | undefined;
   private readonly lock: DrainLock;
 
   constructor(
@@ -144,11 +150,12 @@ export class EmbeddingWorker {
       try {
         vectors = await this.provider.embed(batch.map((f) => f.text), batchTimeoutMs);
       } catch (error) {
-        if (isProviderOutage(error)) throw new ProviderUnavailable(error);
-        const message = describeProviderError(error);
-        this.logger.warn({ items: batch.map((f) => f.item.itemId), error: message }, 'the embedding provider refused texts: they are retried later');
-        if (batch.length === 1) await this.store.failed(batch[0].item, message, itemRetry.firstSeconds, itemRetry.maxSeconds);
-        else for (const f of batch) await this.store.failed(f.item, message, 0, 0); // retried alone, at once
+        const failure = this.provider.describe(error);
+        if (isProviderOutage(error)) throw new ProviderUnavailable(failure);
+        this.logger.warn({ items: batch.map((f) => f.item.itemId), error: failure.message }, 'the embedding provider refused texts: they are retried later');
+        // The outbox keeps the code only: the provider's text may quote what it was sent.
+        if (batch.length === 1) await this.store.failed(batch[0].item, failure.code, itemRetry.firstSeconds, itemRetry.maxSeconds);
+        else for (const f of batch) await this.store.failed(f.item, failure.code, 0, 0); // retried alone, at once
         continue;
       }
       await this.store.write(this.provider.model, vectors[0].length, batch.map((f, i) => ({ ...f, vector: vectors[i] })));
@@ -164,13 +171,15 @@ export class EmbeddingWorker {
   }
 
   private failed(error: unknown, retryInMs: number): void {
-    const message = error instanceof ProviderUnavailable ? error.message : (error as Error).message ?? String(error);
     if (error instanceof ProviderUnavailable) {
-      if (this.reachable !== false) this.logger.warn({ error: message, retryInMs }, 'embedding provider unavailable: changes wait in the embedding outbox');
+      if (this.reachable !== false) this.logger.warn({ error: error.message, code: error.failure.code, retryInMs }, 'embedding provider unavailable: changes wait in the embedding outbox');
       this.reachable = false;
-    } else if (message !== this.lastError) {
-      this.logger.error({ error: message, retryInMs }, 'embedding outbox drain failed');
+      this.lastError = error.failure.code;
+      return;
     }
-    this.lastError = message;
+    const message = (error as Error)?.message ?? String(error);
+    if (this.lastError !== drainFailed || message !== this.lastDrainMessage) this.logger.error({ error: message, retryInMs }, 'embedding outbox drain failed');
+    this.lastError = drainFailed;
+    this.lastDrainMessage = message;
   }
 }

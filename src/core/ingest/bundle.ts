@@ -90,7 +90,7 @@ const bundleShape = z
   })
 type BundleIssue = { path: (string | number)[]; message: string };
 
-/** What the bundle's fields cannot say on their own: keys and chapter ids unique, a repeated fact saying the same. */
+/** What the bundle's fields cannot say on their own: keys, chapter ids and ordinals unique, a repeated fact saying the same. */
 function crossCheck(bundle: z.infer<typeof bundleShape>, addIssue: (issue: BundleIssue) => void): void {
   const duplicates = (items: string[], path: (i: number) => (string | number)[], what: string) => {
     const seen = new Set<string>();
@@ -101,6 +101,8 @@ function crossCheck(bundle: z.infer<typeof bundleShape>, addIssue: (issue: Bundl
   };
   duplicates(bundle.entities.map((e) => e.key), (i) => ['entities', i, 'key'], 'entity key');
   duplicates(bundle.chapters.map((c) => c.id), (i) => ['chapters', i, 'id'], 'chapter id');
+  // Each place in the reading order holds one chapter, so as_of, from and until name one point of the story.
+  duplicates(bundle.chapters.map((c) => String(c.ordinal)), (i) => ['chapters', i, 'ordinal'], 'chapter ordinal');
   duplicates(bundle.timeline.map((t) => t.chapter), (i) => ['timeline', i, 'chapter'], 'timeline chapter');
   // A live fact is unique per entity and text: the same text twice must say the same thing.
   bundle.entities.forEach((e, i) => {

@@ -11,7 +11,7 @@ import { Prisma, type PrismaClient } from '../../generated/prisma/client.ts';
 import { newId } from '../../ids.ts';
 import { bundleFactOf, parseBundle, type CanonBundle } from './bundle.ts';
 import { holdProject, nameText, refreshSearchText, type TxClient } from '../canon/canon.ts';
-import { holdProjectName } from '../canon/projects.ts';
+import { holdProjectName, newProjectRefused } from '../canon/projects.ts';
 import { recomputeLatestState, spanErrors } from '../canon/storyTime.ts';
 import { LoreError } from '../errors.ts';
 import type { GraphEdgeChange, GraphNodeChange, GraphOutbox } from '../relationships/outbox.ts';
@@ -36,7 +36,22 @@ export type ImportCounts = {
   mentionsRecorded: number;
   beatsRecorded: number;
 };
-export type ImportResult = { projectId: string; projectCreated: boolean; changed: boolean; counts: ImportCounts };
+/** A bundle fact left out because the project retired it since (a retcon or a retirement): history is not undone. */
+export type SkippedRetiredFact = { entity: string; text: string; retiredFactId: string; retiredAt: Date; replacedBy: { id: string; text: string } | null };
+export type ImportResult = { projectId: string; projectCreated: boolean; changed: boolean; counts: ImportCounts; retiredFactsSkipped: SkippedRetiredFact[] };
+
+/** How an import treats what the project has. */
+export type ImportHow = {
+  /** recorded on the chapters it creates (Chapter.source): "bundle" unless a manuscript says which */
+  chapterSource: string;
+  /** existing chapters it writes become its own (a manuscript takes on the chapters of its ids) */
+  claimChapters: boolean;
+  /** ordinals for chapters the bundle does not hold, moved in the same transaction (a manuscript placed among others) */
+  place: { externalId: string; ordinal: number }[];
+  /** write again a fact the project retired since, instead of skipping it */
+  reinstateRetired: boolean;
+};
+const defaultHow: ImportHow = { chapterSource: 'bundle', claimChapters: false, place: [], reinstateRetired: false };
 
 const sameJson = (a: unknown, b: unknown) => stableStringify(a) === stableStringify(b);
 
@@ -51,7 +66,7 @@ const meaningOf = (rows: TimedRow[]) => {
   return [...rows].sort((a, b) => order(a.key, b.key) || order(a.fromChapterId ?? '', b.fromChapterId ?? ''));
 };
 
-const noCounts = (): ImportCounts => ({
+export const noCounts = (): ImportCounts => ({
   entitiesCreated: 0, entitiesUpdated: 0, factsCreated: 0, factsUpdated: 0, relationshipsCreated: 0, relationshipsUpdated: 0,
   chaptersCreated: 0, chaptersUpdated: 0, mentionsRecorded: 0, beatsRecorded: 0,
 });
@@ -75,6 +90,76 @@ const rowsOf = (bundle: CanonBundle, known?: { keys: Set<string>; chapters: Set<
 };
 const largeImportRows = 2_000;
 
+/** The ordinal each chapter is to have: the bundle's chapters', and those `how` moves. */
+const wantedOrdinals = (bundle: CanonBundle, how: ImportHow) =>
+  new Map([...how.place.map((p) => [p.externalId, p.ordinal] as const), ...bundle.chapters.map((c) => [c.id, c.ordinal] as const)]);
+
+/** Every chapter id the project will have after the import, with its ordinal. */
+const finalOrdinals = (bundle: CanonBundle, stored: { externalId: string; ordinal: number }[], how: ImportHow) =>
+  new Map([...stored.map((c) => [c.externalId, c.ordinal] as const), ...wantedOrdinals(bundle, how)]);
+
+/**
+ * Moves the project's chapters (`stored`, updated in place) to the ordinals `wanted` gives them, after checking that no
+ * two chapters would share one (400 invalid_bundle, naming both). A unique index is checked row by row, so chapters
+ * trading places pass through negative ordinals, which no chapter has. Answers the chapters that moved.
+ */
+async function placeChapters<C extends { id: string; externalId: string; ordinal: number }>(tx: TxClient, stored: C[], wanted: Map<string, number>): Promise<C[]> {
+  const holder = new Map<number, string>();
+  const errors: FieldError[] = [];
+  const final = new Map([...stored.map((c) => [c.externalId, c.ordinal] as const), ...wanted]);
+  for (const [chapter, ordinal] of final) {
+    const other = holder.get(ordinal);
+    if (other !== undefined) errors.push({ path: 'chapters', message: `chapters ${other} and ${chapter} would both have ordinal ${ordinal}; each place in the reading order holds one chapter` });
+    holder.set(ordinal, chapter);
+  }
+  if (errors.length > 0) throw new LoreError('invalid_bundle', errors.slice(0, 5).map((e) => `${e.path}: ${e.message}`).join('; '), { errors });
+  const moved = stored.filter((c) => final.get(c.externalId) !== c.ordinal);
+  if (moved.length === 0) return moved;
+  for (const part of chunk(moved, rowsPerInsert)) {
+    await tx.$executeRaw`
+      UPDATE "Chapter" c SET ordinal = -1 - x.ordinal FROM unnest(${part.map((c) => c.id)}::text[], ${part.map((c) => final.get(c.externalId)!)}::int[]) AS x(id, ordinal)
+      WHERE c.id = x.id`;
+  }
+  for (const part of chunk(moved, rowsPerInsert)) await tx.$executeRaw`UPDATE "Chapter" SET ordinal = -1 - ordinal WHERE id = ANY(${part.map((c) => c.id)}::text[])`;
+  for (const c of moved) c.ordinal = final.get(c.externalId)!;
+  return moved;
+}
+
+type RetiredFact = { id: string; retiredAt: Date; replacedBy: { id: string; text: string } | null };
+/**
+ * The bundle's facts that the project retired since (by entity and text) and has no live fact of: a re-import of an
+ * older bundle would otherwise write them again. The newest retirement of a text names the retcon that replaced it.
+ */
+async function retiredFacts(
+  tx: TxClient,
+  projectId: string,
+  bundle: CanonBundle,
+  entityIds: string[],
+  idOf: (key: string) => string,
+  live: Map<string, unknown>,
+): Promise<Map<string, RetiredFact>> {
+  const had = new Set(entityIds);
+  const texts = new Set<string>();
+  for (const e of bundle.entities) {
+    if (!had.has(idOf(e.key))) continue;
+    for (const item of e.facts) {
+      const text = typeof item === 'string' ? item : item.text;
+      if (!live.has(`${idOf(e.key)}\u0000${text}`)) texts.add(text);
+    }
+  }
+  const found = new Map<string, RetiredFact>();
+  if (texts.size === 0) return found;
+  const rows = await tx.fact.findMany({
+    where: { projectId, entityId: { in: entityIds }, text: { in: [...texts] }, retiredAt: { not: null } },
+    select: { id: true, entityId: true, text: true, retiredAt: true, replacedById: true },
+    orderBy: [{ retiredAt: 'asc' }, { id: 'asc' }],
+  });
+  const replacements = await tx.fact.findMany({ where: { id: { in: rows.flatMap((r) => (r.replacedById ? [r.replacedById] : [])) } }, select: { id: true, text: true } });
+  const replacement = new Map(replacements.map((r) => [r.id, r]));
+  for (const r of rows) found.set(`${r.entityId}\u0000${r.text}`, { id: r.id, retiredAt: r.retiredAt!, replacedBy: (r.replacedById && replacement.get(r.replacedById)) || null });
+  return found;
+}
+
 /** Which of `keys` the project's entities have. One array parameter, however many keys. */
 async function keysIn(db: Pick<TxClient, '$queryRaw'>, projectId: string, keys: string[]): Promise<Set<string>> {
   const found = await db.$queryRaw<{ key: string }[]>`SELECT key FROM "Entity" WHERE "projectId" = ${projectId} AND key = ANY(${keys}::text[])`;
@@ -92,6 +177,12 @@ const pieceOf = (bundle: CanonBundle, part: Partial<Pick<CanonBundle, 'entities'
  */
 type WriteOptions = { scoped: boolean; mentions: boolean };
 
+/** Names are unique per account since projects are created through one check; older accounts may hold two. */
+function sameNamedProjects(named: { id: string }[], name: string): LoreError {
+  const message = `${named.length} projects of this account are named "${name}" (${named.map((p) => p.id).join(', ')}); choose one with projectId (lore import --project)`;
+  return new LoreError('name_taken', `project.name: ${message}.`, { errors: [{ path: 'project.name', message }] });
+}
+
 export class Importer {
   private readonly staged: StagedImport;
 
@@ -104,52 +195,76 @@ export class Importer {
     this.staged = new StagedImport(prisma, graphOutbox, yieldStore);
   }
 
-  async import(input: { accountId: string; principalKeyId: string; bundle: unknown; projectId?: string }): Promise<ImportResult> {
+  /**
+   * `projectId` absent: the account's project of the bundle's name, created if there is none and `mayCreateProject`
+   * (the key has newProjectScope); without it, a bundle naming no existing project is refused before anything is read.
+   */
+  async import(input: { accountId: string; principalKeyId: string; bundle: unknown; projectId?: string; mayCreateProject: boolean; how?: Partial<ImportHow> }): Promise<ImportResult> {
     const parsed = await parseBundle(input.bundle);
     if (!parsed.success) throw invalid(parsed.error, 'invalid_bundle');
     const bundle = parsed.data;
+    const how = { ...defaultHow, ...input.how };
+    // Named by its id from here on, the project cannot be created further down.
+    if (!input.projectId && !input.mayCreateProject) input = { ...input, projectId: await this.existingProject(input.accountId, bundle.project.name) };
     // A bundle for a new project is written in short slices (stagedImport.ts); into an existing project, in one
     // transaction, unless it is large and the store is shared.
     if (!input.projectId) {
       const ordinals = new Map(bundle.chapters.map((c) => [c.id, c.ordinal] as const));
-      const created = await this.staged.importNew(input.accountId, input.principalKeyId, bundle, () =>
+      const created = await this.staged.importNew(input.accountId, input.principalKeyId, bundle, how.chapterSource, () =>
         this.checkReferences(bundle, new Set(bundle.entities.map((e) => e.key)), ordinals),
       );
       if (created) return created;
     }
     if (this.yieldStore && rowsOf(bundle) > largeImportRows && (await this.isLargeChange(input.accountId, bundle, input.projectId))) {
-      return this.importInPieces(input.accountId, input.principalKeyId, bundle, input.projectId);
+      return this.importInPieces(input.accountId, input.principalKeyId, bundle, how, input.projectId);
     }
-    return this.prisma.$transaction((tx) => this.write(tx, input.accountId, input.principalKeyId, bundle, input.projectId), {
+    return this.prisma.$transaction((tx) => this.write(tx, input.accountId, input.principalKeyId, bundle, how, input.projectId), {
       timeout: 300_000,
       maxWait: 30_000,
     });
   }
 
   /** A large bundle into an existing project, in pieces of about one slice each (see the top of this file). */
-  private async importInPieces(accountId: string, keyId: string, bundle: CanonBundle, projectId?: string): Promise<ImportResult> {
+  private async importInPieces(accountId: string, keyId: string, bundle: CanonBundle, how: ImportHow, projectId?: string): Promise<ImportResult> {
     const slices = new Slices(this.prisma, this.yieldStore);
     const counts = noCounts();
     let changed = false;
+    const retiredFactsSkipped: SkippedRetiredFact[] = [];
     const add = (result: ImportResult) => {
       for (const field of Object.keys(counts) as (keyof ImportCounts)[]) counts[field] += result.counts[field];
       changed ||= result.changed;
+      retiredFactsSkipped.push(...result.retiredFactsSkipped);
       return result;
     };
     const options: WriteOptions = { scoped: true, mentions: false };
 
-    // The project (found by id or name, its description), and the whole bundle's references checked before any write.
+    // The project (found by id or name, its description), and the whole bundle's references checked before any write;
+    // the chapters it has are put at their new places at once, so no piece finds another chapter on its ordinal.
     const first = add(
       await slices.one((prisma) =>
         prisma.$transaction(async (tx) => {
-          const result = await this.write(tx, accountId, keyId, pieceOf(bundle, {}), projectId, options);
-          await this.checkWholeBundle(tx, result.projectId, bundle);
+          const result = await this.write(tx, accountId, keyId, pieceOf(bundle, {}), how, projectId, options);
+          await this.checkWholeBundle(tx, result.projectId, bundle, how);
+          const stored = await tx.chapter.findMany({ where: { projectId: result.projectId }, select: { id: true, externalId: true, ordinal: true, contentHash: true, title: true } });
+          const moved = await placeChapters(tx, stored, wantedOrdinals(bundle, how));
+          result.changed ||= moved.length > 0;
+          // The latest state depends on the order of the chapters its timed values start at.
+          if (moved.length > 0) {
+            const timed = await tx.stateValue.findMany({ where: { projectId: result.projectId }, select: { entityId: true }, distinct: ['entityId'] });
+            await recomputeLatestState(tx, timed.map((v) => v.entityId));
+          }
+          // A moved chapter whose text and title stay is counted here; its piece finds nothing left to write.
+          const inBundle = new Map(bundle.chapters.map((c) => [c.id, c]));
+          result.counts.chaptersUpdated += moved.filter((c) => {
+            const wanted = inBundle.get(c.externalId);
+            return wanted && wanted.title === c.title && sha256(wanted.text) === c.contentHash;
+          }).length;
           return result;
         }),
       ),
     );
     const target = first.projectId;
-    const piece = (tx: TxClient, part: Parameters<typeof pieceOf>[1]) => this.write(tx, accountId, keyId, pieceOf(bundle, part), target, options).then(add);
+    const piece = (tx: TxClient, part: Parameters<typeof pieceOf>[1]) => this.write(tx, accountId, keyId, pieceOf(bundle, part), how, target, options).then(add);
     await slices.eachInTransaction(bundle.chapters, (tx, chapters) => piece(tx, { chapters }), 5);
     // Entities the project has are merged piece by piece; those it has not are written from the bundle alone, with no
     // read of the project's rows, in slices of many more entities for the same time.
@@ -157,14 +272,14 @@ export class Importer {
     await slices.eachInTransaction(bundle.entities.filter((e) => had.has(e.key)), (tx, entities) => piece(tx, { entities }), 50);
     await slices.eachInTransaction(
       bundle.entities.filter((e) => !had.has(e.key)),
-      (tx, entities) => this.writeNewEntities(tx, accountId, keyId, bundle, entities, target, options).then(add),
+      (tx, entities) => this.writeNewEntities(tx, accountId, keyId, bundle, entities, how, target, options).then(add),
     );
     await slices.eachInTransaction(bundle.relationships, (tx, relationships) => piece(tx, { relationships }), 200);
     await slices.eachInTransaction(bundle.timeline, (tx, timeline) => piece(tx, { timeline }), 20);
     const mentions = await recordStaleMentions(this.prisma, target, slices);
     counts.mentionsRecorded += mentions;
     changed ||= mentions > 0;
-    return { projectId: target, projectCreated: first.projectCreated, changed, counts };
+    return { projectId: target, projectCreated: first.projectCreated, changed, counts, retiredFactsSkipped };
   }
 
   /**
@@ -177,6 +292,7 @@ export class Importer {
     keyId: string,
     bundle: CanonBundle,
     entities: CanonBundle['entities'],
+    how: ImportHow,
     projectId: string,
     options: WriteOptions,
   ): Promise<ImportResult> {
@@ -189,7 +305,7 @@ export class Importer {
     );
     const chapters = spans.size === 0 ? [] : await tx.chapter.findMany({ where: { projectId, externalId: { in: [...spans] } }, select: { id: true, externalId: true } });
     const taken = await keysIn(tx, projectId, entities.map((e) => e.key));
-    if (taken.size > 0 || chapters.length < spans.size) return this.write(tx, accountId, keyId, pieceOf(bundle, { entities }), projectId, options);
+    if (taken.size > 0 || chapters.length < spans.size) return this.write(tx, accountId, keyId, pieceOf(bundle, { entities }), how, projectId, options);
 
     const chapterId = new Map(chapters.map((c) => [c.externalId, c.id]));
     const rows = newEntityRows(projectId, keyId, entities, (externalId) => (externalId ? chapterId.get(externalId)! : null));
@@ -197,7 +313,7 @@ export class Importer {
     await this.graphOutbox.record(tx, projectId, { nodes: rows.entities.map((e) => ({ id: e.id, label: e.name, type: e.type })), edges: [] });
     await tx.project.update({ where: { id: projectId }, data: { updatedAt: new Date() } });
     const counts = { ...noCounts(), entitiesCreated: rows.entities.length, factsCreated: rows.facts.length };
-    return { projectId, projectCreated: false, changed: true, counts };
+    return { projectId, projectCreated: false, changed: true, counts, retiredFactsSkipped: [] };
   }
 
   /** Whether the bundle writes more than `largeImportRows` into the project it goes into, judged on what the project has. */
@@ -215,13 +331,12 @@ export class Importer {
   }
 
   /** Checks the references of the whole bundle against the project's chapters and the entities it names. */
-  private async checkWholeBundle(tx: TxClient, projectId: string, bundle: CanonBundle) {
+  private async checkWholeBundle(tx: TxClient, projectId: string, bundle: CanonBundle, how: ImportHow) {
     const own = new Set(bundle.entities.map((e) => e.key));
     const named = [...new Set([...bundle.relationships.flatMap((r) => [r.from, r.to]), ...bundle.timeline.flatMap((t) => t.beats.flatMap((b) => b.entities))])];
     const known = await keysIn(tx, projectId, named.filter((key) => !own.has(key)));
     const chapters = await tx.chapter.findMany({ where: { projectId }, select: { externalId: true, ordinal: true } });
-    const ordinals = new Map([...chapters.map((c) => [c.externalId, c.ordinal] as const), ...bundle.chapters.map((c) => [c.id, c.ordinal] as const)]);
-    this.checkReferences(bundle, new Set([...known, ...own]), ordinals);
+    this.checkReferences(bundle, new Set([...known, ...own]), finalOrdinals(bundle, chapters, how));
   }
 
   private async write(
@@ -229,6 +344,7 @@ export class Importer {
     accountId: string,
     keyId: string,
     bundle: CanonBundle,
+    how: ImportHow,
     projectId?: string,
     options: WriteOptions = { scoped: false, mentions: true },
   ): Promise<ImportResult> {
@@ -244,10 +360,9 @@ export class Importer {
     ];
     const existing = await tx.entity.findMany({ where: { projectId: project.id, ...scope(() => ({ key: { in: referenced() } })) } });
     const byKey = new Map(existing.map((e) => [e.key, e]));
-    const chapters = await tx.chapter.findMany({ where: { projectId: project.id }, select: { id: true, externalId: true, contentHash: true, title: true, ordinal: true } });
+    const chapters = await tx.chapter.findMany({ where: { projectId: project.id }, select: { id: true, externalId: true, contentHash: true, title: true, ordinal: true, source: true } });
     // Story time is judged on the chapters as they will stand after this import: the bundle's ordinals win.
-    const ordinals = new Map([...chapters.map((c) => [c.externalId, c.ordinal] as const), ...bundle.chapters.map((c) => [c.id, c.ordinal] as const)]);
-    this.checkReferences(bundle, new Set([...byKey.keys(), ...bundle.entities.map((e) => e.key)]), ordinals);
+    this.checkReferences(bundle, new Set([...byKey.keys(), ...bundle.entities.map((e) => e.key)]), finalOrdinals(bundle, chapters, how));
 
     const touched = new Set<string>();
     // entities whose latest state (Entity.state) may have to be derived again
@@ -281,22 +396,26 @@ export class Importer {
     counts.entitiesCreated = creates.length;
     const idOf = (key: string) => byKey.get(key)!.id;
 
-    // Chapters, matched by id: written before the facts and state values whose spans point at them.
+    // Chapters, matched by id: written before the facts and state values whose spans point at them. The ones the
+    // project has go to their new places first, so a new chapter never lands on an ordinal that is still taken.
+    const ordinalBefore = new Map(chapters.map((c) => [c.id, c.ordinal]));
+    const reordered = (await placeChapters(tx, chapters, wantedOrdinals(bundle, how))).length > 0;
     const chapterByExternal = new Map(chapters.map((c) => [c.externalId, c]));
-    let reordered = false;
     for (const c of bundle.chapters) {
       const contentHash = sha256(c.text);
       const current = chapterByExternal.get(c.id);
       if (!current) {
-        const row = { id: newId('chp'), projectId: project.id, externalId: c.id, title: c.title, ordinal: c.ordinal, text: c.text, contentHash };
+        const row = { id: newId('chp'), projectId: project.id, externalId: c.id, title: c.title, ordinal: c.ordinal, text: c.text, contentHash, source: how.chapterSource };
         await tx.chapter.create({ data: row });
         chapterByExternal.set(c.id, row);
         counts.chaptersCreated++;
-      } else if (current.contentHash !== contentHash || current.title !== c.title || current.ordinal !== c.ordinal) {
-        await tx.chapter.update({ where: { id: current.id }, data: { title: c.title, ordinal: c.ordinal, text: c.text, contentHash } });
-        reordered ||= current.ordinal !== c.ordinal;
-        counts.chaptersUpdated++;
+        continue;
       }
+      const source = how.claimChapters ? how.chapterSource : current.source;
+      if (current.contentHash !== contentHash || current.title !== c.title || current.source !== source) {
+        await tx.chapter.update({ where: { id: current.id }, data: { title: c.title, text: c.text, contentHash, source } });
+      }
+      if (current.contentHash !== contentHash || current.title !== c.title || ordinalBefore.get(current.id) !== c.ordinal) counts.chaptersUpdated++;
     }
     const chapterId = (externalId: string | undefined) => (externalId ? chapterByExternal.get(externalId)!.id : null);
 
@@ -310,6 +429,8 @@ export class Importer {
       select: { id: true, entityId: true, text: true, fromChapterId: true, untilChapterId: true },
     });
     const knownFacts = new Map(live.map((f) => [`${f.entityId}\u0000${f.text}`, f]));
+    const retired = how.reinstateRetired ? new Map() : await retiredFacts(tx, project.id, bundle, before, idOf, knownFacts);
+    const retiredFactsSkipped: SkippedRetiredFact[] = [];
     const facts: Prisma.FactCreateManyInput[] = [];
     const candidates: Prisma.CandidateCreateManyInput[] = [];
     const decisions: Prisma.DecisionCreateManyInput[] = [];
@@ -325,6 +446,11 @@ export class Importer {
             respanned.push({ id: known.id, ...span });
             Object.assign(known, span);
           }
+          continue;
+        }
+        const gone = retired.get(`${entityId}\u0000${text}`);
+        if (gone) {
+          retiredFactsSkipped.push({ entity: e.key, text, retiredFactId: gone.id, retiredAt: gone.retiredAt, replacedBy: gone.replacedBy });
           continue;
         }
         const id = newId('fct');
@@ -394,25 +520,29 @@ export class Importer {
     if (options.mentions) counts.mentionsRecorded = await recordChapterMentions(tx, project.id);
     counts.beatsRecorded = await this.recordBeats(tx, project.id, bundle, idOf, chapterByExternal);
 
-    const changed = project.created || Object.values(counts).some((n) => n > 0) || project.descriptionChanged;
+    const changed = project.created || Object.values(counts).some((n) => n > 0) || project.descriptionChanged || reordered;
     if (changed) await tx.project.update({ where: { id: project.id }, data: { updatedAt: new Date() } });
-    return { projectId: project.id, projectCreated: project.created, changed, counts };
+    return { projectId: project.id, projectCreated: project.created, changed, counts, retiredFactsSkipped };
   }
 
   /**
    * The target project, held for this transaction: imports into one project run one after the other, so each sees what
    * the one before it wrote, and two racing imports of a new bundle create one project, not two.
    */
+  /** The account's one project named `name`; none: the key may not create it. */
+  private async existingProject(accountId: string, name: string): Promise<string> {
+    const named = await this.prisma.project.findMany({ where: { accountId, name }, select: { id: true }, orderBy: { id: 'asc' }, take: 10 });
+    if (named.length === 0) throw newProjectRefused(name);
+    if (named.length > 1) throw sameNamedProjects(named, name);
+    return named[0].id;
+  }
+
   private async resolveProject(tx: TxClient, accountId: string, bundle: CanonBundle, projectId?: string) {
     const description = bundle.project.description;
     // Without an explicit project, the account's project of the same name is the target, so a re-import lands where the first did.
     if (!projectId) await holdProjectName(tx, accountId, bundle.project.name);
     const named = projectId ? [] : await tx.project.findMany({ where: { accountId, name: bundle.project.name }, orderBy: { id: 'asc' }, take: 10 });
-    // Names are unique per account since projects are created through one check; older accounts may hold two.
-    if (named.length > 1) {
-      const message = `${named.length} projects of this account are named "${bundle.project.name}" (${named.map((p) => p.id).join(', ')}); choose one with projectId (lore import --project)`;
-      throw new LoreError('name_taken', `project.name: ${message}.`, { errors: [{ path: 'project.name', message }] });
-    }
+    if (named.length > 1) throw sameNamedProjects(named, bundle.project.name);
     const found = projectId ? await tx.project.findFirst({ where: { id: projectId, accountId } }) : named[0];
     if (projectId && !found) throw new LoreError('not_found', `Project ${projectId} not found.`);
     if (found) {

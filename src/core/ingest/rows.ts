@@ -11,7 +11,7 @@ type Db = Pick<TxClient, '$executeRawUnsafe'>;
  * travels as JSON text, so that a JSON null stays a JSON null rather than becoming SQL NULL.
  */
 const tables = {
-  Chapter: { id: 'text', projectId: 'text', externalId: 'text', title: 'text', ordinal: 'integer', text: 'text', contentHash: 'text', mentionHash: 'text' },
+  Chapter: { id: 'text', projectId: 'text', externalId: 'text', title: 'text', ordinal: 'integer', text: 'text', contentHash: 'text', mentionHash: 'text', source: 'text' },
   Entity: {
     id: 'text', projectId: 'text', key: 'text', type: '"EntityType"', name: 'text', aliases: 'text[]', baseState: 'jsonb', state: 'jsonb',
     status: '"ApprovalStatus"', confidence: 'double precision', nameText: 'text', searchText: 'text',

@@ -67,7 +67,7 @@ export class StagedImport {
    * Imports `bundle` as a new project of its name, or answers undefined when the account has a project of that name
    * (then the bundle goes into it, as the importer writes into an existing project). `checkReferences` runs before anything is written.
    */
-  async importNew(accountId: string, keyId: string, bundle: CanonBundle, checkReferences: () => void): Promise<ImportResult | undefined> {
+  async importNew(accountId: string, keyId: string, bundle: CanonBundle, chapterSource: string, checkReferences: () => void): Promise<ImportResult | undefined> {
     const name = bundle.project.name;
     return oneAtATime(`${accountId}\u0000${name}`, async () => {
       if (await nameTaken(this.prisma, accountId, name)) return undefined;
@@ -83,7 +83,7 @@ export class StagedImport {
         ]),
       );
       try {
-        const { counts, graphChanged } = await this.write(slices, projectId, keyId, bundle);
+        const { counts, graphChanged } = await this.write(slices, projectId, keyId, bundle, chapterSource);
         // Another process may have created a project of this name meanwhile: then the bundle goes into that one.
         const live = await slices.one((prisma) =>
           prisma.$transaction(async (tx) => {
@@ -95,7 +95,7 @@ export class StagedImport {
             return true;
           }),
         );
-        if (live) return { projectId, projectCreated: true, changed: true, counts };
+        if (live) return { projectId, projectCreated: true, changed: true, counts, retiredFactsSkipped: [] };
       } catch (error) {
         await removeAccountProjects(this.prisma, slices, stagingAccount).catch(() => undefined);
         throw error;
@@ -106,14 +106,14 @@ export class StagedImport {
   }
 
   /** Writes the whole bundle into the staged project, table by table, parents first. */
-  private async write(slices: Slices, projectId: string, keyId: string, bundle: CanonBundle): Promise<{ counts: ImportCounts; graphChanged: boolean }> {
+  private async write(slices: Slices, projectId: string, keyId: string, bundle: CanonBundle, chapterSource: string): Promise<{ counts: ImportCounts; graphChanged: boolean }> {
     const counts: ImportCounts = {
       entitiesCreated: 0, entitiesUpdated: 0, factsCreated: 0, factsUpdated: 0, relationshipsCreated: 0, relationshipsUpdated: 0,
       chaptersCreated: 0, chaptersUpdated: 0, mentionsRecorded: 0, beatsRecorded: 0,
     };
     const insert = <T extends Table>(table: T, rows: Row<T>[], first?: number) => slices.each(rows, (prisma, part) => insertRows(prisma, table, part), first);
 
-    const chapters = bundle.chapters.map((c) => ({ id: newId('chp'), projectId, externalId: c.id, title: c.title, ordinal: c.ordinal, text: c.text, contentHash: sha256(c.text) }));
+    const chapters = bundle.chapters.map((c) => ({ id: newId('chp'), projectId, externalId: c.id, title: c.title, ordinal: c.ordinal, text: c.text, contentHash: sha256(c.text), source: chapterSource }));
     const chapterId = new Map(chapters.map((c) => [c.externalId, c.id]));
     const rows = await newRowsInTurns(projectId, keyId, bundle.entities, (externalId) => (externalId ? chapterId.get(externalId)! : null));
     const idOf = new Map(rows.entities.map((e) => [e.key, e.id]));

@@ -7,7 +7,9 @@
 // (a verb of motion, "to", "from", "into"…), and they are at one time: joined in one clause ("both in X and at Y"),
 // or with "at the same moment", "meanwhile", "while", "also", "at once"… between them, or the same time of day told
 // twice ("at noon … at noon"). Looking or pointing at a place ("looked across at X"), being born there, the
-// pluperfect, and what is thought, dreamt, reported or disjoined ("in X or at Y") place nobody.
+// pluperfect, and what is thought, dreamt, reported or disjoined ("in X or at Y") place nobody. A placement not on the
+// move also clashes with where the canon holds the character as of the passage (state `location`), unless one place
+// lies inside the other.
 import type { ConflictDraft } from '../kinds.ts';
 import { containedIn, contains, directional, kinWord, motion, namesOneMoment, people, placing, pointing, simultaneity, timeNouns } from '../reader/lexicon.ts';
 import { verbIn, type Token } from '../reader/nlp.ts';
@@ -17,7 +19,11 @@ import { sentenceOf, spanAt, words, type Passage } from './passage.ts';
 
 const dayShifts = new Set(['next', 'following', 'later', 'after', 'afterwards', 'tomorrow', 'yesterday', 'previous', 'before', 'earlier']);
 
-type Placement = { character: Ref['entity']; place: Ref['entity']; prep: number; ref: Ref; clause: number; moving: boolean };
+/**
+ * `direct`: the place is said of the character itself ("Cathy stayed at the Grange", "Lucie in Paris", "knew Lucie to
+ * be in Paris"), not of a thing in the clause ("the shoemaker of the garret in Paris").
+ */
+type Placement = { character: Ref['entity']; place: Ref['entity']; prep: number; ref: Ref; clause: number; moving: boolean; direct: boolean };
 
 /** The placing preposition governing a location reference, or undefined when the place is a goal, a source or a label. */
 function prepositionOf(p: Passage, ref: Ref): number | undefined {
@@ -80,7 +86,10 @@ function placements(p: Passage): Placement[] {
     const possessor = (c: Ref) => c.pronoun === 'possessive' || /^['’]s$/.test(tokens[c.last + 1]?.lower ?? '');
     // Right after a character ("Anselm in Greyford") the place is theirs; otherwise ("at Cecily's side in the Dower
     // House", "from her desk in the Abbey", "In Greyford, Edda sold…") it is the clause's subject's.
-    const attached = inClause.find((c) => c.last === prep - 1 && !possessor(c));
+    const attached =
+      inClause.find((c) => c.last === prep - 1 && !possessor(c)) ??
+      // "knew Lucie to be in Paris", "found him to be at the inn": the place is the object's.
+      inClause.find((c) => !possessor(c) && tokens[c.last + 1]?.lower === 'to' && tokens[c.last + 2]?.lemma === 'be' && c.last + 3 === prep);
     // "Kessler's lawyer spends the morning at the yard": a subject that is someone's (not a name of the canon) is
     // where it is, not its possessor.
     const ownsSubject = (c: Ref) => {
@@ -102,7 +111,11 @@ function placements(p: Passage): Placement[] {
     const heading = (t: Token, j: number) => directional.has(t.lower) && !(t.lower === 'out' && placing.has(tokens[start + j + 1]?.lower ?? ''));
     const moving = span.some((t) => t.pos === 'VERB' && verbIn(motion, t)) || span.some((t, j) => heading(t, j) && p.refs.some((r) => r.first === start + j + 1 || r.first === start + j + 2));
     if (span.some((t) => ['or', 'either', 'whether', 'nor'].includes(t.lower))) continue;
-    found.push({ character: owner.entity, place: ref.entity, prep, ref, clause, moving });
+    // Right after a noun that is not the character ("the garret in Paris"), the place is the noun's.
+    let k = prep - 1;
+    while (k > start && tokens[k].pos === 'ADV') k--;
+    const direct = owner === attached || !['NOUN', 'PROPN', 'ADJ', 'NUM'].includes(tokens[k]?.pos ?? '') || p.refs.some((r) => r.last === k);
+    found.push({ character: owner.entity, place: ref.entity, prep, ref, clause, moving, direct });
   }
   return found;
 }
@@ -164,6 +177,29 @@ function simultaneous(p: Passage, a: Placement, b: Placement): boolean {
   return ta !== undefined && ta === tb && !otherDay;
 }
 
+/**
+ * A character the passage places, not on the move, somewhere else than the place the canon holds them at as of the
+ * passage (neither place inside the other): "Cathy stayed at Thrushcross Grange a fortnight" while the canon has her
+ * at Wuthering Heights from ch-30.
+ */
+function heldElsewhere(p: Passage, characterId: string, mine: Placement[]): ConflictDraft | undefined {
+  const heldId = p.slice.heldAt[characterId];
+  const held = heldId && p.slice.entities.find((e) => e.id === heldId);
+  if (!held) return undefined;
+  const elsewhere = mine.find((x) => x.direct && !x.moving && x.place.id !== held.id && !nested(p, x.place.id, held.id));
+  if (!elsewhere) return undefined;
+  const { character, place } = elsewhere;
+  return {
+    severity: 'P2',
+    kind: 'location_conflict',
+    episode: p.episode,
+    title: `${character.name} is at ${place.name}, where the canon does not have them`,
+    rationale: `The canon holds ${character.name} at ${held.name}${p.episode ? ` as of ${p.episode}` : ''}; the passage places them at ${place.name}: "${words(p, elsewhere.prep, elsewhere.ref.last)}" (in "${sentenceOf(p, elsewhere.prep)}").`,
+    refs: [character.id, held.id, place.id],
+    at: spanAt(p, elsewhere.prep, elsewhere.ref.last),
+  };
+}
+
 export function locations(p: Passage): ConflictDraft[] {
   const all = placements(p);
   const hits: ConflictDraft[] = [];
@@ -177,7 +213,11 @@ export function locations(p: Passage): ConflictDraft[] {
         if (simultaneous(p, a, b)) clash = [a, b];
       }
     }
-    if (!clash) continue;
+    if (!clash) {
+      const held = heldElsewhere(p, character.id, mine);
+      if (held) hits.push(held);
+      continue;
+    }
     const [a, b] = clash;
     hits.push({
       severity: 'P2',

@@ -1,7 +1,8 @@
 // Word .docx, read with mammoth: chapters at Heading 1 (and Heading 2) paragraphs; each paragraph is one line of its
 // chapter, so a line number is a paragraph number.
 import mammoth from 'mammoth';
-import { checkChapter, type Manuscript, type ManuscriptFile, type Problems, type ReadOptions } from './manuscript.ts';
+import { ArchiveCorrupt, ArchiveTooLarge, openArchive, type Archive } from './archive.ts';
+import { archiveTooLarge, checkChapter, type Manuscript, type ManuscriptFile, type Problems, type ReadOptions } from './manuscript.ts';
 import { chaptersFromSections } from './markdown.ts';
 import { assignIds, chapterLevel, type Section } from './text.ts';
 
@@ -42,21 +43,42 @@ async function documentOf(file: ManuscriptFile, problems: Problems): Promise<Ele
     return undefined;
   }
   let document: Element | undefined;
+  let archive: Archive | undefined;
   try {
-    await mammoth.convertToHtml(
-      { buffer: file.content },
-      {
-        transformDocument: (element: Element) => {
-          document = element;
-          return element;
-        },
+    archive = await openArchive(file.content);
+    await mammoth.convertToHtml(mammothInput(archive), {
+      transformDocument: (element: Element) => {
+        document = element;
+        return element;
       },
-    );
+      // Only the text is kept: pictures are never inflated.
+      convertImage: mammoth.images.imgElement(async () => ({ src: '' })),
+    });
   } catch (error) {
-    problems.add({ file: file.path }, `is a corrupt .docx file: ${(error as Error).message.split('\n')[0]}`);
+    if (error instanceof ArchiveTooLarge) throw archiveTooLarge(file.path, error.message);
+    const reason = error instanceof ArchiveCorrupt ? error.message : (error as Error).message.split('\n')[0];
+    problems.add({ file: file.path }, `is a corrupt .docx file: ${reason}`);
     return undefined;
+  } finally {
+    archive?.close();
   }
   return document;
+}
+
+/**
+ * The archive as mammoth's own zip reader presents it (mammoth 1.13 takes an opened one as `file`), so that what
+ * mammoth reads is inflated once, by the bounded reader, never by its JSZip.
+ */
+function mammothInput(archive: Archive) {
+  const file = {
+    exists: (name: string) => archive.has(name),
+    read: async (name: string, encoding?: string) => {
+      const bytes = await archive.read(name);
+      if (encoding === 'base64') return bytes.toString('base64');
+      return encoding ? new TextDecoder(encoding).decode(bytes) : bytes;
+    },
+  };
+  return { file } as unknown as { buffer: Buffer };
 }
 
 export async function readDocx(file: ManuscriptFile, options: ReadOptions, problems: Problems): Promise<Manuscript> {
@@ -82,9 +104,9 @@ export async function readDocx(file: ManuscriptFile, options: ReadOptions, probl
     }
   });
   close();
-  const { title, chapters, wanted } = chaptersFromSections(sections, level, file.path, titleFromLevel1);
+  const { title, chapters, wanted, frontMatter } = chaptersFromSections(sections, level, file.path, titleFromLevel1);
   const ids = assignIds(chapters, (_c, i) => wanted[i], (c) => c.title || String(c.origin.line), 'chapter');
   const withIds = chapters.map((c, i) => ({ ...c, id: ids[i] }));
   for (const c of withIds) checkChapter(c, problems);
-  return { title, chapters: withIds, entities: [], relationships: [], skipped: [] };
+  return { title, chapters: withIds, entities: [], relationships: [], skipped: [], frontMatter };
 }

@@ -34,6 +34,8 @@ export type ManuscriptEntity = {
 };
 export type ManuscriptRelationship = { from: string; to: string; kind: string; origin: Origin };
 export type SkippedFile = { file: string; reason: string };
+/** Text before a manuscript's first chapter heading (a title page, a byline): kept, but not a chapter. */
+export type FrontMatterText = { text: string; origin: Origin };
 
 export type Manuscript = {
   /** the manuscript's own title (a Markdown file's single level-1 heading), when it has one */
@@ -42,6 +44,7 @@ export type Manuscript = {
   entities: ManuscriptEntity[];
   relationships: ManuscriptRelationship[];
   skipped: SkippedFile[];
+  frontMatter?: FrontMatterText[];
 };
 
 export type Problem = Origin & { message: string };
@@ -66,6 +69,9 @@ export function manuscriptError(problems: Problem[]): LoreError {
   const more = errors.length > 5 ? `; and ${errors.length - 5} more` : '';
   return new LoreError('validation_error', `The manuscript has ${errors.length} problem${errors.length === 1 ? '' : 's'}; nothing was imported: ${head}${more}`, { errors });
 }
+
+/** An archive (a .docx) over what one may hold or inflate to: refused whole, before it is read. */
+export const archiveTooLarge = (file: string, reason: string) => new LoreError('payload_too_large', `${file} ${reason}; nothing was imported.`);
 
 /** Collects problems while a reader works; `fail` throws them all at once. */
 export class Problems {

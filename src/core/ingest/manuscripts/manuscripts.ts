@@ -1,37 +1,52 @@
 // Imports a manuscript (any format the readers take) through the bundle importer, and with `sync` also removes the
-// project's chapters the manuscript no longer has: a project kept in step with a book the writer goes on editing.
+// chapters it brought before and no longer has: a project kept in step with a book the writer goes on editing. Each
+// chapter records its source (the manuscript's name), so a sync never removes chapters that came from elsewhere (a
+// bundle, the API, another manuscript). The manuscript's chapters keep one run of the reading order: after the
+// project's other chapters when it is new, where they were on a later sync, or after the chapter the writer names.
 // The importer matches chapters on their ids, so only what changed is written, and only changed chapters' mentions
-// are recorded again.
+// are recorded again. A dry run says all this without writing.
 import type { PrismaClient } from '../../../generated/prisma/client.ts';
 import type { ChapterService } from '../../canon/chapters.ts';
 import { LoreError } from '../../errors.ts';
-import { projectName as projectNameRule } from '../../validation.ts';
-import type { ImportCounts, Importer } from '../importer.ts';
+import { noCounts, type ImportCounts, type Importer, type SkippedRetiredFact } from '../importer.ts';
 import { sha256 } from '../mentions.ts';
 import { describeOrigin, type ManuscriptFile, type ManuscriptFormat, type ReadOptions, type SkippedFile } from './manuscript.ts';
-import { manuscriptBundle, readManuscript } from './read.ts';
+import { manuscriptBundle } from './read.ts';
+import type { ManuscriptReader } from './readerPool.ts';
 
 export const chapterChanges = ['added', 'edited', 'moved', 'retitled', 'removed'] as const;
 export type ChapterChangeKind = (typeof chapterChanges)[number];
-/** A chapter the import changed; `ordinal` and `file` are absent for a removed one. */
+/** A chapter the import changed; `ordinal` and `file` are absent for a removed one, `file` for another source's chapter it moved. */
 export type ChapterChange = { id: string; title: string; ordinal: number | null; file: string | null; change: ChapterChangeKind };
 
 export type ManuscriptImportInput = {
   accountId: string;
   keyId: string;
-  /** the target project; absent: the account's project named `name`, created if needed */
+  /** the target project; absent: the account's project named `name`, created if needed and `mayCreateProject` */
   projectId?: string;
+  /** the key has newProjectScope (src/core/access/tiers.ts) */
+  mayCreateProject: boolean;
   name?: string;
   format: ManuscriptFormat;
   files: ManuscriptFile[];
   options: ReadOptions;
-  /** also remove the project's chapters that are not in the manuscript */
+  /** also remove the chapters this manuscript brought before that it no longer has */
   sync: boolean;
+  /** the manuscript's name in the project (default: the file's name for markdown and docx, else the format) */
+  source?: string;
+  /** put the manuscript's chapters right after this chapter of another source (default: where they are, else last) */
+  after?: string;
+  /** say what the import would do, writing nothing */
+  dryRun: boolean;
 };
 
+export type FrontMatterPart = { file: string; line: number | null; text: string };
+
 export type ManuscriptImportResult = {
-  projectId: string;
+  /** null only for a dry run into a project that does not exist yet */
+  projectId: string | null;
   projectCreated: boolean;
+  dryRun: boolean;
   changed: boolean;
   format: ManuscriptFormat;
   /** chapters added, edited, moved, retitled or removed, in reading order (removed ones last) */
@@ -43,28 +58,40 @@ export type ManuscriptImportResult = {
   relationshipCount: number;
   counts: ImportCounts & { chaptersRemoved: number };
   skipped: SkippedFile[];
+  /** text before the first chapter heading (a title page, a byline): not a chapter */
+  frontMatter: FrontMatterPart[];
+  retiredFactsSkipped: SkippedRetiredFact[];
 };
 
-type StoredChapter = { id: string; externalId: string; title: string; ordinal: number; contentHash: string };
+type StoredChapter = { id: string; externalId: string; title: string; ordinal: number; contentHash: string; source: string };
+
+/** Chapter.source of a manuscript's chapters. */
+export const manuscriptSource = (name: string) => `manuscript:${name}`;
 
 export class ManuscriptService {
   constructor(
     private readonly prisma: PrismaClient,
     private readonly importer: Importer,
     private readonly chapterService: ChapterService,
+    private readonly reader: ManuscriptReader,
   ) {}
 
+  /** Lets the reader threads go. */
+  close() {
+    return this.reader.close();
+  }
+
   async import(input: ManuscriptImportInput): Promise<ManuscriptImportResult> {
-    const manuscript = await readManuscript(input.format, input.files, input.options);
-    const name = projectNameRule.safeParse(input.name ?? manuscript.title ?? '').data?.slice(0, 80) || 'Manuscript';
-    const bundle = manuscriptBundle(manuscript, name);
+    const { manuscript, name } = await this.reader.read(input.format, input.files, input.options, input.name);
+    const source = manuscriptSource(input.source ?? (input.format === 'markdown' || input.format === 'docx' ? input.files[0].path : input.format));
 
     const { projectId: storedIn, chapters: stored } = await this.storedChapters(input.accountId, input.projectId, name);
+    const plan = placement(stored, manuscript.chapters.map((c) => c.id), source, input.after, input.sync);
+    const bundle = manuscriptBundle(manuscript, name, plan.first);
     const byId = new Map(stored.map((c) => [c.externalId, c]));
-    const wanted = new Set(manuscript.chapters.map((c) => c.id));
     const changes: ChapterChange[] = [];
     manuscript.chapters.forEach((c, i) => {
-      const ordinal = i + 1;
+      const ordinal = plan.first + i;
       const current = byId.get(c.id);
       const title = c.title.slice(0, 300);
       const change: ChapterChangeKind | undefined = !current
@@ -72,32 +99,57 @@ export class ManuscriptService {
         : current.contentHash !== sha256(c.text) ? 'edited' : current.ordinal !== ordinal ? 'moved' : current.title !== title ? 'retitled' : undefined;
       if (change) changes.push({ id: c.id, title, ordinal, file: describeOrigin(c.origin), change });
     });
-    const removed = input.sync ? stored.filter((c) => !wanted.has(c.externalId)) : [];
-    if (removed.length > 0) await this.requireRemovable(storedIn!, removed, input.format);
-
-    const result = await this.importer.import({ accountId: input.accountId, principalKeyId: input.keyId, bundle, projectId: input.projectId });
-    for (const chapter of removed) {
-      await this.chapterService.delete(result.projectId, chapter.externalId);
-      changes.push({ id: chapter.externalId, title: chapter.title, ordinal: null, file: null, change: 'removed' });
+    const ownChanges = changes.length;
+    const removedIds = new Set(plan.removed.map((c) => c.externalId));
+    for (const moved of plan.place) {
+      if (removedIds.has(moved.externalId)) continue;
+      const chapter = byId.get(moved.externalId)!;
+      changes.push({ id: chapter.externalId, title: chapter.title, ordinal: moved.ordinal, file: null, change: 'moved' });
     }
-    return {
-      projectId: result.projectId,
-      projectCreated: result.projectCreated,
-      changed: result.changed || removed.length > 0,
+    changes.sort((a, b) => a.ordinal! - b.ordinal!);
+    if (plan.removed.length > 0) await this.requireRemovable(storedIn!, plan.removed, input.format);
+    const removedChanges = plan.removed.map((c): ChapterChange => ({ id: c.externalId, title: c.title, ordinal: null, file: null, change: 'removed' }));
+    const frontMatter = (manuscript.frontMatter ?? []).map((f) => ({ file: f.origin.file, line: f.origin.line ?? null, text: f.text }));
+    const described = {
       format: input.format,
-      chapters: changes,
-      unchangedChapters: manuscript.chapters.length - (changes.length - removed.length),
+      unchangedChapters: manuscript.chapters.length - ownChanges,
       chapterCount: manuscript.chapters.length,
       entityCount: manuscript.entities.length,
       relationshipCount: manuscript.relationships.length,
-      counts: { ...result.counts, chaptersRemoved: removed.length },
       skipped: manuscript.skipped,
+      frontMatter,
+    };
+    if (input.dryRun) {
+      return {
+        ...described, projectId: storedIn ?? null, projectCreated: !storedIn, dryRun: true, changed: changes.length + removedChanges.length > 0,
+        chapters: [...changes, ...removedChanges], counts: { ...noCounts(), chaptersRemoved: 0 }, retiredFactsSkipped: [],
+      };
+    }
+
+    const result = await this.importer.import({
+      accountId: input.accountId,
+      principalKeyId: input.keyId,
+      bundle,
+      projectId: input.projectId,
+      mayCreateProject: input.mayCreateProject,
+      how: { chapterSource: source, claimChapters: true, place: plan.place },
+    });
+    for (const chapter of plan.removed) await this.chapterService.delete(result.projectId, chapter.externalId);
+    return {
+      ...described,
+      projectId: result.projectId,
+      projectCreated: result.projectCreated,
+      dryRun: false,
+      changed: result.changed || plan.removed.length > 0,
+      chapters: [...changes, ...removedChanges],
+      counts: { ...result.counts, chaptersRemoved: plan.removed.length },
+      retiredFactsSkipped: result.retiredFactsSkipped,
     };
   }
 
   /** The chapters the target project has now: by id, or the account's one project of that name (none: a new project). */
   private async storedChapters(accountId: string, projectId: string | undefined, name: string): Promise<{ projectId?: string; chapters: StoredChapter[] }> {
-    const select = { id: true, externalId: true, title: true, ordinal: true, contentHash: true } as const;
+    const select = { id: true, externalId: true, title: true, ordinal: true, contentHash: true, source: true } as const;
     if (projectId) return { projectId, chapters: await this.prisma.chapter.findMany({ where: { projectId, project: { accountId } }, select }) };
     const named = await this.prisma.project.findMany({ where: { accountId, name }, select: { id: true }, take: 2 });
     // Two projects of one name: the importer refuses and lists them.
@@ -137,4 +189,49 @@ export class ManuscriptService {
       { errors },
     );
   }
+}
+
+/**
+ * Where the manuscript's chapters go: one run of ordinals from `first`, after the chapters of other sources that come
+ * before it (those up to `after`; else those before where its chapters are now; else all of them). The chapters after
+ * the run keep their ordinals where they can and move up where they must (`place`). Chapters the manuscript brought
+ * before and no longer has (`removed` by a sync) wait after everything until they are removed; without sync they stay,
+ * right after the run.
+ */
+function placement(stored: StoredChapter[], ids: string[], source: string, after: string | undefined, sync: boolean) {
+  const wanted = new Set(ids);
+  const byOrdinal = [...stored].sort((a, b) => a.ordinal - b.ordinal);
+  // A chapter of the manuscript's ids is its own, whoever wrote it before (a chapter older than sources, most often).
+  const own = byOrdinal.filter((c) => wanted.has(c.externalId));
+  const gone = byOrdinal.filter((c) => !wanted.has(c.externalId) && c.source === source);
+  const others = byOrdinal.filter((c) => !wanted.has(c.externalId) && c.source !== source);
+  let before: StoredChapter[];
+  if (after !== undefined) {
+    const anchor = others.find((c) => c.externalId === after);
+    if (!anchor) {
+      const why = stored.some((c) => c.externalId === after) ? 'is one of this manuscript\'s own chapters' : 'is not a chapter of the project';
+      throw new LoreError('validation_error', `after: chapter ${after} ${why}; name a chapter the manuscript's chapters should follow.`, { errors: [{ path: 'after', message: `chapter ${after} ${why}` }] });
+    }
+    before = others.filter((c) => c.ordinal <= anchor.ordinal);
+  } else if (own.length + gone.length > 0) {
+    const start = Math.min(...[...own, ...gone].map((c) => c.ordinal));
+    before = others.filter((c) => c.ordinal < start);
+  } else {
+    before = others;
+  }
+  const first = (before.at(-1)?.ordinal ?? 0) + 1;
+  const rest = others.filter((c) => !before.includes(c));
+  const place: { externalId: string; ordinal: number }[] = [];
+  let previous = first + ids.length - 1;
+  const follow = (chapters: StoredChapter[], keep: boolean) => {
+    for (const c of chapters) {
+      const ordinal = keep ? Math.max(c.ordinal, previous + 1) : previous + 1;
+      if (ordinal !== c.ordinal) place.push({ externalId: c.externalId, ordinal });
+      previous = ordinal;
+    }
+  };
+  if (!sync) follow(gone, false);
+  follow(rest, true);
+  if (sync) follow(gone, true);
+  return { first, place, removed: sync ? gone : [] };
 }

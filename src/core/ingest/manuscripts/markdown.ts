@@ -1,29 +1,38 @@
 // Markdown and plain text: one file cut into chapters at its headings, or a folder with one chapter per file.
-import { checkChapter, type Manuscript, type ManuscriptChapter, type ManuscriptFile, type Problems, type ReadOptions } from './manuscript.ts';
+import { checkChapter, type FrontMatterText, type Manuscript, type ManuscriptChapter, type ManuscriptFile, type Problems, type ReadOptions } from './manuscript.ts';
 import { assignIds, baseName, chapterLevel, decodeText, naturalCompare, slug, splitAtHeadings, splitFrontMatter, type Section } from './text.ts';
 
 export const textFileName = /\.(md|markdown|txt)$/i;
 
 /**
  * Chapters from sections cut at headings: a blank part heading followed by deeper headings ("# Part One" then
- * "## Chapter 1") is a divider, not a chapter. The text before the first heading is a chapter named after the file.
+ * "## Chapter 1") is a divider, not a chapter. What comes before the first chapter heading (a title page, a byline,
+ * the text under the book's own title) is front matter, not a chapter; a text with no heading at all is one chapter
+ * named after the file.
  */
-export function chaptersFromSections(sections: Section[], level: number, file: string, titleFromLevel1: boolean): { title?: string; chapters: Omit<ManuscriptChapter, 'id'>[]; wanted: string[] } {
+export function chaptersFromSections(sections: Section[], level: number, file: string, titleFromLevel1: boolean): { title?: string; chapters: Omit<ManuscriptChapter, 'id'>[]; wanted: string[]; frontMatter: FrontMatterText[] } {
   let title: string | undefined;
   const chapters: Omit<ManuscriptChapter, 'id'>[] = [];
   const wanted: string[] = [];
+  const frontMatter: FrontMatterText[] = [];
+  const hasHeadings = sections.some((s) => s.level > 0);
+  const hasChapterHeadings = sections.some((s) => s.level === 2);
   sections.forEach((s, i) => {
+    const isTitle = titleFromLevel1 && s.level === 1 && hasChapterHeadings;
     if (titleFromLevel1 && s.level === 1) {
       title = s.title;
       if (!s.text.trim()) return;
     }
+    if ((s.level === 0 && hasHeadings) || isTitle) {
+      if (s.text.trim()) frontMatter.push({ text: trimBlankEdges(s.text), origin: { file, line: s.line } });
+      return;
+    }
     const next = sections[i + 1];
     if (s.level > 0 && s.level < level && !s.text.trim() && next && next.level > s.level) return;
-    const isTitle = titleFromLevel1 && s.level === 1;
-    chapters.push({ title: s.level === 0 || isTitle ? (isTitle ? s.title : baseName(file)) : s.title, text: trimBlankEdges(s.text), origin: { file, line: s.line } });
+    chapters.push({ title: s.level === 0 ? baseName(file) : s.title, text: trimBlankEdges(s.text), origin: { file, line: s.line } });
     wanted.push(s.explicitId ?? slug(s.level === 0 ? baseName(file) : s.title));
   });
-  return { title, chapters, wanted };
+  return { title, chapters, wanted, frontMatter };
 }
 
 /** Blank lines around a chapter's text go; its own lines keep their numbers relative to its first non-blank line. */
@@ -47,11 +56,11 @@ export function readMarkdownFile(file: ManuscriptFile, options: ReadOptions, pro
   const firstLine = front ? front.bodyLine : 1;
   const { level, titleFromLevel1 } = chapterLevel(splitAtHeadings(body, 2, firstLine).map((s) => s.level).filter((l) => l > 0), options.headingLevel);
   const sections = splitAtHeadings(body, level, firstLine);
-  const { title, chapters, wanted } = chaptersFromSections(sections, level, file.path, titleFromLevel1);
+  const { title, chapters, wanted, frontMatter } = chaptersFromSections(sections, level, file.path, titleFromLevel1);
   const ids = assignIds(chapters, (_c, i) => wanted[i], (c) => c.title || String(c.origin.line), 'chapter');
   const withIds = chapters.map((c, i) => ({ ...c, id: ids[i] }));
   for (const c of withIds) checkChapter(c, problems);
-  return { title, chapters: withIds, entities: [], relationships: [], skipped };
+  return { title, chapters: withIds, entities: [], relationships: [], skipped, frontMatter };
 }
 
 /**

@@ -61,15 +61,15 @@ async function readFormat(format: ManuscriptFormat, files: ManuscriptFile[], opt
 const isHidden = (path: string) => path.split('/').some((part) => part.startsWith('.'));
 
 /**
- * The manuscript as a canon bundle: chapters in reading order (ordinals 1, 2, …), the vault's entities and
+ * The manuscript as a canon bundle: chapters in reading order (ordinals firstOrdinal, firstOrdinal + 1, …), the vault's entities and
  * relationships. Checked with the bundle's own rules, each problem reported against the file it came from.
  */
-export function manuscriptBundle(manuscript: Manuscript, projectName: string): unknown {
+export function manuscriptBundle(manuscript: Manuscript, projectName: string, firstOrdinal = 1): unknown {
   const bundle = {
     project: { name: projectName },
     entities: manuscript.entities.map((e) => ({ key: e.key, type: e.type, name: e.name, aliases: e.aliases, state: e.state, facts: e.facts.map((f) => f.text), status: e.status })),
     relationships: manuscript.relationships.map((r) => ({ from: r.from, to: r.to, kind: r.kind })),
-    chapters: manuscript.chapters.map((c, i) => ({ id: c.id, title: c.title.slice(0, 300), ordinal: i + 1, text: c.text })),
+    chapters: manuscript.chapters.map((c, i) => ({ id: c.id, title: c.title.slice(0, 300), ordinal: firstOrdinal + i, text: c.text })),
   };
   const parsed = bundleSchema.safeParse(bundle);
   if (parsed.success) return bundle;

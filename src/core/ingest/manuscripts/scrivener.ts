@@ -5,7 +5,7 @@
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { checkChapter, type Manuscript, type ManuscriptChapter, type ManuscriptFile, type Problems } from './manuscript.ts';
 import { RtfError, rtfToText } from './rtf.ts';
-import { decodeText, validId } from './text.ts';
+import { decodeText, lineAt, validId } from './text.ts';
 
 type BinderItem = {
   '@_UUID'?: string;
@@ -40,7 +40,19 @@ export function readScrivener(files: ManuscriptFile[], problems: Problems): Manu
     problems.add({ file: project.path, line: valid.err.line }, `is not well-formed XML: ${valid.err.msg}`);
     return empty;
   }
-  const root = parser.parse(xml) as { ScrivenerProject?: { Binder?: { BinderItem?: BinderItem[] } } };
+  // Scrivener writes no DTD; one that declares entities is refused before the parser expands anything.
+  const entity = /<!ENTITY\b/i.exec(xml);
+  if (entity) {
+    problems.add({ file: project.path, line: lineAt(xml, entity.index) }, 'declares XML entities (<!ENTITY …>); a Scrivener project file has none, and they are not read');
+    return empty;
+  }
+  let root: { ScrivenerProject?: { Binder?: { BinderItem?: BinderItem[] } } };
+  try {
+    root = parser.parse(xml);
+  } catch (error) {
+    problems.add({ file: project.path }, `cannot be read as a Scrivener project file: ${(error as Error).message.split('\n')[0]}`);
+    return empty;
+  }
   const top = root.ScrivenerProject?.Binder?.BinderItem;
   if (!top) {
     problems.add({ file: project.path }, 'has no <ScrivenerProject><Binder>: it is not a Scrivener project file');
