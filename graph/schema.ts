@@ -8,6 +8,8 @@ import './types/EntityState.ts';
 import './queries/projects.ts';
 import './queries/recall.ts';
 import './queries/entity.ts';
+import './queries/entities.ts';
+import './queries/mentionMap.ts';
 import './queries/mentions.ts';
 import './queries/search.ts';
 import './queries/graph.ts';

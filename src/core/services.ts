@@ -10,6 +10,7 @@ import { ChapterService } from './canon/chapters.ts';
 import { FactService } from './canon/facts.ts';
 import { ConflictChecker } from './conflicts/checker.ts';
 import { EntityReader } from './canon/entities.ts';
+import { CanonOverview } from './canon/overview.ts';
 import { FallbackGraphStore } from './relationships/fallbackGraphStore.ts';
 import type { GraphStore } from './relationships/graphStore.ts';
 import { Neo4jGraphStore } from './relationships/neo4jGraphStore.ts';
@@ -62,6 +63,7 @@ export function createServices(db: Database, config: Config, logger: Logger) {
     projects,
     entities,
     canon: new CanonService(prisma),
+    overview: new CanonOverview(prisma),
     authoring: new AuthoringService(prisma, entities, graphOutbox, db.yieldStore),
     facts: new FactService(prisma),
     chapters: new ChapterService(prisma),
