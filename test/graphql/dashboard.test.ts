@@ -89,6 +89,17 @@ describe('dashboard fields', () => {
     ]);
   });
 
+  it('when the stored timeline is read without an LLM key, then the imported beats come back, and without stored the key is still required', async () => {
+    const stored = await gw.graphql('query ($p: ID!) { timeline(projectId: $p, stored: true) { data { chapter beats { summary } } } }', { p: projectId }, key);
+    expect(stored.errors).toBeUndefined();
+    expect(stored.data.timeline.data).toEqual([
+      { chapter: 'ch-01', beats: [{ summary: 'Mara and Keth sail past the dark lighthouse.' }] },
+      { chapter: 'ch-02', beats: [{ summary: 'Keth drowns at Gull Point in a storm.' }] },
+    ]);
+    const asked = await gw.graphql('query ($p: ID!) { timeline(projectId: $p) { data { chapter } } }', { p: projectId }, key);
+    expect(asked.errors?.[0].extensions.code).toBe('precondition_required');
+  });
+
   it("when another account's project is asked for, then it answers as missing", async () => {
     const other = await gw.createKey('pro');
     for (const query of ['query ($p: ID!) { entities(projectId: $p) { total } }', 'query ($p: ID!) { mentionMap(projectId: $p) { rows { total } } }']) {
