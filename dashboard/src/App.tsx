@@ -1,5 +1,6 @@
 import { lazy, Suspense, useEffect, useRef, useState } from 'react';
-import { apiKey, forgetKey } from './api.ts';
+import { apiKey, forgetKey, gql } from './api.ts';
+import { ops, type Project } from './ops.ts';
 import { Link, navigate, projectPath, usePath } from './router.tsx';
 import { ChaptersPage } from './pages/Chapters.tsx';
 import { ChapterPage } from './pages/Chapter.tsx';
@@ -29,6 +30,7 @@ export function App() {
   const [signedIn, setSignedIn] = useState(Boolean(apiKey()));
   const main = useRef<HTMLElement>(null);
   const { page, projectId, id } = route(path);
+  const projectName = useProjectName(signedIn ? projectId : undefined);
 
   // A new page moves focus to its content, so keyboard and screen reader users start there.
   useEffect(() => {
@@ -50,6 +52,11 @@ export function App() {
       </a>
       <header className="top">
         <span className="brand">Lore</span>
+        {projectId && projectName && (
+          <Link to={projectPath(projectId)} className="project-name" aria-label={`Project: ${projectName}`}>
+            {projectName}
+          </Link>
+        )}
         <nav aria-label="Main">
           <Link to="/" aria-current={current('projects')}>
             Projects
@@ -86,6 +93,21 @@ export function App() {
       </main>
     </>
   );
+}
+
+/** The project's name for the header: from the projects list (free to read); none for a key that cannot list projects. */
+function useProjectName(projectId: string | undefined): string | undefined {
+  const [names, setNames] = useState<Map<string, string>>(new Map());
+  const asked = useRef(new Set<string>());
+  useEffect(() => {
+    if (!projectId || names.has(projectId) || asked.current.has(projectId)) return;
+    asked.current.add(projectId);
+    gql<{ projects: Project[] }>(ops.projects).then(
+      (d) => setNames(new Map(d.projects.map((p) => [p.id, p.name]))),
+      () => undefined,
+    );
+  }, [projectId, names]);
+  return projectId ? names.get(projectId) : undefined;
 }
 
 function pageFor(page: string, projectId: string | undefined, id: string | undefined, signOut: () => void) {

@@ -4,7 +4,8 @@
 import { accessSync, constants } from 'node:fs';
 
 const requireVariable = 'LORE_REQUIRE_BROWSER';
-const candidates = () => [process.env.LORE_CHROMIUM, '/usr/bin/chromium', '/usr/bin/chromium-browser'].filter((p): p is string => Boolean(p));
+// LORE_CHROMIUM, when set, is the only one tried (so pointing it nowhere shows what happens without a browser).
+const candidates = () => (process.env.LORE_CHROMIUM ? [process.env.LORE_CHROMIUM] : ['/usr/bin/chromium', '/usr/bin/chromium-browser']);
 
 /** The browser's path, or undefined (with the reason) when there is none. */
 export function findBrowser(): { path?: string; reason?: string } {

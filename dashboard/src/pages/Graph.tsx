@@ -6,7 +6,7 @@ import { entityPath, Link, navigate } from '../router.tsx';
 import { Heading, Problem, Status } from '../ui.tsx';
 import { useData } from '../useData.ts';
 
-// One colour per entity type, dark enough for white labels and distinct from one another.
+// One colour per entity type, distinct from one another (the legend's swatches in app.css use the same).
 export const typeColours: Record<string, string> = {
   character: '#1f5fa8',
   location: '#2e7d32',
@@ -16,6 +16,17 @@ export const typeColours: Record<string, string> = {
   promise: '#b3261e',
 };
 
+// Cytoscape adds a <style> element to the page unless an element with this id is there; a strict content security
+// policy refuses inline styles, so app.css carries its one rule (.graph is position: relative) and this marks it present.
+const cytoscapeStylesheetId = '__________cytoscape_stylesheet';
+
+function markCytoscapeStylesheet() {
+  if (document.getElementById(cytoscapeStylesheetId)) return;
+  const marker = document.createElement('meta');
+  marker.id = cytoscapeStylesheetId;
+  document.head.append(marker);
+}
+
 export default function GraphPage({ projectId }: { projectId: string }) {
   const [root, setRoot] = useState(() => new URLSearchParams(location.search).get('root') ?? '');
   const [depth, setDepth] = useState(1);
@@ -24,6 +35,7 @@ export default function GraphPage({ projectId }: { projectId: string }) {
 
   useEffect(() => {
     if (!graph.data || !box.current) return;
+    markCytoscapeStylesheet();
     const cy = cytoscape({
       container: box.current,
       elements: [
@@ -97,7 +109,7 @@ export default function GraphPage({ projectId }: { projectId: string }) {
       <ul className="legend" aria-label="Colours">
         {entityTypes.map((t) => (
           <li key={t}>
-            <span className="swatch" style={{ backgroundColor: typeColours[t] }} aria-hidden="true" /> {t}
+            <span className={`swatch type-${t}`} aria-hidden="true" /> {t}
           </li>
         ))}
       </ul>
