@@ -6,7 +6,8 @@ import { fileURLToPath } from 'node:url';
 import express from 'express';
 
 const distDir = fileURLToPath(new URL('../dashboard/dist/', import.meta.url));
-const reserved = /^\/(api|graphql|health|docs|errors)(\/|$)/;
+// The API's paths, and assets/ (a missing asset is a 404, not the app).
+const reserved = /^\/(api|graphql|health|docs|errors|assets)(\/|$)/;
 
 const notBuilt =
   '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Lore</title></head>' +

@@ -1,0 +1,61 @@
+// The gateway serves the built dashboard at / and its client paths, without shadowing the API's own paths; without a
+// build, / says how to make one.
+import { mkdtempSync, rmSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import express from 'express';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dashboardRouter } from '../../app/dashboard.ts';
+import { ensureDashboardBuilt } from '../support/dashboardBuild.ts';
+import { startTestGateway, type TestGateway } from '../support/gateway.ts';
+
+let gw: TestGateway;
+beforeAll(async () => {
+  ensureDashboardBuilt();
+  gw = await startTestGateway();
+}, 120_000);
+afterAll(() => gw?.close());
+
+const get = (path: string, accept = 'text/html') => fetch(`${gw.url}${path}`, { headers: { Accept: accept } });
+
+describe('the dashboard as the gateway serves it', () => {
+  it('when / and a client path are opened, then both answer the app, and its hashed assets are cached for good', async () => {
+    for (const path of ['/', '/projects/prj_x/entities/ent_y']) {
+      const res = await get(path);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+      const html = await res.text();
+      expect(html).toContain('<div id="root"></div>');
+      const script = /src="(\/assets\/[^"]+\.js)"/.exec(html)![1];
+      const asset = await get(script, '*/*');
+      expect(asset.status).toBe(200);
+      expect(asset.headers.get('cache-control')).toMatch(/immutable/);
+    }
+  });
+
+  it("when the API's paths are asked for as a browser would, then they answer as before, never the app", async () => {
+    const missingRoute = await get('/api/v1/nowhere');
+    expect(missingRoute.status).toBe(404);
+    expect(missingRoute.headers.get('content-type')).toMatch(/problem\+json/);
+    expect((await get('/health', '*/*')).status).toBe(200);
+    for (const path of ['/docs/nowhere', '/errors/nowhere', '/assets/missing.js']) expect((await get(path)).status).toBe(404);
+    const graphql = await fetch(`${gw.url}/graphql`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ query: '{ usage { used } }' }) });
+    expect((await graphql.json()).errors[0].extensions.code).toBe('AUTH_MISSING_KEY');
+  });
+
+  it('when the dashboard is not built, then / says in one line how to build it', async () => {
+    const empty = mkdtempSync(join(tmpdir(), 'lore-dashboard-'));
+    const app = express().use(dashboardRouter(`${empty}/`));
+    const server = app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    try {
+      const res = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`, { headers: { Accept: 'text/html' } });
+      expect(res.status).toBe(503);
+      expect(await res.text()).toMatch(/npm run build:dashboard/);
+    } finally {
+      server.close();
+      rmSync(empty, { recursive: true, force: true });
+    }
+  });
+});
