@@ -1,9 +1,10 @@
 // The gateway serves the built dashboard at / and its client paths, without shadowing the API's own paths; without a
 // build, / says how to make one.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dashboardRouter } from '../../app/dashboard.ts';
@@ -42,6 +43,14 @@ describe('the dashboard as the gateway serves it', () => {
     for (const path of ['/docs/nowhere', '/errors/nowhere', '/assets/missing.js']) expect((await get(path)).status).toBe(404);
     const graphql = await fetch(`${gw.url}/graphql`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ query: '{ usage { used } }' }) });
     expect((await graphql.json()).errors[0].extensions.code).toBe('AUTH_MISSING_KEY');
+  });
+
+  it("when the app's JavaScript is gzipped, then it weighs under 500 kB in all", () => {
+    const assets = new URL('../../dashboard/dist/assets/', import.meta.url);
+    const sizes = readdirSync(assets).filter((f) => f.endsWith('.js')).map((f) => [f, gzipSync(readFileSync(new URL(f, assets)), { level: 9 }).length] as const);
+    const total = sizes.reduce((n, [, size]) => n + size, 0);
+    process.stdout.write(`dashboard JavaScript gzipped: ${(total / 1024).toFixed(0)} kB (${sizes.map(([f, size]) => `${f.replace(/-[\w-]+\.js$/, '')} ${(size / 1024).toFixed(0)} kB`).join(', ')})\n`);
+    expect(total).toBeLessThan(500 * 1024);
   });
 
   it('when the dashboard is not built, then / says in one line how to build it', async () => {
