@@ -7,7 +7,6 @@ import { afterAll, beforeAll, expect, inject } from 'vitest';
 import { seed } from '../bench/seed.ts';
 import { browserArgs } from '../support/browser.ts';
 import { describe, it } from '../support/browserTests.ts';
-import { ensureDashboardBuilt } from '../support/dashboardBuild.ts';
 import { startFakeLlm, type FakeLlm } from '../support/fakeLlm.ts';
 import { saltmarshBundle } from '../support/fixtures.ts';
 import { entityIdsByName, importBundle, startTestGateway, type TestGateway } from '../support/gateway.ts';
@@ -63,10 +62,12 @@ async function underStrictCsp(target: BrowserContext) {
   });
 }
 
+/** Polls until the page shows what is expected: a check or a load can take seconds on a busy machine. */
+const eventually = <T>(read: () => Promise<T>) => expect.poll(read, { timeout: 20_000, interval: 100 });
+
 const heading = (name: string) => page.getByRole('heading', { level: 1, name });
 
 beforeAll(async () => {
-  ensureDashboardBuilt();
   fake = await startFakeLlm();
   gw = await startTestGateway({ LORE_OPENAI_BASE_URL: fake.url, LORE_ANTHROPIC_BASE_URL: fake.url });
   ({ key } = await gw.createKey('studio'));
@@ -99,14 +100,14 @@ describe('the dashboard', () => {
     await page.goto(gw.url);
     await page.getByLabel('API key').fill(`sk_lore_${'B'.repeat(40)}`);
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await expect.poll(() => page.getByRole('alert').textContent()).toMatch(/not valid/);
+    await eventually(() => page.getByRole('alert').textContent()).toMatch(/not valid/);
     expect(await seriousViolations()).toEqual([]);
 
     await page.getByLabel('API key').fill(key);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await heading('Projects').waitFor();
     const row = page.getByRole('row', { name: /The Saltmarsh Chronicles/ });
-    await expect.poll(() => row.getByRole('cell').allTextContents()).toEqual([expect.stringContaining('The Saltmarsh Chronicles'), '6', '3', '1', expect.any(String)]);
+    await eventually(() => row.getByRole('cell').allTextContents()).toEqual([expect.stringContaining('The Saltmarsh Chronicles'), '6', '3', '1', expect.any(String)]);
     expect(await page.evaluate(() => [sessionStorage.length, localStorage.length])).toEqual([1, 0]);
     expect(await seriousViolations()).toEqual([]);
   });
@@ -120,22 +121,22 @@ describe('the dashboard', () => {
     await page.screenshot({ path: new URL('../../docs/dashboard.png', import.meta.url).pathname });
 
     await page.getByLabel('Type', { exact: true }).selectOption('location');
-    await expect.poll(() => page.locator('.entity-list li').allTextContents()).toEqual([expect.stringContaining('Gull Point')]);
+    await eventually(() => page.locator('.entity-list li').allTextContents()).toEqual([expect.stringContaining('Gull Point')]);
     await page.getByLabel('Type', { exact: true }).selectOption('');
     await page.getByLabel('Search').fill('Heron');
     await page.getByRole('button', { name: 'Search', exact: true }).click();
-    await expect.poll(() => page.locator('.entity-list li').first().textContent()).toMatch(/the Heron/);
+    await eventually(() => page.locator('.entity-list li').first().textContent()).toMatch(/the Heron/);
   });
 
   it('when an entity is read as of two chapters, then its state and facts differ; a stale edit is refused and a fresh one saved', async () => {
     await page.goto(`${gw.url}/projects/${projectId}/entities/${ids['Keth Voss']}`);
     await heading('Keth Voss').waitFor();
     await page.getByLabel('As of chapter').selectOption('ch-01');
-    await expect.poll(() => page.locator('dl.state').textContent()).toBe('statusalive');
-    await expect.poll(() => page.getByRole('region', { name: /Approved facts/ }).textContent()).toMatch(/Keth sails with his sister/);
+    await eventually(() => page.locator('dl.state').textContent()).toBe('statusalive');
+    await eventually(() => page.getByRole('region', { name: /Approved facts/ }).textContent()).toMatch(/Keth sails with his sister/);
     await page.getByLabel('As of chapter').selectOption('ch-02');
-    await expect.poll(() => page.locator('dl.state').textContent()).toBe('statusdead');
-    await expect.poll(() => page.getByRole('region', { name: /Approved facts/ }).textContent()).toMatch(/Keth drowned at Gull Point/);
+    await eventually(() => page.locator('dl.state').textContent()).toBe('statusdead');
+    await eventually(() => page.getByRole('region', { name: /Approved facts/ }).textContent()).toMatch(/Keth drowned at Gull Point/);
     // Provenance, mentions in reading order and relationships.
     expect(await page.getByRole('region', { name: /Approved facts/ }).textContent()).toMatch(/approved by key_/);
     expect(await page.getByRole('region', { name: /Mentions/ }).getByRole('listitem').allTextContents()).toEqual([expect.stringMatching(/^Low Tide, line 3/), expect.stringMatching(/^The Drowning, line 2/)]);
@@ -146,8 +147,8 @@ describe('the dashboard', () => {
     await graphql('mutation ($p: ID!, $e: ID!) { updateEntity(projectId: $p, entityId: $e, input: { aliases: ["Keth", "the Younger"] }) { version } }', { p: projectId, e: ids['Keth Voss'] });
     await page.getByLabel('Name', { exact: true }).fill('Keth Voss the Drowned');
     await page.getByRole('button', { name: 'Save', exact: true }).click();
-    await expect.poll(() => page.getByRole('alert').textContent()).toMatch(/Someone changed this entity.*\(2\)/);
-    await expect.poll(() => page.getByText('Also called: Keth, the Younger').count()).toBe(1);
+    await eventually(() => page.getByRole('alert').textContent()).toMatch(/Someone changed this entity.*\(2\)/);
+    await eventually(() => page.getByText('Also called: Keth, the Younger').count()).toBe(1);
     await page.getByLabel('Name', { exact: true }).fill('Keth Voss the Drowned');
     await page.getByRole('button', { name: 'Save', exact: true }).click();
     await heading('Keth Voss the Drowned').waitFor();
@@ -157,35 +158,35 @@ describe('the dashboard', () => {
     await page.getByRole('navigation').getByRole('link', { name: 'Review' }).click();
     await heading('Review').waitFor();
     const items = page.locator('ol.queue > li');
-    await expect.poll(() => items.count()).toBe(3);
+    await eventually(() => items.count()).toBe(3);
     expect(await seriousViolations()).toEqual([]);
     const first = items.filter({ hasText: 'Mara fears deep water.' });
     expect(await first.textContent()).toMatch(/From the harbour ledger\..*Proposed by key_/);
     await first.getByRole('button', { name: 'Approve' }).click();
-    await expect.poll(() => items.count()).toBe(2);
+    await eventually(() => items.count()).toBe(2);
     const second = items.filter({ hasText: 'Mara was born on Gull Point.' });
     await second.getByLabel('Reason (optional)').fill('Not in the manuscript.');
     await second.getByRole('button', { name: 'Reject' }).click();
-    await expect.poll(() => items.count()).toBe(1);
+    await eventually(() => items.count()).toBe(1);
     const mara = await graphql('query ($p: ID!, $e: ID!) { entity(projectId: $p, entityId: $e) { approvedFacts { text } suggestedFacts { text } } }', { p: projectId, e: ids['Mara Voss'] });
     expect(mara.entity.approvedFacts.map((f: { text: string }) => f.text)).toContain('Mara fears deep water.');
     expect(mara.entity.suggestedFacts).toEqual([]);
     // The last one through the selection.
     await items.first().getByRole('checkbox').check();
     await page.getByRole('button', { name: /Approve selected/ }).click();
-    await expect.poll(() => page.getByText('Nothing waits for review.').count()).toBe(1);
+    await eventually(() => page.getByText('Nothing waits for review.').count()).toBe(1);
   });
 
   it('when a conflict is resolved and a passage checked with the writer’s own provider key, then the hit is shown with its words marked and the key kept nowhere', async () => {
     await page.getByRole('navigation').getByRole('link', { name: 'Conflicts' }).click();
     await heading('Conflicts').waitFor();
     const conflict = page.locator('ol.conflicts > li');
-    await expect.poll(() => conflict.count()).toBe(1);
+    await eventually(() => conflict.count()).toBe(1);
     expect(await conflict.textContent()).toMatch(/P2.*continuity error.*the Heron left port without Mara/);
     await conflict.getByRole('link', { name: ids['Mara Voss'] }).waitFor();
     expect(await seriousViolations()).toEqual([]);
     await conflict.getByRole('button', { name: 'Resolve' }).click();
-    await expect.poll(() => conflict.count()).toBe(0);
+    await eventually(() => conflict.count()).toBe(0);
 
     fake.requests.length = 0;
     fake.fallback = { object: { conflicts: [{ severity: 'P1', kind: 'dead_character_active', episode: 'ch-02', title: 'Keth speaks after drowning', rationale: 'Keth drowned in ch-02, yet the passage has "Keth laughed".', refs: [ids['Keth Voss']] }] } };
@@ -196,7 +197,7 @@ describe('the dashboard', () => {
     await page.getByLabel(/Provider key/).fill(providerKey);
     await page.getByRole('button', { name: 'Check', exact: true }).click();
     const result = page.locator('.check-result');
-    await expect.poll(() => result.locator('mark').allTextContents()).toContain('Keth laughed');
+    await eventually(() => result.locator('mark').allTextContents()).toContain('Keth laughed');
     expect(await result.textContent()).toMatch(/P1.*dead character active in ch-02/);
     expect(fake.requests.some((r) => r.headers.authorization === `Bearer ${providerKey}`)).toBe(true);
     expect(await page.evaluate(() => JSON.stringify({ ...sessionStorage, ...localStorage }))).not.toContain(providerKey);
@@ -207,7 +208,7 @@ describe('the dashboard', () => {
     await page.getByRole('navigation').getByRole('link', { name: 'Chapters' }).click();
     await heading('Chapters').waitFor();
     const maraRow = page.getByRole('row', { name: /Mara Voss/ });
-    await expect.poll(() => maraRow.getByRole('cell').allTextContents()).toEqual(['2', '1', '3']);
+    await eventually(() => maraRow.getByRole('cell').allTextContents()).toEqual(['2', '1', '3']);
     await page.locator('ul.beats li', { hasText: 'Keth drowns at Gull Point in a storm.' }).waitFor();
     expect(await seriousViolations()).toEqual([]);
     await page.getByRole('link', { name: '2. The Drowning' }).click();
@@ -221,7 +222,7 @@ describe('the dashboard', () => {
   it('when the graph is opened around an entity, then clicking a node opens that entity', async () => {
     await page.goto(`${gw.url}/projects/${projectId}/graph?root=${ids['Mara Voss']}`);
     await heading('Graph').waitFor();
-    await expect.poll(() => page.getByRole('status').textContent()).toMatch(/3 entities, 2 relationships/);
+    await eventually(() => page.getByRole('status').textContent()).toMatch(/3 entities, 2 relationships/);
     expect(await seriousViolations()).toEqual([]);
     // The Heron is the only object: find its colour on the canvas and click there.
     await page.waitForTimeout(300);
@@ -252,8 +253,8 @@ describe('the dashboard', () => {
   it('when usage is opened, then the quota, rate limit and audit log show', async () => {
     await page.getByRole('navigation').getByRole('link', { name: 'Usage' }).click();
     await heading('Usage').waitFor();
-    await expect.poll(() => page.locator('dl.state').textContent()).toMatch(/of 100000.*600 a minute/);
-    await expect.poll(() => page.getByRole('row').filter({ hasText: 'decideCandidate' }).count()).toBeGreaterThan(0);
+    await eventually(() => page.locator('dl.state').textContent()).toMatch(/of 100000.*600 a minute/);
+    await eventually(() => page.getByRole('row').filter({ hasText: 'decideCandidate' }).count()).toBeGreaterThan(0);
     expect(await seriousViolations()).toEqual([]);
     // Nothing failed in the page and nothing broke the content security policy (a wrong key's 401 is the one expected error).
     expect(pageErrors.filter((e) => !/Failed to load resource: the server responded with a status of 401/.test(e))).toEqual([]);

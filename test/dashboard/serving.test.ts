@@ -8,12 +8,10 @@ import { gzipSync } from 'node:zlib';
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dashboardRouter } from '../../app/dashboard.ts';
-import { ensureDashboardBuilt } from '../support/dashboardBuild.ts';
 import { startTestGateway, type TestGateway } from '../support/gateway.ts';
 
 let gw: TestGateway;
 beforeAll(async () => {
-  ensureDashboardBuilt();
   gw = await startTestGateway();
 }, 120_000);
 afterAll(() => gw?.close());

@@ -1,5 +1,5 @@
-// The browser tests drive the built dashboard: build it (npm run build:dashboard) when dashboard/dist is missing or
-// older than the app's sources and operations, so a test never runs against a stale build.
+// The dashboard's tests drive the built app: test/support/globalSetup.ts builds it (npm run build:dashboard) when
+// dashboard/dist is missing or older than the app's sources and operations, so no test runs against a stale build.
 import { execFileSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';

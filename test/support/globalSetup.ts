@@ -5,6 +5,7 @@ import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { applyMigrations } from '../../src/db/migrate.ts';
 import { findBrowser } from './browser.ts';
+import { ensureDashboardBuilt } from './dashboardBuild.ts';
 import { databaseUrl } from './env.ts';
 import { neo4jMissing } from './neo4j.ts';
 import { startEmbeddedPostgres } from './postgres.ts';
@@ -28,6 +29,8 @@ async function prepare(): Promise<Prepared> {
   if (neo4jSkipReason) process.stderr.write(`Neo4j tests skipped: ${neo4jSkipReason} (set LORE_REQUIRE_NEO4J=1 to fail instead).\n`);
   const browser = findBrowser();
   if (browser.reason) process.stderr.write(`Browser tests skipped: ${browser.reason} (set LORE_REQUIRE_BROWSER=1 to fail instead).\n`);
+  // Once per run, before any test file: files running side by side must not each rebuild dashboard/dist under the other.
+  ensureDashboardBuilt();
 
   const server = process.env.TEST_DATABASE_URL ? { url: process.env.TEST_DATABASE_URL, stop: async () => undefined } : await startEmbeddedPostgres();
   const template = `lore_template_${process.pid}`;
