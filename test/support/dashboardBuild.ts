@@ -23,5 +23,6 @@ export function ensureDashboardBuilt(): void {
   }
   const sources = Math.max(newest(`${root}dashboard/src`), newest(`${root}graph/operations/dashboard`), statSync(`${root}dashboard/index.html`).mtimeMs);
   if (built > sources) return;
-  execFileSync('npm', ['run', 'build:dashboard'], { cwd: root, stdio: 'pipe' });
+  // vitest sets NODE_ENV=test, which Vite would honour with a development build of React: build what npm ci builds.
+  execFileSync('npm', ['run', 'build:dashboard'], { cwd: root, stdio: 'pipe', env: { ...process.env, NODE_ENV: 'production' } });
 }

@@ -19,7 +19,8 @@ function Highlighted({ text, quotes }: { text: string; quotes: string[] }) {
     const needle = q.toLowerCase();
     for (let at = lower.indexOf(needle); at >= 0; at = lower.indexOf(needle, at + needle.length)) ranges.push([at, at + needle.length]);
   }
-  ranges.sort((a, b) => a[0] - b[0]);
+  // In passage order; of two quotes starting at one place, the longer is marked.
+  ranges.sort((a, b) => a[0] - b[0] || b[1] - a[1]);
   const parts: ReactNode[] = [];
   let cursor = 0;
   for (const [start, end] of ranges) {
