@@ -20,7 +20,8 @@ export function dashboardRouter(dir = distDir): express.Router {
   router.use('/assets', express.static(`${dir}assets`, { immutable: true, maxAge: '1y', index: false }));
   router.use(express.static(dir, { index: false }));
   router.get(/.*/, (req, res, next) => {
-    if (reserved.test(req.path) || !req.accepts('html')) return next();
+    // Only a browser's page load (it asks for text/html by name): an API client's */* still gets the 404 problem.
+    if (reserved.test(req.path) || !(req.get('Accept') ?? '').includes('text/html')) return next();
     res.setHeader('Cache-Control', 'no-cache');
     if (!existsSync(index)) return void res.status(503).type('html').send(notBuilt);
     res.sendFile(index);

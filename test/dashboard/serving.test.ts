@@ -37,6 +37,8 @@ describe('the dashboard as the gateway serves it', () => {
     const missingRoute = await get('/api/v1/nowhere');
     expect(missingRoute.status).toBe(404);
     expect(missingRoute.headers.get('content-type')).toMatch(/problem\+json/);
+    // A client path asked for by an API client (any type, not a page) is a 404 problem too.
+    expect((await get('/projects/prj_x', '*/*')).status).toBe(404);
     expect((await get('/health', '*/*')).status).toBe(200);
     for (const path of ['/docs/nowhere', '/errors/nowhere', '/assets/missing.js']) expect((await get(path)).status).toBe(404);
     const graphql = await fetch(`${gw.url}/graphql`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ query: '{ usage { used } }' }) });
