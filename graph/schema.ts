@@ -7,6 +7,7 @@ import './types/Fact.ts';
 import './types/EntityState.ts';
 import './queries/projects.ts';
 import './queries/recall.ts';
+import './queries/brief.ts';
 import './queries/entity.ts';
 import './queries/mentions.ts';
 import './queries/search.ts';
