@@ -74,7 +74,7 @@ export function createServices(db: Database, config: Config, logger: Logger) {
     extraction: new ExtractionService(prisma, new ReviewService(prisma, graphOutbox), config.llm),
     exporter: new Exporter(prisma),
     conflicts: new ConflictChecker(prisma, config.llm),
-    brief: new BriefService(prisma),
+    brief: new BriefService(db.sql),
     timeline: new TimelineService(prisma, config.llm),
     graph,
     neo4j,
