@@ -8,6 +8,7 @@ import './types/EntityState.ts';
 import './queries/projects.ts';
 import './queries/recall.ts';
 import './queries/brief.ts';
+import './queries/promises.ts';
 import './queries/entity.ts';
 import './queries/mentions.ts';
 import './queries/search.ts';

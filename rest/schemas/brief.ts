@@ -35,7 +35,17 @@ export const BriefContent = z
       z.object({ id: z.string(), type: z.string(), name: z.string(), state, relationships: z.array(relationship) }).meta({ description: 'an entity one relationship away from a named one' }),
     ),
     rules: z.array(z.object({ id: z.string(), name: z.string(), facts: z.array(fact) })),
-    promises: z.array(z.object({ id: z.string(), name: z.string(), facts: z.array(fact) })),
+    promises: z
+      .array(
+        z.object({
+          id: z.string(),
+          name: z.string(),
+          set_up_in: z.string().nullable().meta({ description: 'chapter id of its setup (promise ledger)' }),
+          age: z.number().int().nullable().meta({ description: 'chapters since its setup' }),
+          facts: z.array(fact),
+        }),
+      )
+      .meta({ description: 'promises open at the chapter that the scene names, that are related to a named entity, or that involve one' }),
     beats: z.array(z.object({ id: z.string(), chapter: z.string(), summary: z.string() })).meta({ description: 'the last beats before the chapter, in story order' }),
   })
   .meta({ id: 'BriefContent' });

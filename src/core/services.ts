@@ -6,6 +6,7 @@ import type { Logger } from '../logger.ts';
 import { AuditLog } from './audit/auditLog.ts';
 import { AuthoringService } from './canon/authoring.ts';
 import { BriefService } from './brief/brief.ts';
+import { PromiseLedgerService } from './promises/ledger.ts';
 import { CanonService } from './canon/canon.ts';
 import { ChapterService } from './canon/chapters.ts';
 import { FactService } from './canon/facts.ts';
@@ -75,6 +76,7 @@ export function createServices(db: Database, config: Config, logger: Logger) {
     exporter: new Exporter(prisma),
     conflicts: new ConflictChecker(prisma, config.llm),
     brief: new BriefService(db.sql),
+    promises: new PromiseLedgerService(prisma),
     timeline: new TimelineService(prisma, config.llm),
     graph,
     neo4j,

@@ -120,3 +120,5 @@ export const defaultBriefBudget = 2000;
 export const briefFormats = ['json', 'markdown'] as const;
 /** Entity ids a brief may be given, besides its text. */
 export const briefEntityIds = z.array(resourceId).max(100, 'must hold at most 100 ids');
+/** Chapters an open promise may wait before the ledger marks it at risk. */
+export const atRiskAfter = z.number().int('must be an integer').min(1, 'must be at least 1').max(100_000, 'must be at most 100000');

@@ -42,7 +42,12 @@ export function harbourBundle(): any {
       { key: 'ada', type: 'character', name: 'Ada Quill', aliases: ['Ada'], facts: ['Ada keeps the inn.'] },
       { key: 'jon', type: 'character', name: 'Jon Rook', aliases: ['Jon'], status: 'suggested', facts: ['Jon is a spy.'] },
       { key: 'no-magic', type: 'rule', name: 'No magic at sea', facts: ['Salt water breaks every spell.'] },
-      { key: 'oath', type: 'promise', name: "Mara's oath", facts: ['Mara swore to find who sank the Heron\'s sister ship.'] },
+      {
+        key: 'oath', type: 'promise', name: "Mara's oath", facts: ['Mara swore to find who sank the Heron\'s sister ship.'],
+        promise: { set_up_in: 'ch-01', involves: ['mara', 'heron'] },
+      },
+      { key: 'debt', type: 'promise', name: "Ada's debt", facts: ['Ada owes the smugglers a boat.'], promise: { set_up_in: 'ch-02', paid_off_in: 'ch-04', involves: ['ada'] } },
+      { key: 'feud', type: 'promise', name: 'The Voss feud', promise: { set_up_in: 'ch-01', involves: ['mara'], status: 'dropped' } },
       ...sailors,
     ],
     relationships: [

@@ -10,7 +10,7 @@ import { kinWord, type KinRole } from '../conflicts/reader/lexicon.ts';
 import { LoreError } from '../errors.ts';
 import { holdsSql, stateAtSql, unknownChapter } from '../canon/storyTime.ts';
 import { pack, type Omitted } from './pack.ts';
-import type { BriefBeat, BriefContent, BriefEntity, BriefFact, BriefFormat, BriefNeighbour, BriefRelationship, BriefRule, NamedBy } from './render.ts';
+import type { BriefBeat, BriefContent, BriefEntity, BriefFact, BriefFormat, BriefNeighbour, BriefPromise, BriefRelationship, BriefRule, NamedBy } from './render.ts';
 import { encodingName, tokenCounter } from './tokens.ts';
 
 export type BriefRequest = {
@@ -83,10 +83,19 @@ const statements = {
     WHERE e."projectId" = $1 AND e.type = 'rule' AND e.status = 'approved'
     ORDER BY (e.id = ANY($3::text[])) DESC, ts_rank(to_tsvector('english', e."searchText"), q.tsq) DESC, e.id
     LIMIT ${limits.rules}`),
-  // $3: the named ids and their neighbours
-  promises: twoWays('promises', (columns) => `SELECT ${columns('TRUE')} FROM "Entity" e
-    WHERE e."projectId" = $1 AND e.id = ANY($3::text[]) AND e.type = 'promise' AND e.status = 'approved'
-    ORDER BY e.id LIMIT ${limits.promises}`),
+  // The promises open at the chapter (set up by then, not paid off or dropped) that the scene names, that a
+  // relationship ties to a named entity, or whose ledger line involves one. $3: the named ids and their neighbours,
+  // $4: the named ids.
+  promises: twoWays('promises', (columns) => `SELECT ${columns('TRUE')}, sc."externalId" AS set_up_in,
+      CASE WHEN sc.id IS NULL THEN NULL ELSE (SELECT count(*)::int FROM "Chapter" c
+        WHERE c."projectId" = $1 AND c.ordinal > sc.ordinal AND ($2::int IS NULL OR c.ordinal <= $2::int)) END AS age
+    FROM "Entity" e LEFT JOIN "PromiseLedger" l ON l."entityId" = e.id
+    LEFT JOIN "Chapter" sc ON sc.id = l."setUpChapterId" LEFT JOIN "Chapter" pc ON pc.id = l."paidOffChapterId"
+    WHERE e."projectId" = $1 AND e.type = 'promise' AND e.status = 'approved' AND (e.id = ANY($3::text[]) OR l.involves && $4::text[])
+      AND COALESCE(l.status, 'open') <> 'dropped' AND NOT (l.status = 'paid' AND pc.id IS NULL)
+      AND ($2::int IS NULL OR sc.ordinal IS NULL OR sc.ordinal <= $2::int)
+      AND (pc.ordinal IS NULL OR ($2::int IS NOT NULL AND pc.ordinal > $2::int))
+    ORDER BY sc.ordinal NULLS FIRST, e.id LIMIT ${limits.promises}`),
   beats: statement('brief_beats', `
     SELECT b.id, c."externalId" AS chapter, b.summary FROM (
       SELECT c.id, c."externalId", c.ordinal FROM "Chapter" c
@@ -131,7 +140,7 @@ export class BriefService {
     const [entityRows, ruleRows, promiseRows, beats] = await Promise.all([
       named.length + neighbourIds.length ? rows<EntityRow>(this.sql, statements.entities[way], [projectId, at, named, [...named, ...neighbourIds]]) : [],
       rows<EntityRow>(this.sql, statements.rules[way], [projectId, at, named, words.join(' | ') || 'nothing']),
-      rows<EntityRow>(this.sql, statements.promises[way], [projectId, at, [...named, ...neighbourIds]]),
+      rows<EntityRow & { set_up_in: string | null; age: number | null }>(this.sql, statements.promises[way], [projectId, at, [...named, ...neighbourIds], named]),
       rows<BriefBeat>(this.sql, statements.beats, [projectId, at]),
     ]);
     const byId = new Map(entityRows.map((e) => [e.id, e]));
@@ -157,7 +166,7 @@ export class BriefService {
         }),
       ),
       rules: ruleRows.map((r): BriefRule => ({ id: r.id, name: r.name, facts: r.facts })),
-      promises: promiseRows.map((p) => ({ id: p.id, name: p.name, facts: p.facts })),
+      promises: promiseRows.map((p): BriefPromise => ({ id: p.id, name: p.name, set_up_in: p.set_up_in, age: p.age, facts: p.facts })),
       beats,
     };
     const packed = pack(candidates, { budget: request.budget, format: request.format, chapter: chapter?.externalId ?? null, count });

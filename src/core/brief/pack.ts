@@ -29,9 +29,9 @@ function itemsByPriority(candidates: BriefContent, names: Map<string, string>): 
   for (const n of candidates.neighbours) {
     items.push({ kind: 'neighbours', of: n, section: 'neighbours', json: () => JSON.stringify(n), markdown: () => markdown.neighbour(n, names) });
   }
-  for (const r of candidates.rules) items.push({ kind: 'rules', of: r, section: 'rules', json: () => JSON.stringify(r), markdown: () => markdown.ruleOrPromise(r) });
+  for (const r of candidates.rules) items.push({ kind: 'rules', of: r, section: 'rules', json: () => JSON.stringify(r), markdown: () => markdown.rule(r) });
   for (const p of candidates.promises) {
-    items.push({ kind: 'promises', of: p, section: 'promises', json: () => JSON.stringify(p), markdown: () => markdown.ruleOrPromise(p) });
+    items.push({ kind: 'promises', of: p, section: 'promises', json: () => JSON.stringify(p), markdown: () => markdown.promise(p) });
   }
   for (const b of [...candidates.beats].reverse()) items.push({ kind: 'beats', of: b, section: 'beats', json: () => JSON.stringify(b), markdown: () => markdown.beat(b) });
   return items;

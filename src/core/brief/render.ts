@@ -17,7 +17,8 @@ export type BriefEntity = {
 /** An entity one relationship away from a named one. */
 export type BriefNeighbour = { id: string; type: string; name: string; state: Record<string, unknown>; relationships: BriefRelationship[] };
 export type BriefRule = { id: string; name: string; facts: BriefFact[] };
-export type BriefPromise = { id: string; name: string; facts: BriefFact[] };
+/** An open promise: the chapter that set it up and the chapters since (null without a setup). */
+export type BriefPromise = { id: string; name: string; set_up_in: string | null; age: number | null; facts: BriefFact[] };
 export type BriefBeat = { id: string; chapter: string; summary: string };
 
 export type BriefContent = {
@@ -35,6 +36,7 @@ export type BriefFormat = 'json' | 'markdown';
 
 export const renderJson = (content: BriefContent): string => JSON.stringify(content);
 
+const facts = (list: BriefFact[]) => list.map((f) => `\n  - ${f.text} \`${f.id}\``).join('');
 const value = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v));
 const stateLine = (state: Record<string, unknown>) =>
   Object.entries(state)
@@ -59,7 +61,9 @@ export const markdown = {
     const via = n.relationships.map((r) => `${names.get(r.from) ?? r.from} ${r.kind} ${names.get(r.to) ?? r.to} \`${r.id}\``).join('; ');
     return `- ${n.name} (${n.type}) \`${n.id}\`${state ? `; ${state}` : ''}: ${via}\n`;
   },
-  ruleOrPromise: (r: BriefRule | BriefPromise) => `- ${r.name} \`${r.id}\`${r.facts.map((f) => `\n  - ${f.text} \`${f.id}\``).join('')}\n`,
+  rule: (r: BriefRule) => `- ${r.name} \`${r.id}\`${facts(r.facts)}\n`,
+  promise: (p: BriefPromise) =>
+    `- ${p.name} \`${p.id}\`${p.set_up_in ? ` (set up in ${p.set_up_in}, ${p.age} chapters ago)` : ''}${facts(p.facts)}\n`,
   beat: (b: BriefBeat) => `- ${b.chapter}: ${b.summary} \`${b.id}\`\n`,
 };
 
@@ -81,8 +85,8 @@ export function renderMarkdown(content: BriefContent, chapter: string | null, na
   }
   if (content.relationships.length > 0) out += markdown.section(sectionTitles.relationships) + content.relationships.map((r) => markdown.relationship(r, names)).join('');
   if (content.neighbours.length > 0) out += markdown.section(sectionTitles.neighbours) + content.neighbours.map((n) => markdown.neighbour(n, names)).join('');
-  if (content.rules.length > 0) out += markdown.section(sectionTitles.rules) + content.rules.map(markdown.ruleOrPromise).join('');
-  if (content.promises.length > 0) out += markdown.section(sectionTitles.promises) + content.promises.map(markdown.ruleOrPromise).join('');
+  if (content.rules.length > 0) out += markdown.section(sectionTitles.rules) + content.rules.map(markdown.rule).join('');
+  if (content.promises.length > 0) out += markdown.section(sectionTitles.promises) + content.promises.map(markdown.promise).join('');
   if (content.beats.length > 0) out += markdown.section(sectionTitles.beats) + content.beats.map(markdown.beat).join('');
   return out;
 }
