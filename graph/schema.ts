@@ -7,6 +7,8 @@ import './types/Fact.ts';
 import './types/EntityState.ts';
 import './queries/projects.ts';
 import './queries/recall.ts';
+import './queries/brief.ts';
+import './queries/promises.ts';
 import './queries/entity.ts';
 import './queries/entities.ts';
 import './queries/mentionMap.ts';
