@@ -1,4 +1,4 @@
-// Assembles the gateway: /api/v1 (REST), /graphql (for dashboards), /health, on one express app.
+// Assembles the gateway: /api/v1 (REST), /graphql, /health and the dashboard at /, on one express app.
 import { randomUUID } from 'node:crypto';
 import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
 import express from 'express';
@@ -6,6 +6,7 @@ import { GraphQLError } from 'graphql';
 import { createYoga, maskError, type Plugin } from 'graphql-yoga';
 import { createContext, releaseContext, type GraphContext } from '../graph/context.ts';
 import { Executor } from '../graph/executor.ts';
+import { dashboardRouter } from './dashboard.ts';
 import { schema } from '../graph/schema.ts';
 import { buildOpenApiDocument } from '../rest/openapi.ts';
 import { sendProblem } from '../rest/problem.ts';
@@ -152,6 +153,7 @@ export function createApp(services: Services, config: Config) {
     },
   });
   app.use(yoga.graphqlEndpoint, (req, res) => yoga(req, res, { req, res }));
+  app.use(dashboardRouter());
 
   app.use((req, res) => sendProblem(req, res, { code: 'not_found', detail: `No route ${req.method} ${req.path}.` }, config.siteUrl));
   app.use((error: Error, req: express.Request, res: express.Response, _next: express.NextFunction) => {

@@ -10,7 +10,7 @@ import {
 } from '../src/core/validation.ts';
 
 // Query strings arrive as text; integers are accepted only when written as integers, with nothing around them.
-const intFromQuery = (rule: z.ZodNumber) =>
+export const intFromQuery = (rule: z.ZodNumber) =>
   z.preprocess((v) => (typeof v === 'string' && /^-?\d{1,15}$/.test(v) ? Number(v) : v), rule);
 
 export const pageQuery = {

@@ -17,7 +17,7 @@ builder.queryField('chapter', (t) =>
       const args = parseArgs(chapterArgs, rawArgs);
       const principal = await ctx.principal();
       await ctx.services.projects.requireOwned(principal.accountId, args.projectId);
-      return ctx.services.chapters.get(args.projectId, args.chapterId);
+      return { ...(await ctx.services.chapters.get(args.projectId, args.chapterId)), projectId: args.projectId };
     },
   }),
 );

@@ -1,5 +1,6 @@
 import { builder } from '../builder.ts';
 import { ApprovalStatus } from './Entity.ts';
+import { FactProvenance } from './FactProvenance.ts';
 
 export const Fact = builder.prismaObject('Fact', {
   description: 'A statement about an entity, with where it came from.',
@@ -29,5 +30,12 @@ export const Fact = builder.prismaObject('Fact', {
     retiredAt: t.expose('retiredAt', { type: 'DateTime', nullable: true, description: 'when it left the canon (replaced or retired); null while live' }),
     retiredBy: t.exposeString('retiredBy', { nullable: true, description: 'the key id that retired it' }),
     replacedById: t.exposeString('replacedById', { nullable: true, description: 'the fact that replaced it in a retcon' }),
+    provenance: t.loadable({
+      type: FactProvenance,
+      nullable: true,
+      description: 'its proposal and the decision on it; null for a fact written without one',
+      resolve: (fact) => fact.candidateId,
+      load: (ids: string[], ctx) => ctx.services.overview.provenance(ids),
+    }),
   }),
 });

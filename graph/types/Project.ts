@@ -9,5 +9,6 @@ export const Project = builder.prismaObject('Project', {
     lastUpdated: t.expose('updatedAt', { type: 'DateTime' }),
     entityCount: t.relationCount('entities'),
     conflictCount: t.relationCount('conflicts', { where: { status: 'pending' }, description: 'pending conflicts' }),
+    pendingReviewCount: t.relationCount('candidates', { where: { status: 'pending' }, description: 'candidates waiting for review' }),
   }),
 });

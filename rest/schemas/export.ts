@@ -1,6 +1,6 @@
 // GET /projects/{id}/export (extension): the project as a canon bundle, in the format `lore import` reads.
 import { z } from 'zod';
-import { entityTypes } from '../../src/core/ingest/bundle.ts';
+import { entityTypes, promiseStatuses } from '../../src/core/ingest/bundle.ts';
 
 const status = z.enum(['approved', 'suggested']);
 const chapterId = z.string().meta({ description: 'a chapter id of the bundle (chapters[].id)' });
@@ -34,6 +34,15 @@ export const CanonBundle = z
           facts: z.array(ExportedFact).optional().meta({ description: 'live facts in the order they were written; retired ones are left out' }),
           status,
           confidence: z.number().min(0).max(1).optional(),
+          promise: z
+            .object({
+              set_up_in: chapterId.optional(),
+              paid_off_in: chapterId.optional(),
+              involves: z.array(z.string()).optional().meta({ description: 'entity keys' }),
+              status: z.enum(promiseStatuses),
+            })
+            .optional()
+            .meta({ description: "a promise's ledger line" }),
         }),
       )
       .optional()

@@ -5,11 +5,14 @@ import { openNeo4j } from '../db/neo4j.ts';
 import type { Logger } from '../logger.ts';
 import { AuditLog } from './audit/auditLog.ts';
 import { AuthoringService } from './canon/authoring.ts';
+import { BriefService } from './brief/brief.ts';
+import { PromiseLedgerService } from './promises/ledger.ts';
 import { CanonService } from './canon/canon.ts';
 import { ChapterService } from './canon/chapters.ts';
 import { FactService } from './canon/facts.ts';
 import { ConflictChecker } from './conflicts/checker.ts';
 import { EntityReader } from './canon/entities.ts';
+import { CanonOverview } from './canon/overview.ts';
 import { FallbackGraphStore } from './relationships/fallbackGraphStore.ts';
 import type { GraphStore } from './relationships/graphStore.ts';
 import { Neo4jGraphStore } from './relationships/neo4jGraphStore.ts';
@@ -62,6 +65,7 @@ export function createServices(db: Database, config: Config, logger: Logger) {
     projects,
     entities,
     canon: new CanonService(prisma),
+    overview: new CanonOverview(prisma),
     authoring: new AuthoringService(prisma, entities, graphOutbox, db.yieldStore),
     facts: new FactService(prisma),
     chapters: new ChapterService(prisma),
@@ -73,6 +77,8 @@ export function createServices(db: Database, config: Config, logger: Logger) {
     extraction: new ExtractionService(prisma, new ReviewService(prisma, graphOutbox), config.llm),
     exporter: new Exporter(prisma),
     conflicts: new ConflictChecker(prisma, config.llm),
+    brief: new BriefService(db.sql),
+    promises: new PromiseLedgerService(prisma),
     timeline: new TimelineService(prisma, config.llm),
     graph,
     neo4j,

@@ -114,3 +114,11 @@ export const chapterText = text().max(5_000_000, 'must be at most 5000000 charac
 export const factStatus = z.enum(['approved', 'suggested']);
 /** Why a fact is retired, kept with the decision. */
 export const retireReason = nonBlankText(2000);
+/** A brief's token budget: enough for its heading at least, and no more than a large context window. */
+export const briefBudget = z.number().int('must be an integer').min(100, 'must be at least 100').max(200_000, 'must be at most 200000');
+export const defaultBriefBudget = 2000;
+export const briefFormats = ['json', 'markdown'] as const;
+/** Entity ids a brief may be given, besides its text. */
+export const briefEntityIds = z.array(resourceId).max(100, 'must hold at most 100 ids');
+/** Chapters an open promise may wait before the ledger marks it at risk. */
+export const atRiskAfter = z.number().int('must be an integer').min(1, 'must be at least 1').max(100_000, 'must be at most 100000');

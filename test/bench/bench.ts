@@ -3,7 +3,8 @@
 // the same core directly (test/bench/bareServer.ts), so the cost of the GraphQL indirection shows as a ratio; then the
 // gateway with one worker per core, with its read cache off, and a bare handler reading through
 // Prisma's query builder, for comparison; and the gateway again while a writer edits the project once a second.
-// Before the load, one line for the conflict check's core on the seeded project (test/bench/conflictCore.ts).
+// Before the load, one line for the conflict check's core on the seeded project (test/bench/conflictCore.ts) and one
+// for the brief (test/bench/brief.ts).
 // Search also runs with embeddings on (issue 18): gateways with their read cache on and off whose embedding provider
 // is a loopback server answering at once (test/support/fakeEmbeddings.ts), so their rows show the cost of hybrid
 // ranking (the lexical ranking fused with a nearest-neighbour search over the project's vectors), not a provider's.
@@ -31,6 +32,7 @@ import { embedText, startFakeEmbeddings } from '../support/fakeEmbeddings.ts';
 import { childProcesses, gatewayListening, spawnServer, type ServerProcess } from '../support/processes.ts';
 import { waitFor } from '../support/wait.ts';
 import { benchDatabase } from './benchDatabase.ts';
+import { benchBrief } from './brief.ts';
 import { benchConflictCore } from './conflictCore.ts';
 import { factWords, seed, seedSize } from './seed.ts';
 
@@ -100,6 +102,7 @@ async function prepare() {
     // Settled before measuring, so autovacuum waking up after the bulk load does not land on the first scenario.
     await db.prisma.$executeRawUnsafe('VACUUM (ANALYZE)');
     log(await benchConflictCore(db.prisma, seeded.projectId));
+    log(await benchBrief(db.prisma, db.sql, seeded.projectId));
     const edited = await db.prisma.entity.findMany({ where: { projectId: seeded.projectId }, select: { id: true }, orderBy: { id: 'asc' }, take: 5 });
     return { key: key.key, accountId: key.account, ...seeded, editedEntityIds: edited.map((e) => e.id) };
   } finally {

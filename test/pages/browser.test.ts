@@ -1,23 +1,18 @@
 // GraphiQL and the API reference in a real headless Chromium (Debian's, through executablePath: browser downloads
 // fail on these machines), with every request that leaves the gateway's origin blocked and recorded.
-import { existsSync } from 'node:fs';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, inject } from 'vitest';
+import { browserArgs } from '../support/browser.ts';
+import { describe, it } from '../support/browserTests.ts';
 import { startTestGateway, type TestGateway } from '../support/gateway.ts';
-
-const chromiumPath = '/usr/bin/chromium';
-const present = existsSync(chromiumPath);
-if (!present) console.log(`Browser tests skipped: no ${chromiumPath} (apt-get install chromium)`);
 
 let gw: TestGateway;
 let browser: Browser;
 beforeAll(async () => {
-  if (!present) return;
+  const executablePath = inject('browser');
+  if (!executablePath) return;
   gw = await startTestGateway();
-  browser = await chromium.launch({
-    executablePath: chromiumPath,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  browser = await chromium.launch({ executablePath, args: browserArgs });
 });
 afterAll(async () => {
   await browser?.close();
@@ -43,7 +38,7 @@ async function open(path: string): Promise<Visit> {
   return { page, context, outside, consoleErrors };
 }
 
-describe.skipIf(!present)('in a browser, offline', () => {
+describe('in a browser, offline', () => {
   it('when /graphql is opened and the example query is run with a key in the Headers tab, then GraphiQL answers it', async () => {
     const { key } = await gw.createKey('pro');
     const { page, context, outside, consoleErrors } = await open('/graphql');

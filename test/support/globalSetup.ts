@@ -4,6 +4,8 @@
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { applyMigrations } from '../../src/db/migrate.ts';
+import { findBrowser } from './browser.ts';
+import { ensureDashboardBuilt } from './dashboardBuild.ts';
 import { databaseUrl } from './env.ts';
 import { neo4jMissing } from './neo4j.ts';
 import { startEmbeddedPostgres } from './postgres.ts';
@@ -15,14 +17,20 @@ declare module 'vitest' {
     databaseServer: string;
     /** whether Java 17+ and Maven are here for the Neo4j tests (test/support/neo4jTests.ts skips them otherwise) */
     neo4j: boolean;
+    /** the Chromium the dashboard's browser tests launch, or '' (test/support/browserTests.ts skips them then) */
+    browser: string;
   }
 }
 
-type Prepared = { neo4j: boolean; databaseServer: string; templateDatabase: string; projects: number; release(): Promise<void> };
+type Prepared = { neo4j: boolean; browser: string; databaseServer: string; templateDatabase: string; projects: number; release(): Promise<void> };
 
 async function prepare(): Promise<Prepared> {
   const neo4jSkipReason = await neo4jMissing();
   if (neo4jSkipReason) process.stderr.write(`Neo4j tests skipped: ${neo4jSkipReason} (set LORE_REQUIRE_NEO4J=1 to fail instead).\n`);
+  const browser = findBrowser();
+  if (browser.reason) process.stderr.write(`Browser tests skipped: ${browser.reason} (set LORE_REQUIRE_BROWSER=1 to fail instead).\n`);
+  // Once per run, before any test file: files running side by side must not each rebuild dashboard/dist under the other.
+  ensureDashboardBuilt();
 
   const server = process.env.TEST_DATABASE_URL ? { url: process.env.TEST_DATABASE_URL, stop: async () => undefined } : await startEmbeddedPostgres();
   const template = `lore_template_${process.pid}`;
@@ -39,6 +47,7 @@ async function prepare(): Promise<Prepared> {
   }
   return {
     neo4j: !neo4jSkipReason,
+    browser: browser.path ?? '',
     databaseServer: server.url,
     templateDatabase: template,
     projects: 0,
@@ -60,6 +69,7 @@ export default async function setup(project: TestProject) {
   const prepared = await (shared.loreTestSetup ??= prepare());
   prepared.projects++;
   project.provide('neo4j', prepared.neo4j);
+  project.provide('browser', prepared.browser);
   project.provide('databaseServer', prepared.databaseServer);
   project.provide('templateDatabase', prepared.templateDatabase);
   return async () => {

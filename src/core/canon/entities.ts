@@ -133,7 +133,9 @@ const recallStatements = {
   },
 };
 
-const byIdsStatement = entityStatement('entities_by_id', `SELECT * FROM "Entity" WHERE ${inProject} AND id = ANY($3::text[])`, 'e.id');
+const byIdsPicked = `SELECT * FROM "Entity" WHERE ${inProject} AND id = ANY($3::text[])`;
+const byIdsStatement = entityStatement('entities_by_id', byIdsPicked, 'e.id');
+const byIdsAsOfStatement = entityStatement('entities_by_id_as_of', byIdsPicked, 'e.id', { asOf: '$4' });
 
 const searchStatement = entityStatement(
   'search',
@@ -225,9 +227,15 @@ export class EntityReader {
     return this.cachedPage(accountId, projectId, `recall\0${limit}\0${asOf ?? ''}\0${q ?? ''}`, read, version);
   }
 
-  /** The given entities of a project, in the order of the ids; `sql`: read inside a writer's transaction instead. */
-  async byIds(accountId: string, projectId: string, ids: readonly string[], sql: SqlClient = this.sql): Promise<EntityRecord[] | undefined> {
-    const result = owning(await rows<EntityRecord>(sql, byIdsStatement, [projectId, accountId, ids]));
+  /**
+   * The given entities of a project, in the order of the ids; `sql`: read inside a writer's transaction instead;
+   * `asOf` (a chapter id): their state and facts as of that chapter.
+   */
+  async byIds(accountId: string, projectId: string, ids: readonly string[], sql: SqlClient = this.sql, asOf?: string): Promise<EntityRecord[] | undefined> {
+    const result =
+      asOf === undefined
+        ? owning(await rows<EntityRecord>(sql, byIdsStatement, [projectId, accountId, ids]))
+        : owning(await rows<EntityRecord & { asOfKnown?: boolean }>(sql, byIdsAsOfStatement, [projectId, accountId, ids, asOf]), asOf);
     if (!result) return undefined;
     const byId = new Map(result.map((row) => [row.id, row]));
     return ids.flatMap((id) => byId.get(id) ?? []);

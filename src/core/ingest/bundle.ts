@@ -39,6 +39,17 @@ const stateChange = z
   .refine((c) => c.from !== undefined || (c.line === undefined && c.anchor === undefined), { message: 'a line or anchor needs from: the chapter it is in', path: ['from'] })
   .refine((c) => Object.keys(c.state).length > 0, { message: 'must set at least one value', path: ['state'] });
 
+export const promiseStatuses = ['open', 'paid', 'dropped'] as const;
+
+/** A promise's ledger line: the chapters that set it up and pay it off, the entity keys it involves, its status. */
+const promiseLine = z.object({
+  set_up_in: key.optional(),
+  paid_off_in: key.optional(),
+  involves: z.array(key).max(200).default([]),
+  /** absent: paid when it has a payoff, else open */
+  status: z.enum(promiseStatuses).optional(),
+});
+
 const bundleEntity = z.object({
   key,
   type: z.enum(entityTypes),
@@ -50,6 +61,8 @@ const bundleEntity = z.object({
   stateChanges: z.array(stateChange).max(1000).optional(),
   status: approval.default('approved'),
   confidence: z.number().min(0).max(1).optional(),
+  /** promises only: the ledger line */
+  promise: promiseLine.optional(),
 });
 const maxEntities = 50_000;
 
@@ -100,6 +113,9 @@ function crossCheck(bundle: z.infer<typeof bundleShape>, addIssue: (issue: Bundl
     });
   };
   duplicates(bundle.entities.map((e) => e.key), (i) => ['entities', i, 'key'], 'entity key');
+  bundle.entities.forEach((e, i) => {
+    if (e.promise && e.type !== 'promise') addIssue({ path: ['entities', i, 'promise'], message: 'only a promise has a ledger line' });
+  });
   duplicates(bundle.chapters.map((c) => c.id), (i) => ['chapters', i, 'id'], 'chapter id');
   // Each place in the reading order holds one chapter, so as_of, from and until name one point of the story.
   duplicates(bundle.chapters.map((c) => String(c.ordinal)), (i) => ['chapters', i, 'ordinal'], 'chapter ordinal');

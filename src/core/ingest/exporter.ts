@@ -20,6 +20,7 @@ export type ExportedEntity = {
   facts?: ExportedFact[];
   status: Status;
   confidence?: number;
+  promise?: { set_up_in?: string; paid_off_in?: string; involves?: string[]; status: 'open' | 'paid' | 'dropped' };
 };
 export type ExportedBundle = {
   project: { name: string; description?: string };
@@ -80,6 +81,7 @@ export class Exporter {
       where, orderBy: { id: 'asc' }, select: { entityId: true, key: true, value: true, fromChapterId: true, fromLine: true, fromAnchor: true, untilChapterId: true },
     });
     const relationships = await tx.relationship.findMany({ where, select: { fromId: true, toId: true, kind: true, weight: true } });
+    const ledger = await tx.promiseLedger.findMany({ where, select: { entityId: true, setUpChapterId: true, paidOffChapterId: true, status: true, involves: true } });
     const chapters = await tx.chapter.findMany({ where, select: { id: true, externalId: true, title: true, ordinal: true, text: true, contentHash: true } });
     const beats = await tx.beat.findMany({
       where, orderBy: [{ chapterId: 'asc' }, { position: 'asc' }], select: { chapterId: true, summary: true, entityIds: true, source: true, chapterHash: true },
@@ -101,6 +103,18 @@ export class Exporter {
     }
 
     const stateChangesOf = this.stateChanges(stateValues, chapterById);
+    // Entities deleted since are left out of what a promise involves.
+    const promiseOf = new Map(
+      ledger.map((l) => [
+        l.entityId,
+        compact({
+          set_up_in: l.setUpChapterId ? chapterById.get(l.setUpChapterId)?.externalId : undefined,
+          paid_off_in: l.paidOffChapterId ? chapterById.get(l.paidOffChapterId)?.externalId : undefined,
+          involves: present(l.involves.map((id) => keyOf.get(id)).filter((k): k is string => k !== undefined).sort(byText)),
+          status: l.status,
+        }),
+      ]),
+    );
 
     const exportedEntities = entities
       .sort((a, b) => byText(a.key, b.key))
@@ -115,6 +129,7 @@ export class Exporter {
           facts: present(factsOf.get(e.id)),
           status: e.status,
           confidence: e.confidence ?? undefined,
+          promise: promiseOf.get(e.id),
         }),
       );
 

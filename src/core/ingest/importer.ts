@@ -10,6 +10,7 @@
 import { Prisma, type PrismaClient } from '../../generated/prisma/client.ts';
 import { newId } from '../../ids.ts';
 import { bundleFactOf, parseBundle, type CanonBundle } from './bundle.ts';
+import { recordPromiseLines } from '../promises/ledger.ts';
 import { holdProject, nameText, refreshSearchText, type TxClient } from '../canon/canon.ts';
 import { holdProjectName, newProjectRefused } from '../canon/projects.ts';
 import { recomputeLatestState, spanErrors } from '../canon/storyTime.ts';
@@ -276,6 +277,17 @@ export class Importer {
     );
     await slices.eachInTransaction(bundle.relationships, (tx, relationships) => piece(tx, { relationships }), 200);
     await slices.eachInTransaction(bundle.timeline, (tx, timeline) => piece(tx, { timeline }), 20);
+    const promises = bundle.entities.filter((e) => e.promise);
+    if (promises.length > 0) {
+      await slices.one((prisma) =>
+        prisma.$transaction(async (tx) => {
+          const keys = [...new Set(promises.flatMap((e) => [e.key, ...e.promise!.involves]))];
+          const ids = new Map((await tx.entity.findMany({ where: { projectId: target, key: { in: keys } }, select: { id: true, key: true } })).map((e) => [e.key, e.id]));
+          const chapterIds = new Map((await tx.chapter.findMany({ where: { projectId: target }, select: { id: true, externalId: true } })).map((c) => [c.externalId, c.id]));
+          await recordPromiseLines(tx, target, promises, (k) => ids.get(k)!, (c) => chapterIds.get(c)!);
+        }),
+      );
+    }
     const mentions = await recordStaleMentions(this.prisma, target, slices);
     counts.mentionsRecorded += mentions;
     changed ||= mentions > 0;
@@ -333,7 +345,12 @@ export class Importer {
   /** Checks the references of the whole bundle against the project's chapters and the entities it names. */
   private async checkWholeBundle(tx: TxClient, projectId: string, bundle: CanonBundle, how: ImportHow) {
     const own = new Set(bundle.entities.map((e) => e.key));
-    const named = [...new Set([...bundle.relationships.flatMap((r) => [r.from, r.to]), ...bundle.timeline.flatMap((t) => t.beats.flatMap((b) => b.entities))])];
+    const named = [
+      ...new Set([
+        ...bundle.relationships.flatMap((r) => [r.from, r.to]), ...bundle.timeline.flatMap((t) => t.beats.flatMap((b) => b.entities)),
+        ...bundle.entities.flatMap((e) => e.promise?.involves ?? []),
+      ]),
+    ];
     const known = await keysIn(tx, projectId, named.filter((key) => !own.has(key)));
     const chapters = await tx.chapter.findMany({ where: { projectId }, select: { externalId: true, ordinal: true } });
     this.checkReferences(bundle, new Set([...known, ...own]), finalOrdinals(bundle, chapters, how));
@@ -356,6 +373,7 @@ export class Importer {
     const referenced = () => [
       ...new Set([
         ...bundle.entities.map((e) => e.key), ...bundle.relationships.flatMap((r) => [r.from, r.to]), ...bundle.timeline.flatMap((t) => t.beats.flatMap((b) => b.entities)),
+        ...bundle.entities.flatMap((e) => e.promise?.involves ?? []),
       ]),
     ];
     const existing = await tx.entity.findMany({ where: { projectId: project.id, ...scope(() => ({ key: { in: referenced() } })) } });
@@ -519,6 +537,8 @@ export class Importer {
 
     if (options.mentions) counts.mentionsRecorded = await recordChapterMentions(tx, project.id);
     counts.beatsRecorded = await this.recordBeats(tx, project.id, bundle, idOf, chapterByExternal);
+    // A large import's pieces may hold a promise without the entities it involves: its lines are written at the end.
+    if (!options.scoped) await recordPromiseLines(tx, project.id, bundle.entities, idOf, (c) => chapterByExternal.get(c)!.id);
 
     const changed = project.created || Object.values(counts).some((n) => n > 0) || project.descriptionChanged || reordered;
     if (changed) await tx.project.update({ where: { id: project.id }, data: { updatedAt: new Date() } });
@@ -570,6 +590,15 @@ export class Importer {
         if (typeof item !== 'string') errors.push(...spanErrors(item, ordinalOf, `entities.${i}.facts.${j}`));
       });
       e.stateChanges?.forEach((change, j) => errors.push(...spanErrors(change, ordinalOf, `entities.${i}.stateChanges.${j}`)));
+      if (e.promise) {
+        for (const end of ['set_up_in', 'paid_off_in'] as const) {
+          const chapter = e.promise[end];
+          if (chapter && !ordinals.has(chapter)) errors.push({ path: `entities.${i}.promise.${end}`, message: `unknown chapter ${chapter}` });
+        }
+        e.promise.involves.forEach((key, k) => {
+          if (!entityKeys.has(key)) errors.push({ path: `entities.${i}.promise.involves.${k}`, message: `unknown entity key ${key}` });
+        });
+      }
     });
     bundle.timeline.forEach((t, i) => {
       if (!ordinals.has(t.chapter)) errors.push({ path: `timeline.${i}.chapter`, message: `unknown chapter ${t.chapter}` });

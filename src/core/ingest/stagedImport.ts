@@ -16,6 +16,7 @@ import type { GraphOutbox } from '../relationships/outbox.ts';
 import type { CanonBundle } from './bundle.ts';
 import type { ImportCounts, ImportResult } from './importer.ts';
 import { MentionFinder } from './mentionFinder.ts';
+import { recordPromiseLines } from '../promises/ledger.ts';
 import { newEntityRows, type BundleEntity, type NewEntityRows } from './newEntities.ts';
 import { mentionHash, mentionRows, sha256, termsOf } from './mentions.ts';
 import { insertRows, type Row, type Table } from './rows.ts';
@@ -161,6 +162,8 @@ export class StagedImport {
     );
     await insert('Beat', beats);
     counts.beatsRecorded = beats.length;
+    const promises = bundle.entities.filter((e) => e.promise);
+    await slices.eachInTransaction(promises, (tx, part) => recordPromiseLines(tx, projectId, part, (key) => idOf.get(key)!, (c) => chapterId.get(c)!));
     return { counts, graphChanged: rows.entities.length > 0 };
   }
 

@@ -102,8 +102,9 @@ export class GraphSyncWorker {
     const outbox = await this.outbox.health();
     return {
       ...outbox,
-      // This process's own failure first (it is the freshest), else the one recorded on the oldest stuck row.
-      lastError: this.lastError ?? outbox.lastError,
+      // This process's own failure first (it is the freshest), else the one recorded on the oldest stuck row; as a code
+      // only (the driver's, else graph_sync_failed): /health answers anyone, and the message may carry what it should not.
+      lastError: errorCode(this.lastError ?? outbox.lastError),
       neo4j: this.reachable === undefined ? 'unknown' : this.reachable ? 'reachable' : 'unreachable',
     };
   }
@@ -315,6 +316,12 @@ export class GraphSyncWorker {
     }
     this.lastError = message;
   }
+}
+
+/** The code a described error starts with ("Neo.ClientError.Security.Unauthorized: …"), else graph_sync_failed. */
+function errorCode(described: string | null | undefined): string | null {
+  if (!described) return null;
+  return /^([A-Za-z][\w.]*): /.exec(described)?.[1] ?? 'graph_sync_failed';
 }
 
 function describe(error: unknown): string {

@@ -34,10 +34,11 @@ export class TimelineService {
     private readonly llmConfig: Config['llm'],
   ) {}
 
+  /** `llm` undefined: the stored beats only, asking no model. */
   async page(
     projectId: string,
     options: { limit: number; startingAfter?: string; from?: number; to?: number },
-    llm: LlmChoice,
+    llm: LlmChoice | undefined,
   ): Promise<TimelinePage> {
     const ordinal = { ...(options.from !== undefined ? { gte: options.from } : {}), ...(options.to !== undefined ? { lte: options.to } : {}) };
     let after: { ordinal: number; id: string } | undefined;
@@ -66,7 +67,8 @@ export class TimelineService {
         const imported = chapter.beats.some((b) => b.source === 'import');
         // The model's answer for this text, beats or none, is kept: it is not asked again.
         const current = chapter.summarisedHash === chapter.contentHash || (chapter.beats.length > 0 && chapter.beats.every((b) => b.chapterHash === chapter.contentHash));
-        const beats = imported || current ? chapter.beats : await limit(() => this.summarise(projectId, chapter.id, chapter.contentHash, llm));
+        // Without an LLM (a read of the stored beats only), a chapter not summarised in its current version shows what it has.
+        const beats = imported || current || !llm ? chapter.beats : await limit(() => this.summarise(projectId, chapter.id, chapter.contentHash, llm));
         return { id: chapter.id, chapter: chapter.externalId, ordinal: chapter.ordinal, beats: beats.map((b) => ({ id: b.id, summary: b.summary, entities: b.entityIds })) };
       }),
     );

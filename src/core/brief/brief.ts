@@ -1,0 +1,229 @@
+// The brief (issue 27): the canon that matters for a scene as of a point in the story, most important first, within a
+// token budget. The scene's names are found as the conflict check finds them (MentionFinder over names and aliases,
+// also without their article), relatives are added when the scene names them by a kin word ("her brother"), and
+// state and facts are those holding at the chapter (approved and live only).
+import { rows, statement, type SqlClient } from '../../db/sql.ts';
+import { MentionFinder } from '../ingest/mentionFinder.ts';
+import { nameVariants } from '../conflicts/canonSlice.ts';
+import { heldKinship } from '../conflicts/reader/kin.ts';
+import { kinWord, type KinRole } from '../conflicts/reader/lexicon.ts';
+import { LoreError } from '../errors.ts';
+import { holdsSql, stateAtSql, unknownChapter } from '../canon/storyTime.ts';
+import { pack, type Omitted } from './pack.ts';
+import type { BriefBeat, BriefContent, BriefEntity, BriefFact, BriefFormat, BriefNeighbour, BriefPromise, BriefRelationship, BriefRule, NamedBy } from './render.ts';
+import { encodingName, tokenCounter } from './tokens.ts';
+
+export type BriefRequest = {
+  projectId: string;
+  /** chapter id: the canon as it stands there; absent, after the last chapter */
+  chapter?: string;
+  text?: string;
+  entityIds?: string[];
+  budget: number;
+  format: BriefFormat;
+};
+
+export type Brief = {
+  chapter: string | null;
+  format: BriefFormat;
+  encoding: string;
+  budget: number;
+  tokens: number;
+  omitted: Omitted;
+  /** the JSON rendering (format json) */
+  content?: BriefContent;
+  /** the Markdown rendering (format markdown) */
+  markdown?: string;
+};
+
+/** How much is read at most, whatever the budget: enough for any budget a prompt can spare. */
+const limits = { factsPerEntity: 100, neighbours: 100, rules: 20, promises: 20, beatChapters: 3, beatsPerChapter: 20 } as const;
+
+type EntityRow = { id: string; type: string; name: string; aliases: string[]; state: Record<string, unknown>; facts: BriefFact[] };
+
+/**
+ * SQL: the entity columns a brief shows, `e` being an "Entity" row: its state at chapter ordinal $2 (timed) or after
+ * the last chapter, and, where `factsWhen` holds, its approved live facts holding there, by id.
+ */
+const entityColumns = (timed: boolean, factsWhen: string) => `e.id, e.type::text AS type, e.name, e.aliases,
+  ${timed ? stateAtSql('e', '$2::int') : 'e.state'} AS state,
+  CASE WHEN ${factsWhen} THEN COALESCE((
+    SELECT json_agg(json_build_object('id', f.id, 'text', f.text) ORDER BY f.id) FROM (
+      SELECT f.id, f.text FROM "Fact" f
+      LEFT JOIN "Chapter" fc ON fc.id = f."fromChapterId" LEFT JOIN "Chapter" uc ON uc.id = f."untilChapterId"
+      WHERE f."entityId" = e.id AND f.status = 'approved' AND f."retiredAt" IS NULL
+        AND ${timed ? holdsSql('fc.ordinal', 'uc.ordinal', '$2::int') : '$2::int IS NULL AND f."untilChapterId" IS NULL'}
+      ORDER BY f.id LIMIT ${limits.factsPerEntity}) f), '[]'::json) ELSE '[]'::json END AS facts`;
+
+/**
+ * A statement in two forms: at a chapter, $2 its ordinal, and after the last chapter, $2 null (which that form's facts
+ * condition states, as PostgreSQL must know every parameter's type).
+ */
+const twoWays = (name: string, text: (columns: (factsWhen: string) => string) => string) => ({
+  timed: statement(`brief_${name}_at`, text((factsWhen) => entityColumns(true, factsWhen))),
+  latest: statement(`brief_${name}_latest`, text((factsWhen) => entityColumns(false, factsWhen))),
+});
+
+const statements = {
+  chapter: statement('brief_chapter', `SELECT "externalId", ordinal FROM "Chapter" WHERE "projectId" = $1 AND "externalId" = $2`),
+  given: statement('brief_given', `SELECT id FROM "Entity" WHERE "projectId" = $1 AND id = ANY($2::text[])`),
+  names: statement('brief_names', `SELECT id, name, aliases FROM "Entity" WHERE "projectId" = $1 AND status = 'approved'`),
+  relationships: statement(
+    'brief_relationships',
+    `SELECT id, "fromId", "toId", kind FROM "Relationship" WHERE "projectId" = $1 AND ("fromId" = ANY($2::text[]) OR "toId" = ANY($2::text[])) ORDER BY id`,
+  ),
+  // $3: the ids whose facts are read, $4: the ids read
+  entities: twoWays('entities', (columns) => `SELECT ${columns('e.id = ANY($3::text[])')} FROM "Entity" e
+    WHERE e."projectId" = $1 AND e.id = ANY($4::text[]) AND e.status = 'approved'`),
+  // The rules the scene names first, then those sharing the most words with it (English stemming): a small
+  // project's every rule, a large one's most relevant.
+  // $3: the named ids, $4: the scene's words as an OR query
+  rules: twoWays('rules', (columns) => `WITH q AS (SELECT to_tsquery('english', $4) AS tsq)
+    SELECT ${columns('TRUE')} FROM "Entity" e, q
+    WHERE e."projectId" = $1 AND e.type = 'rule' AND e.status = 'approved'
+    ORDER BY (e.id = ANY($3::text[])) DESC, ts_rank(to_tsvector('english', e."searchText"), q.tsq) DESC, e.id
+    LIMIT ${limits.rules}`),
+  // The promises open at the chapter (set up by then, not paid off or dropped) that the scene names, that a
+  // relationship ties to a named entity, or whose ledger line involves one. $3: the named ids and their neighbours,
+  // $4: the named ids.
+  promises: twoWays('promises', (columns) => `SELECT ${columns('TRUE')}, sc."externalId" AS set_up_in,
+      CASE WHEN sc.id IS NULL THEN NULL ELSE (SELECT count(*)::int FROM "Chapter" c
+        WHERE c."projectId" = $1 AND c.ordinal > sc.ordinal AND ($2::int IS NULL OR c.ordinal <= $2::int)) END AS age
+    FROM "Entity" e LEFT JOIN "PromiseLedger" l ON l."entityId" = e.id
+    LEFT JOIN "Chapter" sc ON sc.id = l."setUpChapterId" LEFT JOIN "Chapter" pc ON pc.id = l."paidOffChapterId"
+    WHERE e."projectId" = $1 AND e.type = 'promise' AND e.status = 'approved' AND (e.id = ANY($3::text[]) OR l.involves && $4::text[])
+      AND COALESCE(l.status, 'open') <> 'dropped' AND NOT (l.status = 'paid' AND pc.id IS NULL)
+      AND ($2::int IS NULL OR sc.ordinal IS NULL OR sc.ordinal <= $2::int)
+      AND (pc.ordinal IS NULL OR ($2::int IS NOT NULL AND pc.ordinal > $2::int))
+    ORDER BY sc.ordinal NULLS FIRST, e.id LIMIT ${limits.promises}`),
+  beats: statement('brief_beats', `
+    SELECT b.id, c."externalId" AS chapter, b.summary FROM (
+      SELECT c.id, c."externalId", c.ordinal FROM "Chapter" c
+      WHERE c."projectId" = $1 AND ($2::int IS NULL OR c.ordinal < $2::int) AND EXISTS (SELECT 1 FROM "Beat" x WHERE x."chapterId" = c.id)
+      ORDER BY c.ordinal DESC, c.id DESC LIMIT ${limits.beatChapters}
+    ) c CROSS JOIN LATERAL (SELECT id, summary, position FROM "Beat" WHERE "chapterId" = c.id ORDER BY position LIMIT ${limits.beatsPerChapter}) b
+    ORDER BY c.ordinal, c.id, b.position`),
+};
+
+export class BriefService {
+  constructor(private readonly sql: SqlClient) {}
+
+  async brief(request: BriefRequest): Promise<Brief> {
+    const { projectId } = request;
+    const given = [...new Set(request.entityIds ?? [])];
+    const [chapter, count, found] = await Promise.all([
+      request.chapter ? this.chapter(projectId, request.chapter) : undefined,
+      tokenCounter(),
+      request.text ? this.named(projectId, request.text) : [],
+      given.length > 0 ? this.requireEntities(projectId, given) : undefined,
+    ]);
+    const at = chapter?.ordinal ?? null;
+    const namedBy = new Map<string, NamedBy>(given.map((id) => [id, 'id']));
+    for (const id of found) if (!namedBy.has(id)) namedBy.set(id, 'text');
+
+    // Relationships of the named entities: kinship the scene's kin words point along, and the one-step neighbours.
+    const relationships = namedBy.size
+      ? await rows<{ id: string; fromId: string; toId: string; kind: string }>(this.sql, statements.relationships, [projectId, [...namedBy.keys()]])
+      : [];
+    const kinRoles = request.text ? rolesIn(request.text) : new Set<KinRole>();
+    if (kinRoles.size > 0) {
+      const edges = relationships.map((r) => ({ id: r.id, from: r.fromId, to: r.toId, kind: r.kind }));
+      for (const held of heldKinship(edges)) {
+        if (namedBy.has(held.of) && namedBy.get(held.of) !== 'kin' && !namedBy.has(held.who) && kinRoles.has(held.kin.role)) namedBy.set(held.who, 'kin');
+      }
+    }
+    const named = [...namedBy.keys()];
+    const isNamed = (id: string) => namedBy.has(id);
+    const neighbourIds = [...new Set(relationships.flatMap((r) => [r.fromId, r.toId]).filter((id) => !isNamed(id)))];
+    const words = [...new Set(request.text?.toLowerCase().match(/[\p{L}\p{N}]{3,}/gu) ?? [])].slice(0, 200);
+    const way = at === null ? 'latest' : 'timed';
+    const [entityRows, ruleRows, promiseRows, beats] = await Promise.all([
+      named.length + neighbourIds.length ? rows<EntityRow>(this.sql, statements.entities[way], [projectId, at, named, [...named, ...neighbourIds]]) : [],
+      rows<EntityRow>(this.sql, statements.rules[way], [projectId, at, named, words.join(' | ') || 'nothing']),
+      rows<EntityRow & { set_up_in: string | null; age: number | null }>(this.sql, statements.promises[way], [projectId, at, [...named, ...neighbourIds], named]),
+      rows<BriefBeat>(this.sql, statements.beats, [projectId, at]),
+    ]);
+    const byId = new Map(entityRows.map((e) => [e.id, e]));
+    const namedRows = named.map((id) => byId.get(id)).filter((e): e is EntityRow => e !== undefined);
+    // Rules and promises have sections of their own.
+    const neighbourRows = neighbourIds
+      .map((id) => byId.get(id))
+      .filter((e): e is EntityRow => e !== undefined && e.type !== 'rule' && e.type !== 'promise')
+      .slice(0, limits.neighbours);
+    const present = new Set(entityRows.map((e) => e.id));
+    const relationship = (r: (typeof relationships)[number]): BriefRelationship => ({ id: r.id, from: r.fromId, kind: r.kind, to: r.toId });
+
+    const candidates: BriefContent = {
+      entities: namedRows.map((e): BriefEntity => ({ id: e.id, type: e.type, name: e.name, aliases: e.aliases, state: e.state, named_by: namedBy.get(e.id)!, facts: e.facts })),
+      relationships: relationships.filter((r) => isNamed(r.fromId) && isNamed(r.toId) && present.has(r.fromId) && present.has(r.toId)).map(relationship),
+      neighbours: neighbourRows.map(
+        (n): BriefNeighbour => ({
+          id: n.id,
+          type: n.type,
+          name: n.name,
+          state: n.state,
+          relationships: relationships.filter((r) => (r.fromId === n.id || r.toId === n.id) && present.has(r.fromId) && present.has(r.toId)).map(relationship),
+        }),
+      ),
+      rules: ruleRows.map((r): BriefRule => ({ id: r.id, name: r.name, facts: r.facts })),
+      promises: promiseRows.map((p): BriefPromise => ({ id: p.id, name: p.name, set_up_in: p.set_up_in, age: p.age, facts: p.facts })),
+      beats,
+    };
+    const packed = pack(candidates, { budget: request.budget, format: request.format, chapter: chapter?.externalId ?? null, count });
+    return {
+      chapter: chapter?.externalId ?? null,
+      format: request.format,
+      encoding: encodingName,
+      budget: request.budget,
+      tokens: packed.tokens,
+      omitted: packed.omitted,
+      ...(request.format === 'json' ? { content: packed.content } : { markdown: packed.rendering }),
+    };
+  }
+
+  private async chapter(projectId: string, chapter: string): Promise<{ externalId: string; ordinal: number }> {
+    const [found] = await rows<{ externalId: string; ordinal: number }>(this.sql, statements.chapter, [projectId, chapter]);
+    if (!found) throw unknownChapter(chapter, 'chapter');
+    return found;
+  }
+
+  /** Entity ids given by the caller must be the project's: any other answers like a missing entity. */
+  private async requireEntities(projectId: string, ids: string[]): Promise<void> {
+    const found = new Set((await rows<{ id: string }>(this.sql, statements.given, [projectId, ids])).map((e) => e.id));
+    const missing = ids.filter((id) => !found.has(id));
+    if (missing.length > 0) throw new LoreError('not_found', `Entity ${missing[0]} not found in project ${projectId}.`);
+  }
+
+  /**
+   * The approved entities the text names, most named first (then first named). Only the entities whose name's leading
+   * word the text has are given to the finder: building it for a whole large project cost more than the rest of a brief.
+   */
+  private async named(projectId: string, text: string): Promise<string[]> {
+    const names = await rows<{ id: string; name: string; aliases: string[] }>(this.sql, statements.names, [projectId]);
+    const inText = new Set(text.toLowerCase().match(wordPattern));
+    const likely = names.filter((e) => [e.name, ...e.aliases].some((n) => inText.has(leadingWord(n))));
+    const finder = new MentionFinder(likely.flatMap((e) => nameVariants([e.name, ...e.aliases]).map((t) => ({ entityId: e.id, text: t }))));
+    const counts = new Map<string, number>();
+    for (const m of finder.find(text)) counts.set(m.entityId, (counts.get(m.entityId) ?? 0) + 1);
+    // Map keeps first-found order, and sort is stable: ties stay in the order the scene names them.
+    return [...counts.keys()].sort((a, b) => counts.get(b)! - counts.get(a)!);
+  }
+}
+
+const wordPattern = /[\p{L}\p{N}]+/gu;
+
+/** The word a name cannot be found without: its first, or the one after a leading article ("the Abbess"). */
+function leadingWord(name: string): string {
+  const [first = '', second] = name.toLowerCase().match(wordPattern) ?? [];
+  return second !== undefined && ['the', 'a', 'an'].includes(first) ? second : first;
+}
+
+/** The kin roles the text's words name ("brother", "wife"): the relatives of named characters it may mean. */
+function rolesIn(text: string): Set<KinRole> {
+  const roles = new Set<KinRole>();
+  for (const word of new Set(text.toLowerCase().match(/\p{L}+/gu) ?? [])) {
+    const kin = kinWord(word) ?? (word.endsWith('s') ? kinWord(word.slice(0, -1)) : undefined);
+    if (kin) roles.add(kin[0]);
+  }
+  return roles;
+}
