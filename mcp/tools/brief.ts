@@ -34,7 +34,11 @@ export const brief = defineTool({
     budget: z.number().int(),
     tokens: z.number().int().describe('tokens of the rendering, never over budget'),
     omitted: omittedOutput.describe('items of each kind that did not fit'),
-    content: z.record(z.string(), z.unknown()).optional().describe('format json: entities, relationships, neighbours, rules, promises, beats'),
+    content: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .describe('format json: entities, relationships, neighbours, rules, promises, beats')
+      .meta({ additionalProperties: true }),
     markdown: z.string().optional().describe('format markdown'),
   },
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
