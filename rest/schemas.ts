@@ -147,7 +147,7 @@ export const checkBody = z
     text: passageText.meta({ description: 'the passage to check, at most 50,000 characters' }),
     chapter: chapterRef.optional().meta({ description: 'extension: the chapter id the passage belongs to; canon from later chapters is not used' }),
     line: chapterLine.optional().meta({
-      description: 'extension: the line of that chapter the passage begins at (story time inside the chapter: a state change anchored later in it does not hold yet); without it, the passage is read as of the whole chapter',
+      description: 'extension: the line of that chapter the passage begins at (story time inside the chapter: a state change anchored later in it does not hold yet); without it, the passage is read as of the whole chapter; without chapter it is not used',
     }),
   })
   .meta({ id: 'ConflictCheckRequest' });

@@ -5,9 +5,8 @@ import { parseArgs } from '../args.ts';
 import { builder } from '../builder.ts';
 import { ConflictHit } from '../types/ConflictHit.ts';
 
-const checkConflictsArgs = z
-  .object({ projectId: resourceId, text: passageText, chapter: chapterRef.optional(), line: chapterLine.optional() })
-  .refine((a) => a.line === undefined || a.chapter !== undefined, { message: 'a line needs the chapter it is in', path: ['line'] });
+// A line is a place in the chapter: without a chapter it places nothing and is not used.
+const checkConflictsArgs = z.object({ projectId: resourceId, text: passageText, chapter: chapterRef.optional(), line: chapterLine.optional() });
 
 builder.mutationField('checkConflicts', (t) =>
   t.field({

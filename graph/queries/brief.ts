@@ -12,8 +12,7 @@ const briefArgs = z
     entityIds: briefEntityIds.optional(),
     budget: briefBudget.default(defaultBriefBudget),
     format: z.enum(briefFormats).default('json'),
-  })
-  .refine((a) => a.text !== undefined || (a.entityIds?.length ?? 0) > 0, { message: 'give the scene text, entity ids, or both', path: ['text'] });
+  });
 
 builder.queryField('brief', (t) =>
   t.field({
