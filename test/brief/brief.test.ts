@@ -103,9 +103,16 @@ describe('POST /projects/{id}/brief', () => {
     expect(body.omitted.neighbours).toBeGreaterThan(0);
   });
 
+  it('when the scene is empty, then the brief holds the rules, promises and beats of that point and no entities', async () => {
+    const { status, body } = await brief({ chapter: 'ch-03' });
+    expect(status).toBe(200);
+    expect(body.content.entities).toEqual([]);
+    expect(body.content.rules.length).toBeGreaterThan(0);
+    expect(body.content.beats.length).toBeGreaterThan(0);
+  });
+
   it('when the input is wrong, then a 400 names the field', async () => {
     const cases: [Record<string, unknown>, string][] = [
-      [{ chapter: 'ch-03' }, 'body.text'],
       [{ text: scene, chapter: 'ch-99' }, 'body.chapter'],
       [{ text: scene, budget: 50 }, 'body.budget'],
       [{ text: scene, format: 'yaml' }, 'body.format'],

@@ -52,7 +52,7 @@ describe('lore_author_brief', () => {
     expect(brief.tokens).toBe(countTokens(JSON.stringify(brief.content)));
   });
 
-  it('when neither text nor entity ids are given, then a 400 validation_error tool error', async () => {
-    expectToolError(await callTool(session, 'lore_author_brief', { chapter: 'ch-03' }), 'validation_error', 400);
+  it('when the chapter is not one of the project, then a 400 validation_error tool error', async () => {
+    expectToolError(await callTool(session, 'lore_author_brief', { text: 'Ada waits.', chapter: 'ch-99' }), 'validation_error', 400);
   });
 });
