@@ -6,6 +6,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { docxBomb } from '../manuscripts/fixtures.ts';
 import { saltmarshBundle } from '../support/fixtures.ts';
 import { importBundle, startTestGateway, type TestGateway } from '../support/gateway.ts';
+import { sampleRequests } from '../support/otherTenant.ts';
 import { spawnGateway, type GatewayProcess } from '../support/processes.ts';
 
 const megabyte = 1024 * 1024;
@@ -23,11 +24,6 @@ afterAll(async () => {
   await gw?.close();
 });
 
-const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)];
-const figures = (ms: number[]) => {
-  const sorted = [...ms].sort((a, b) => a - b);
-  return { requests: sorted.length, p50: Math.round(quantile(sorted, 0.5)), p99: Math.round(quantile(sorted, 0.99)), max: Math.round(sorted.at(-1)!) };
-};
 const peakMb = (pid: number) => Math.round(Number(/^VmHWM:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024);
 
 it('when one account sends 20 zip bombs and, beside them, two documents of 120 MB of text, then another account\'s GET /usage and recall stay under 200 ms at p99 (or twice their idle p99), every bomb is a 4xx and the gateway\'s memory stays put', async () => {
@@ -42,24 +38,10 @@ it('when one account sends 20 zip bombs and, beside them, two documents of 120 M
 
   const requests = ['/api/v1/usage', `/api/v1/projects/${projectId}/recall?limit=20`];
   const failures: string[] = [];
-  const otherAccount = async (isDone: () => boolean) => {
-    const took: number[] = [];
-    const client = async (offset: number) => {
-      for (let i = offset; !isDone(); i++) {
-        const started = performance.now();
-        const res = await fetch(`${served.url}${requests[i % requests.length]}`, { headers: { Authorization: `Bearer ${otherKey}` } });
-        await res.arrayBuffer();
-        took.push(performance.now() - started);
-        if (res.status !== 200) failures.push(`${requests[i % requests.length]}: ${res.status}`);
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-    };
-    await Promise.all([client(0), client(1)]);
-    return took;
-  };
+  const otherAccount = (isDone: () => boolean) => sampleRequests(served.url, otherKey, requests, isDone, failures);
 
   const idleUntil = Date.now() + 5_000;
-  const idle = figures(await otherAccount(() => Date.now() > idleUntil));
+  const idle = await otherAccount(() => Date.now() > idleUntil);
   const rssBefore = peakMb(served.child.pid!);
   const refused: string[] = [];
   let done = false;
@@ -81,7 +63,7 @@ it('when one account sends 20 zip bombs and, beside them, two documents of 120 M
   };
   const started = performance.now();
   const attacking = Promise.all([attacker(['declared.docx', 'forged.docx'], 20), attacker(['long.docx'], 2)]).finally(() => (done = true));
-  const during = figures(await otherAccount(() => done));
+  const during = await otherAccount(() => done);
   await attacking;
   const rssAfter = peakMb(served.child.pid!);
 

@@ -58,14 +58,19 @@ export class Slices {
     });
   }
 
-  /** `write` writes a part and answers how long it held the store. */
+  /**
+   * `write` writes a part and answers how long it held the store. A slice never shrinks below a quarter of the first:
+   * each slice pays a fixed cost (the reads every piece makes) that does not shrink with it, so on a busy machine,
+   * slices cut down to one item would each pay it, and a 20,000-item import would take 20,000 slices and their pauses.
+   */
   private async sized<T>(items: T[], first: number, write: (part: T[]) => Promise<number>): Promise<void> {
+    const least = Math.max(1, Math.ceil(first / 4));
     let size = first;
     for (let at = 0; at < items.length; ) {
       const part = items.slice(at, at + size);
       const held = await write(part);
       at += part.length;
-      size = Math.max(1, Math.round(part.length * Math.min(1.5, Math.max(0.5, this.target / Math.max(held, 1)))));
+      size = Math.max(least, Math.round(part.length * Math.min(1.5, Math.max(0.5, this.target / Math.max(held, 1)))));
       await this.pause(held);
     }
   }
