@@ -1,6 +1,5 @@
 #!/usr/bin/env node
-// Entry point for `lore` / `npx lore`: runs the TypeScript sources through tsx's loader.
-import { register } from 'tsx/esm/api';
+// Entry point for `lore` / `lore-canon`: the built CLI when it is fresh, else the TypeScript sources (bin/entry.mjs).
+import { loadEntry } from './entry.mjs';
 
-register();
-await import('../app/cli.ts');
+await loadEntry('lore', 'app/cli.ts');
