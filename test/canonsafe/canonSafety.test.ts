@@ -101,6 +101,27 @@ describe('sync and chapter sources', () => {
     expect(synced.counts.chaptersRemoved).toBe(0);
     expect(await chapterOrder(projectId)).toEqual([['low-tide', 1], ['high-water', 2], ['epilogue', 3]]);
   });
+
+  it("when a manuscript's chapter has the id of a bundle's or another manuscript's chapter, then import, sync and a dry run are refused naming it, and nothing changes", async () => {
+    const { projectId } = await importBundle(gw, key, threeChapters('Ids of others'));
+    const before = await exported(gw, key, projectId);
+    // "{#ch-02}" gives the heading the id of the bundle's second chapter.
+    const taker = `# Low Tide\n\nIlse stood on the quay.\n\n# The Stair {#ch-02}\n\nSomeone else's text.\n`;
+    for (const variables of [{ sync: false }, { sync: true }, { sync: true, dryRun: true }]) {
+      const res = await gql(importManuscript, { projectId, files: md(taker), ...variables });
+      expect(res.errors?.[0].extensions.code, JSON.stringify(res)).toBe('name_taken');
+      expect(res.errors?.[0].extensions.errors).toEqual([{ path: 'book.md:5', message: 'chapter id ch-02 is already the project\'s chapter "Two" from a canon bundle' }]);
+      expect(res.errors?.[0].message).toMatch(/\{#my-id\}/);
+    }
+    expect(await exported(gw, key, projectId)).toEqual(before);
+
+    // Another manuscript's chapter is not taken over either; the manuscript's own ids sync as before.
+    await manuscript({ projectId, files: md(ownBook, 'first.md'), source: 'first' });
+    const second = await gql(importManuscript, { projectId, files: md(markdownBook([{ title: 'Low Tide', text: 'Rewritten.' }]), 'second.md'), source: 'second', sync: true });
+    expect(second.errors?.[0].extensions.errors).toEqual([{ path: 'second.md:3', message: 'chapter id low-tide is already the project\'s chapter "Low Tide" from the manuscript "first"' }]);
+    const own = await manuscript({ projectId, files: md(markdownBook([{ title: 'Low Tide', text: 'Rewritten.' }]), 'first.md'), source: 'first', sync: true });
+    expect(own.chapters).toEqual([{ id: 'low-tide', ordinal: 4, change: 'edited' }, { id: 'high-water', ordinal: null, change: 'removed' }]);
+  });
 });
 
 describe('chapter ordinals', () => {

@@ -10,7 +10,7 @@ import type { ChapterService } from '../../canon/chapters.ts';
 import { LoreError } from '../../errors.ts';
 import { noCounts, type ImportCounts, type Importer, type SkippedRetiredFact } from '../importer.ts';
 import { sha256 } from '../mentions.ts';
-import { describeOrigin, type ManuscriptFile, type ManuscriptFormat, type ReadOptions, type SkippedFile } from './manuscript.ts';
+import { describeOrigin, type ManuscriptChapter, type ManuscriptFile, type ManuscriptFormat, type ReadOptions, type SkippedFile } from './manuscript.ts';
 import { manuscriptBundle } from './read.ts';
 import type { ManuscriptReader } from './readerPool.ts';
 
@@ -86,6 +86,7 @@ export class ManuscriptService {
     const source = manuscriptSource(input.source ?? (input.format === 'markdown' || input.format === 'docx' ? input.files[0].path : input.format));
 
     const { projectId: storedIn, chapters: stored } = await this.storedChapters(input.accountId, input.projectId, name);
+    requireOwnIds(stored, manuscript.chapters, source, input.format);
     const plan = placement(stored, manuscript.chapters.map((c) => c.id), source, input.after, input.sync);
     const bundle = manuscriptBundle(manuscript, name, plan.first);
     const byId = new Map(stored.map((c) => [c.externalId, c]));
@@ -191,6 +192,34 @@ export class ManuscriptService {
   }
 }
 
+/** How a chapter's source reads in a sentence. */
+const describeSource = (source: string) =>
+  source === 'bundle' ? 'a canon bundle' : source === 'api' ? 'the API' : source.startsWith('manuscript:') ? `the manuscript "${source.slice('manuscript:'.length)}"` : source;
+
+/**
+ * A manuscript's chapter whose id is already a chapter of another source (a bundle, the API, another manuscript) would
+ * take that chapter over, its text replaced and a later sync free to remove it: refused, every such id named, before
+ * anything is written. Chapters older than sources ("unknown") are the manuscript's to take on.
+ */
+function requireOwnIds(stored: StoredChapter[], chapters: ManuscriptChapter[], source: string, format: ManuscriptFormat) {
+  const byId = new Map(stored.map((c) => [c.externalId, c]));
+  const errors = chapters.flatMap((c) => {
+    const taken = byId.get(c.id);
+    if (!taken || taken.source === source || taken.source === 'unknown') return [];
+    return [{ path: describeOrigin(c.origin), message: `chapter id ${c.id} is already the project's chapter "${taken.title}" from ${describeSource(taken.source)}` }];
+  });
+  if (errors.length === 0) return;
+  const rename =
+    format === 'markdown' || format === 'docx'
+      ? ' Give each of these chapters an id of its own by ending its heading with it, as in "# Title {#my-id}".'
+      : ' Rename these chapters, or remove the project\'s chapters of those ids first.';
+  throw new LoreError(
+    'name_taken',
+    `${errors.length} chapter(s) of the manuscript have the id of a chapter that came from elsewhere; a manuscript does not take over another source's chapters, so nothing was changed.${rename}`,
+    { errors },
+  );
+}
+
 /**
  * Where the manuscript's chapters go: one run of ordinals from `first`, after the chapters of other sources that come
  * before it (those up to `after`; else those before where its chapters are now; else all of them). The chapters after
@@ -201,7 +230,7 @@ export class ManuscriptService {
 function placement(stored: StoredChapter[], ids: string[], source: string, after: string | undefined, sync: boolean) {
   const wanted = new Set(ids);
   const byOrdinal = [...stored].sort((a, b) => a.ordinal - b.ordinal);
-  // A chapter of the manuscript's ids is its own, whoever wrote it before (a chapter older than sources, most often).
+  // A chapter of the manuscript's ids is its own (requireOwnIds refused those of other sources).
   const own = byOrdinal.filter((c) => wanted.has(c.externalId));
   const gone = byOrdinal.filter((c) => !wanted.has(c.externalId) && c.source === source);
   const others = byOrdinal.filter((c) => !wanted.has(c.externalId) && c.source !== source);
