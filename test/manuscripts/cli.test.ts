@@ -333,13 +333,14 @@ describe('bad manuscripts', { timeout: 300_000 }, () => {
     const outside = await dir('outside');
     await writeFile(path.join(outside, 'secret.md'), '# Secret\n\nThe password is hunter2.');
     const d = await dir('links');
-    await writeFiles(d, { 'kept.md': '# Kept\n\nMara.' });
+    // A chapter of its own: the project's "kept" came from a bundle, which no manuscript takes over.
+    await writeFiles(d, { 'also.md': '# Also kept\n\nMara.' });
     await symlink(path.join(outside, 'secret.md'), path.join(d, 'secret.md'));
     const { stdout } = await run(['sync', d, '--project', projectId, '--key', key, '--json']);
     const result = JSON.parse(stdout);
     expect(result.skipped).toEqual([{ file: 'secret.md', reason: 'a link to a file outside the manuscript folder: not read' }]);
     const { chapters } = await exported(gw, key, projectId);
-    expect(chapters.map((c) => c.id)).toEqual(['kept']);
+    expect(chapters.map((c) => c.id)).toEqual(['kept', 'also']);
     expect(JSON.stringify(chapters)).not.toContain('hunter2');
   });
 });
