@@ -23,7 +23,11 @@ export function adminCommand<T>(socketPath: string, command: AdminCommand, input
     const req = request({ socketPath, path: `/${command}`, method: 'POST', headers: { 'Content-Type': 'application/json' } }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('error', reject);
+      // The gateway stopped (kill -9) while it answered.
+      res.on('error', (error: NodeJS.ErrnoException) => {
+        const unknown = command === 'keys/list' ? '' : '; whether it was applied is unknown';
+        reject(new Error(`the Lore gateway stopped answering on its admin socket ${socketPath} (${error.code ?? error.message}) during ${command}${unknown}: run the command again`));
+      });
       res.on('end', () => {
         try {
           const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));

@@ -54,7 +54,7 @@ export async function withOperations<T>(config: Config, command: string, work: (
       return work(new Executor(runtime.services));
     });
   }
-  const { RemoteExecutor, GatewayUnreachableError } = await import('../graph/remoteExecutor.ts');
+  const [{ RemoteExecutor, GatewayUnreachableError }, { isQuery }] = await Promise.all([import('../graph/remoteExecutor.ts'), import('../graph/operations.ts')]);
   const remote = new RemoteExecutor(where.url, { urlFrom: where.urlFrom });
   return work({
     async run(name, variables, caller) {
@@ -65,7 +65,7 @@ export async function withOperations<T>(config: Config, command: string, work: (
         throw new CliFailure(
           error.notSent
             ? `${error.message}: start it with \`lore serve\`${config.apiUrl ? ', or correct LORE_API_URL' : ''}`
-            : `the Lore gateway at ${error.url} stopped answering (${error.reason}) during ${name}; whether it was applied is unknown: run the command again once the gateway runs`,
+            : `the Lore gateway at ${error.url} stopped answering (${error.reason}) during ${name}${isQuery(name) ? '' : '; whether it was applied is unknown'}: run the command again once the gateway runs`,
         );
       }
     },

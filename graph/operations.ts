@@ -43,3 +43,8 @@ export function operationDocuments(): Map<OperationName, DocumentNode> {
 export function operationSource(name: OperationName): string {
   return print(operationDocuments().get(name)!);
 }
+
+/** A query changes nothing: a call cut off on its way is safe to repeat, and nothing is unknown about it. */
+export function isQuery(name: OperationName): boolean {
+  return (operationDocuments().get(name)!.definitions[0] as OperationDefinitionNode).operation === 'query';
+}

@@ -4,7 +4,7 @@
 // one runs, else in this process, which lets the store go as soon as a gateway (or a command) asks for it.
 import { randomUUID } from 'node:crypto';
 import type { Executor, OperationOutcome } from '../graph/executor.ts';
-import type { OperationName } from '../graph/operations.ts';
+import { isQuery, type OperationName } from '../graph/operations.ts';
 import { GatewayUnreachableError, RemoteExecutor } from '../graph/remoteExecutor.ts';
 import type { Config } from '../src/config.ts';
 import { isErrorCode, problemCatalog } from '../src/core/errors.ts';
@@ -146,7 +146,8 @@ function embedded(config: Config, logger: Logger): Transport {
         // The gateway stopped before the call reached it: the store is reached anew (opened here if none runs now).
         if (error.notSent && !retried) return attempt(name, variables, key, true);
         logger.error({ err: error }, 'the gateway owning the store stopped answering');
-        return storeUnavailable(`The Lore gateway at ${target.url}, which owns the store, stopped answering (${error.reason}); whether the call was applied is unknown. Call again: with no gateway running, the store is opened here.`);
+        const unknown = isQuery(name) ? '' : '; whether the call was applied is unknown';
+        return storeUnavailable(`The Lore gateway at ${target.url}, which owns the store, stopped answering (${error.reason})${unknown}. Call again: with no gateway running, the store is opened here.`);
       }
     }
     inFlight++;
