@@ -100,6 +100,10 @@ describe('a gateway that dies under a sync', () => {
       result.stdout = stdout;
       result.stderr = stderr;
       expectCleanFailure(result, /^lore: .+/m);
+      // One line, naming the gateway that went (or, killed before the sync reached it, saying to start one).
+      const lines = stderr.split('\n').filter((line) => line.startsWith('lore: '));
+      expect(lines, stderr).toHaveLength(1);
+      expect(lines[0]).toMatch(new RegExp(`the Lore gateway at ${gateway.url.replace(/\./g, '\\.')}`));
       expect(stdout).not.toMatch(/^synced/m);
     } finally {
       await gateway.stop('SIGKILL');
