@@ -1,16 +1,18 @@
 // Builds the `lore` and `lore-mcp` entries into plain JavaScript (dist/cli/), so a command starts without compiling
 // TypeScript first (tsx's own start-up costs a third of a second). npm runs it in `prepare`; bin/*.mjs use the build
 // only while it is newer than every source file it was built from (dist/cli/meta.json), else the sources through tsx.
-import { readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const outdir = path.join(root, 'dist/cli');
-// Built beside it and swapped in at the end (at the same depth, so the URLs below hold): a command starting meanwhile
-// finds either the old build or none (and runs the sources), never half of one.
+// Built beside it (at the same depth, so the URLs below hold), then moved in: chunks first, entries next, meta.json
+// last, so a command starting meanwhile runs a whole build. Chunks are named by their content and those of earlier
+// builds stay a week: a process started from one may still load them lazily (a tool's first call, say).
 const building = path.join(root, 'dist/cli.building');
+const keepOldChunksMs = 7 * 24 * 3600_000;
 
 /**
  * Modules find their files (package.json, operations, migrations, assets, the generated Prisma client's own folder)
@@ -52,5 +54,12 @@ const result = await build({
 });
 const inputs = Object.keys(result.metafile.inputs).filter((input) => !input.startsWith('node_modules/'));
 await writeFile(path.join(building, 'meta.json'), `${JSON.stringify({ builtAt: startedAt, inputs: [...inputs, 'package.json'] })}\n`);
-await rm(outdir, { recursive: true, force: true });
-await rename(building, outdir);
+const built = await readdir(building);
+const entries = new Set(['lore.mjs', 'lore-mcp.mjs', 'meta.json']);
+await mkdir(outdir, { recursive: true });
+for (const file of [...built.filter((f) => !entries.has(f)), 'lore.mjs', 'lore-mcp.mjs', 'meta.json']) await rename(path.join(building, file), path.join(outdir, file));
+await rm(building, { recursive: true, force: true });
+for (const file of await readdir(outdir)) {
+  if (built.includes(file)) continue;
+  if (Date.now() - (await stat(path.join(outdir, file))).mtimeMs > keepOldChunksMs) await rm(path.join(outdir, file), { force: true });
+}
