@@ -292,6 +292,7 @@ export class AuthoringService {
       await tx.$executeRaw`DELETE FROM "Mention" WHERE "entityId" IN (SELECT id FROM "Entity" WHERE "projectId" = ${projectId})`;
       await tx.$executeRaw`DELETE FROM "Beat" WHERE "projectId" = ${projectId}`;
       await tx.$executeRaw`DELETE FROM "Entity" WHERE "projectId" = ${projectId}`;
+      await tx.$executeRaw`DELETE FROM "ChapterWordBucket" WHERE "projectId" = ${projectId}`;
       await tx.$executeRaw`DELETE FROM "Chapter" WHERE "projectId" = ${projectId}`;
       await tx.$executeRaw`DELETE FROM "Project" WHERE id = ${projectId}`;
       return { id: projectId, deleted: true as const };

@@ -103,6 +103,7 @@ const removals = [
   'DELETE FROM "StateValue" WHERE id IN (SELECT id FROM "StateValue" WHERE "projectId" = $1 LIMIT $2)',
   'DELETE FROM "Relationship" WHERE id IN (SELECT id FROM "Relationship" WHERE "projectId" = $1 LIMIT $2)',
   'DELETE FROM "Entity" WHERE id IN (SELECT id FROM "Entity" WHERE "projectId" = $1 LIMIT $2)',
+  'DELETE FROM "ChapterWordBucket" WHERE ("chapterId", bucket) IN (SELECT "chapterId", bucket FROM "ChapterWordBucket" WHERE "projectId" = $1 LIMIT $2)',
   'DELETE FROM "Chapter" WHERE id IN (SELECT id FROM "Chapter" WHERE "projectId" = $1 LIMIT $2)',
 ];
 

@@ -5,6 +5,7 @@ export type Term = { entityId: string; text: string };
 export type FoundMention = { entityId: string; line: number; column: number; snippet: string };
 
 const wordPattern = /[\p{L}\p{N}]+/gu;
+const lineBreak = /\r\n|\r|\n/;
 const snippetRadius = 80;
 
 type IndexedTerm = { entityId: string; words: string[] };
@@ -36,11 +37,22 @@ export class MentionFinder {
     for (const list of this.byFirstWord.values()) list.sort((a, b) => b.words.length - a.words.length);
   }
 
+  /** The words of each form of each name, as matched: a line holds a name only if it holds all of that form's words. */
+  forms(): string[][] {
+    return [...this.byFirstWord.values()].flatMap((list) => list.map((term) => term.words));
+  }
+
   find(text: string): FoundMention[] {
+    const lines = linesOf(text);
+    return this.findOnLines(lines, lines.map((_, i) => i + 1));
+  }
+
+  /** What find(text) finds on the lines `lineNumbers` (1-based, ascending) of the text, split into `lines` by linesOf. */
+  findOnLines(lines: string[], lineNumbers: Iterable<number>): FoundMention[] {
     const found: FoundMention[] = [];
-    const lines = text.split(/\r\n|\r|\n/);
-    for (let lineIndex = 0; lineIndex < lines.length; lineIndex++) {
-      const line = lines[lineIndex];
+    for (const lineNumber of lineNumbers) {
+      const line = lines[lineNumber - 1];
+      if (line === undefined) continue;
       const tokens = [...line.matchAll(wordPattern)];
       for (let i = 0; i < tokens.length; i++) {
         const candidates = this.byFirstWord.get(tokens[i][0]);
@@ -56,13 +68,32 @@ export class MentionFinder {
           longest = Math.max(longest, n);
           matchedEntities.add(candidate.entityId);
           const column = tokens[i].index! + 1;
-          found.push({ entityId: candidate.entityId, line: lineIndex + 1, column, snippet: snippetAround(line, tokens[i].index!) });
+          found.push({ entityId: candidate.entityId, line: lineNumber, column, snippet: snippetAround(line, tokens[i].index!) });
         }
         if (longest > 1) i += longest - 1;
       }
     }
     return found;
   }
+}
+
+/** A text's lines, as the finder reads them. */
+export function linesOf(text: string): string[] {
+  return text.split(lineBreak);
+}
+
+/** Each word of the text, as the finder reads words, with the lines it stands on (1-based, ascending, each once). */
+export function wordLines(text: string): Map<string, number[]> {
+  const index = new Map<string, number[]>();
+  const lines = linesOf(text);
+  for (let i = 0; i < lines.length; i++) {
+    for (const [word] of lines[i].matchAll(wordPattern)) {
+      const on = index.get(word);
+      if (!on) index.set(word, [i + 1]);
+      else if (on[on.length - 1] !== i + 1) on.push(i + 1);
+    }
+  }
+  return index;
 }
 
 function snippetAround(line: string, at: number): string {

@@ -4,15 +4,12 @@ import { createHash } from 'node:crypto';
 import type { PrismaClient } from '../../generated/prisma/client.ts';
 import { mentionSortKey, type TxClient } from '../canon/canon.ts';
 import { newId } from '../../ids.ts';
-import { MentionFinder, type Term } from './mentionFinder.ts';
-import { insertRows } from './rows.ts';
+import { candidateLines, indexChapterWords } from './chapterWords.ts';
+import { linesOf, MentionFinder, type Term } from './mentionFinder.ts';
+import { chunk, insertRows, rowsPerInsert } from './rows.ts';
 import type { Slices } from '../canon/slices.ts';
 
 export const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
-export const chunk = <T>(items: T[], size: number): T[][] =>
-  Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, (i + 1) * size));
-// Postgres allows 65535 bind parameters per statement; rows here have at most ~10 columns.
-export const rowsPerInsert = 2_000;
 
 /** The project's names as mentions are found: `entities` in id order. */
 export function termsOf(entities: { id: string; name: string; aliases: string[] }[]): { terms: Term[]; namesHash: string } {
@@ -45,14 +42,15 @@ async function staleChapters(db: Pick<TxClient, 'entity' | 'chapter'>, projectId
   const { terms, namesHash } = await projectTerms(db, projectId);
   const chapters = await db.chapter.findMany({
     where: { projectId, ...(chapterIds ? { id: { in: chapterIds } } : {}) },
-    select: { id: true, contentHash: true, mentionHash: true, ordinal: true },
+    select: { id: true, contentHash: true, mentionHash: true, wordsHash: true, ordinal: true },
   });
   return { terms, namesHash, stale: chapters.filter((c) => c.mentionHash !== mentionHash(c, namesHash)) };
 }
 
 /**
  * Re-records the mentions of chapters whose text, ordinal or the project's set of names changed since last time:
- * `chapterIds` limits it to those chapters (a chapter write), otherwise every stale chapter (an import).
+ * `chapterIds` limits it to those chapters (a chapter write), otherwise every stale chapter (an import). A new text's
+ * words are indexed on the way.
  */
 export async function recordChapterMentions(tx: TxClient, projectId: string, chapterIds?: string[]): Promise<number> {
   const { terms, namesHash, stale } = await staleChapters(tx, projectId, chapterIds);
@@ -60,9 +58,10 @@ export async function recordChapterMentions(tx: TxClient, projectId: string, cha
   const finder = new MentionFinder(terms);
   let recorded = 0;
   for (const c of stale) {
-    const chapter = await tx.chapter.findUniqueOrThrow({ where: { id: c.id }, select: { text: true } });
+    const { text } = await tx.chapter.findUniqueOrThrow({ where: { id: c.id }, select: { text: true } });
+    if (c.wordsHash !== c.contentHash) await indexChapterWords(tx, projectId, [{ ...c, text }]);
     await tx.mention.deleteMany({ where: { chapterId: c.id } });
-    recorded += await record(tx, projectId, c.id, c.ordinal, finder.find(chapter.text));
+    recorded += await record(tx, projectId, c.id, c.ordinal, finder.find(text));
     await tx.chapter.update({ where: { id: c.id }, data: { mentionHash: mentionHash(c, namesHash) } });
   }
   return recorded;
@@ -89,6 +88,7 @@ export async function recordStaleMentions(prisma: PrismaClient, projectId: strin
           data: { mentionHash: mentionHash(c, namesHash) },
         });
         if (marked.count === 0) return 0;
+        if (c.wordsHash !== c.contentHash) await indexChapterWords(tx, projectId, [{ ...c, text: chapter.text }]);
         await tx.mention.deleteMany({ where: { chapterId: c.id } });
         return record(tx, projectId, c.id, c.ordinal, found);
       }),
@@ -98,8 +98,10 @@ export async function recordStaleMentions(prisma: PrismaClient, projectId: strin
 }
 
 /**
- * Re-records the mentions of entities whose names or aliases changed, in every chapter, leaving other entities'
- * mentions as they are. Chapters that were up to date before stay marked up to date under the new names.
+ * Re-records the mentions of entities whose names or aliases changed, leaving other entities' mentions as they are.
+ * Their names are looked up in the chapters' word index (chapters not indexed yet, such as those written before it
+ * existed, are indexed first), and only the lines that hold all the words of one of them are read. Chapters that
+ * were up to date before stay marked up to date under the new names.
  */
 export async function recordEntityMentions(tx: TxClient, projectId: string, entityIds: string[], previousNamesHash: string): Promise<number> {
   if (entityIds.length === 0) return 0;
@@ -107,15 +109,25 @@ export async function recordEntityMentions(tx: TxClient, projectId: string, enti
   const wanted = new Set(entityIds);
   const finder = new MentionFinder(terms.filter((t) => wanted.has(t.entityId)));
   await tx.mention.deleteMany({ where: { projectId, entityId: { in: entityIds } } });
-  const chapters = await tx.chapter.findMany({ where: { projectId }, select: { id: true, ordinal: true, text: true, contentHash: true, mentionHash: true } });
-  let recorded = 0;
-  for (const c of chapters) {
-    recorded += await record(tx, projectId, c.id, c.ordinal, finder.find(c.text));
-    if (c.mentionHash === mentionHash(c, previousNamesHash)) {
-      await tx.chapter.update({ where: { id: c.id }, data: { mentionHash: mentionHash(c, namesHash) } });
-    }
+  const chapters = await tx.chapter.findMany({ where: { projectId }, select: { id: true, ordinal: true, contentHash: true, mentionHash: true, wordsHash: true } });
+  const unindexed = chapters.filter((c) => c.wordsHash !== c.contentHash);
+  if (unindexed.length > 0) {
+    const texts = await tx.chapter.findMany({ where: { id: { in: unindexed.map((c) => c.id) } }, select: { id: true, contentHash: true, text: true } });
+    await indexChapterWords(tx, projectId, texts);
   }
-  return recorded;
+  const places = await candidateLines(tx, projectId, finder);
+  const ordinals = new Map(chapters.map((c) => [c.id, c.ordinal]));
+  const texts = places.size === 0 ? [] : await tx.chapter.findMany({ where: { id: { in: [...places.keys()] } }, select: { id: true, text: true } });
+  const rows = texts.flatMap((c) => mentionRows(projectId, c.id, ordinals.get(c.id)!, finder.findOnLines(linesOf(c.text), places.get(c.id)!)));
+  for (const part of chunk(rows, rowsPerInsert)) await insertRows(tx, 'Mention', part);
+  const upToDate = chapters.filter((c) => c.mentionHash === mentionHash(c, previousNamesHash));
+  if (upToDate.length > 0) {
+    await tx.$executeRawUnsafe(
+      `UPDATE "Chapter" c SET "mentionHash" = x.hash FROM jsonb_to_recordset($1::jsonb) AS x(id text, hash text) WHERE c.id = x.id`,
+      JSON.stringify(upToDate.map((c) => ({ id: c.id, hash: mentionHash(c, namesHash) }))),
+    );
+  }
+  return rows.length;
 }
 
 /** The hash of the project's names now: take it before a rename, for recordEntityMentions. */

@@ -6,12 +6,17 @@ import type { TxClient } from '../canon/canon.ts';
 
 type Db = Pick<TxClient, '$executeRawUnsafe'>;
 
+export const chunk = <T>(items: T[], size: number): T[][] =>
+  Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, (i + 1) * size));
+// Postgres allows 65535 bind parameters per statement; rows here have at most ~10 columns.
+export const rowsPerInsert = 2_000;
+
 /**
  * The columns the importer writes, with their SQL types; columns left out take their defaults. A "jsonb" value
  * travels as JSON text, so that a JSON null stays a JSON null rather than becoming SQL NULL.
  */
 const tables = {
-  Chapter: { id: 'text', projectId: 'text', externalId: 'text', title: 'text', ordinal: 'integer', text: 'text', contentHash: 'text', mentionHash: 'text', source: 'text' },
+  Chapter: { id: 'text', projectId: 'text', externalId: 'text', title: 'text', ordinal: 'integer', text: 'text', contentHash: 'text', mentionHash: 'text', wordsHash: 'text', source: 'text' },
   Entity: {
     id: 'text', projectId: 'text', key: 'text', type: '"EntityType"', name: 'text', aliases: 'text[]', baseState: 'jsonb', state: 'jsonb',
     status: '"ApprovalStatus"', confidence: 'double precision', nameText: 'text', searchText: 'text',
@@ -24,6 +29,7 @@ const tables = {
   },
   StateValue: { id: 'text', projectId: 'text', entityId: 'text', key: 'text', value: 'jsonb', fromChapterId: 'text', fromLine: 'integer', fromAnchor: 'text', untilChapterId: 'text' },
   Relationship: { id: 'text', projectId: 'text', fromId: 'text', toId: 'text', kind: 'text', weight: 'double precision' },
+  ChapterWordBucket: { chapterId: 'text', projectId: 'text', bucket: 'integer', words: 'jsonb' },
   Mention: { id: 'text', projectId: 'text', entityId: 'text', chapterId: 'text', line: 'integer', column: 'integer', snippet: 'text', sortKey: 'text' },
   Beat: { id: 'text', projectId: 'text', chapterId: 'text', position: 'integer', summary: 'text', entityIds: 'text[]', source: 'text' },
 } as const;

@@ -18,6 +18,7 @@ import type { ImportCounts, ImportResult } from './importer.ts';
 import { MentionFinder } from './mentionFinder.ts';
 import { recordPromiseLines } from '../promises/ledger.ts';
 import { newEntityRows, type BundleEntity, type NewEntityRows } from './newEntities.ts';
+import { chapterWordRows } from './chapterWords.ts';
 import { mentionHash, mentionRows, sha256, termsOf } from './mentions.ts';
 import { insertRows, type Row, type Table } from './rows.ts';
 
@@ -120,9 +121,10 @@ export class StagedImport {
     const idOf = new Map(rows.entities.map((e) => [e.key, e.id]));
     // Names in id order, as mentions.ts reads them, so the chapters' mention hashes say they are up to date.
     const { terms, namesHash } = termsOf([...rows.entities].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)));
-    const stored = chapters.map((c) => ({ ...c, mentionHash: mentionHash(c, namesHash) }));
+    const stored = chapters.map((c) => ({ ...c, mentionHash: mentionHash(c, namesHash), wordsHash: c.contentHash }));
     await insert('Chapter', stored, 5);
     counts.chaptersCreated = chapters.length;
+    await insert('ChapterWordBucket', chapters.flatMap((c) => chapterWordRows(projectId, c.id, c.text)), 200);
 
     await insert('Entity', rows.entities);
     counts.entitiesCreated = rows.entities.length;
