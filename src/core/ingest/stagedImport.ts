@@ -124,7 +124,8 @@ export class StagedImport {
     const stored = chapters.map((c) => ({ ...c, mentionHash: mentionHash(c, namesHash), wordsHash: c.contentHash }));
     await insert('Chapter', stored, 5);
     counts.chaptersCreated = chapters.length;
-    await insert('ChapterWordBucket', chapters.flatMap((c) => chapterWordRows(projectId, c.id, c.text)), 200);
+    // A chapter's words at a time, as its mentions below: the event loop serves requests in between.
+    for (const c of chapters) await insert('ChapterWordBucket', chapterWordRows(projectId, c.id, c.text), 64);
 
     await insert('Entity', rows.entities);
     counts.entitiesCreated = rows.entities.length;
