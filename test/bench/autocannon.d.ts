@@ -5,7 +5,15 @@ declare module 'autocannon' {
     connections?: number;
     duration?: number;
     headers?: Record<string, string>;
-    requests?: { method?: string; path: string; headers?: Record<string, string> }[];
+    requests?: Request[];
+  };
+  type Request = {
+    method?: string;
+    path: string;
+    headers?: Record<string, string>;
+    body?: string;
+    /** called before each request is sent: the request to send instead */
+    setupRequest?: (request: Request) => Request;
   };
   type Histogram = { average: number; p50: number; p90: number; p99: number; max: number };
   type Result = {

@@ -13,6 +13,7 @@ import { LoreError, problemCatalog } from '../../src/core/errors.ts';
 import { KeyService, type Principal } from '../../src/core/access/keys.ts';
 import { Metering } from '../../src/core/metering/metering.ts';
 import { ProjectService, projectNotFound } from '../../src/core/canon/projects.ts';
+import { CanonChanges } from '../../src/core/canon/canonChanges.ts';
 import { ReadCache } from '../../src/core/canon/readCache.ts';
 import { SearchService } from '../../src/core/canon/search.ts';
 import { defaultPageLimit } from '../../src/core/validation.ts';
@@ -25,7 +26,7 @@ const db = await openDatabase(config);
 const { prisma } = db;
 const keys = new KeyService(prisma, db.sql);
 const metering = new Metering(db.meteringSql);
-const entities = new EntityReader(db.sql, new ReadCache(config.readCacheMb));
+const entities = new EntityReader(db.sql, new ReadCache(config.readCacheMb, new CanonChanges(db.sql)));
 const searchService = new SearchService(prisma, entities, new ProjectService(prisma, db.sql));
 
 // The RecallEntityFields fragment of graph/operations, as one Prisma select.

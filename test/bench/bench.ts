@@ -13,13 +13,16 @@
 // theirs is the round of median throughput; the ratio is the median of the rounds' ratios; the gateway's p99 is judged
 // on the median of its rounds' p99s, and the bare handler's, printed beside it, says how much of the tail is the
 // machine's.
+// Then the writes (test/bench/writes.ts): each kind alone from one client, and mixes of reads and writes beside the
+// read-only mix on the same gateway.
+// Flags: --part reads|writes|all (default all), --duration <s> (instead of BENCH_DURATION, for a shorter run).
 // Env: DATABASE_URL or TEST_DATABASE_URL (the server to create lore_bench on), BENCH_DURATION (s, default 10),
-// BENCH_WARMUP (s, default 3), BENCH_ROUNDS (default 5), BENCH_KEEP_DB=1 to keep lore_bench afterwards,
+// BENCH_WARMUP (s, default 3), BENCH_ROUNDS (default 5), BENCH_DB (default lore_bench), BENCH_KEEP_DB=1 to keep it afterwards,
 // BENCH_QUERIES=search (or recall) to run one of the two.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
-import { isDeepStrictEqual } from 'node:util';
+import { isDeepStrictEqual, parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { defaultMinSimilarity } from '../../src/config.ts';
@@ -35,10 +38,14 @@ import { benchDatabase } from './benchDatabase.ts';
 import { benchBrief } from './brief.ts';
 import { benchConflictCore } from './conflictCore.ts';
 import { factWords, seed, seedSize } from './seed.ts';
+import { benchWrites, prepareWriteProjects } from './writes.ts';
 
-const bench = benchDatabase('lore_bench');
+const { values: flags } = parseArgs({ options: { part: { type: 'string', default: 'all' }, duration: { type: 'string' } } });
+if (!['reads', 'writes', 'all'].includes(flags.part!)) throw new Error('--part: reads, writes or all');
+
+const bench = benchDatabase(process.env.BENCH_DB ?? 'lore_bench');
 const { databaseUrl } = bench;
-const duration = Number(process.env.BENCH_DURATION ?? 10);
+const duration = Number(flags.duration ?? process.env.BENCH_DURATION ?? 10);
 const warmup = Number(process.env.BENCH_WARMUP ?? 3);
 const rounds = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 5));
 const connections = 50;
@@ -272,6 +279,23 @@ async function rankingFloor(accountId: string, projectId: string, queries: strin
 
 async function main() {
   log(`bench: ${connections} connections, ${duration} s per run after ${warmup} s warm-up`);
+  if (flags.part !== 'writes') await reads();
+  if (flags.part !== 'reads') await writes();
+}
+
+async function writes() {
+  if (flags.part === 'writes') await bench.recreate();
+  const projects = await prepareWriteProjects(databaseUrl, log);
+  const gateway = await startServer(['bin/lore.mjs', 'serve'], gatewayListening);
+  try {
+    await benchWrites(gateway, projects, { databaseUrl, duration, warmup, connections, log });
+    log(`load average (1 min) ${loadavg()[0].toFixed(1)} after the writes; the targets assume an otherwise idle machine`);
+  } finally {
+    await gateway.stop();
+  }
+}
+
+async function reads() {
   const { key, accountId, projectId, names, editedEntityIds } = await prepare();
   const [gateway, bare, clustered, uncached] = await Promise.all([
     startServer(['bin/lore.mjs', 'serve'], gatewayListening),
@@ -390,6 +414,8 @@ async function main() {
   }
   const loadAfter = loadavg()[0];
   log(`load average (1 min) ${loadBefore.toFixed(1)} before the runs, ${loadAfter.toFixed(1)} after; the targets assume an otherwise idle machine`);
+  // The writes run on a gateway of their own, with these (and their outbox workers) stopped.
+  await Promise.all([gateway, bare, clustered, uncached, ...(hybrid ? [hybrid.cached, hybrid.uncached] : [])].map((s) => s.stop()));
 }
 
 try {

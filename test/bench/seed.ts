@@ -7,9 +7,10 @@ import { mentionSortKey, nameText, refreshSearchText } from '../../src/core/cano
 import { newId } from '../../src/ids.ts';
 import { prng } from '../support/prng.ts';
 
-export const seedSize = { entities: 5_000, mentions: 100_000, chapters: 80, conflicts: 150 };
+export const seedSize = { entities: 5_000, mentions: 100_000, chapters: 80, conflicts: 150, words: 150_000 };
+export type SeedSize = typeof seedSize;
 
-export type Seeded = { projectId: string; names: string[] };
+export type Seeded = { projectId: string; names: string[]; entityIds: string[] };
 
 const onsets = ['b', 'br', 'c', 'd', 'dr', 'f', 'g', 'h', 'k', 'kh', 'l', 'm', 'n', 'p', 'r', 's', 'sh', 't', 'th', 'v', 'w', 'z'];
 const vowels = ['a', 'e', 'i', 'o', 'u', 'ae', 'ei', 'ia', 'y'];
@@ -37,7 +38,36 @@ async function insertRows(prisma: PrismaClient, table: string, columns: Record<s
   }
 }
 
-export async function seed(prisma: PrismaClient, accountId: string): Promise<Seeded> {
+const filler = ['the', 'tide', 'turned', 'and', 'she', 'walked', 'along', 'harbour', 'wall', 'while', 'rain', 'fell', 'on', 'old', 'roofs', 'of', 'town', 'he', 'said', 'nothing', 'for', 'a', 'long', 'time', 'then', 'lantern', 'went', 'out'];
+
+/**
+ * Prose for the chapters, `words` in all, lines of about 14 words where one word in twenty starts an entity's name:
+ * what an author's new entity or rename has its mentions looked for in (the write bench).
+ */
+async function writeChapterText(prisma: PrismaClient, chapterIds: string[], names: string[], words: number, random: () => number): Promise<void> {
+  const perChapter = Math.ceil(words / chapterIds.length);
+  const texts = chapterIds.map(() => {
+    const lines: string[] = [];
+    let line: string[] = [];
+    for (let w = 0; w < perChapter; w++) {
+      line.push(random() < 0.05 ? names[Math.floor(random() * names.length)] : filler[Math.floor(random() * filler.length)]);
+      if (line.length >= 14) {
+        lines.push(`${line.join(' ')}.`);
+        line = [];
+      }
+    }
+    if (line.length) lines.push(`${line.join(' ')}.`);
+    return lines.join('\n');
+  });
+  await prisma.$executeRawUnsafe(
+    `UPDATE "Chapter" c SET text = x.text FROM unnest($1::text[], $2::text[]) AS x(id, text) WHERE c.id = x.id`,
+    chapterIds,
+    texts,
+  );
+}
+
+/** `analyze`: false where the caller seeds many projects and analyses once at the end. */
+export async function seed(prisma: PrismaClient, accountId: string, size: SeedSize = seedSize, analyze = true): Promise<Seeded> {
   const random = prng(20261122);
   const pick = <T>(items: readonly T[]) => items[Math.floor(random() * items.length)];
   const word = (syllables: number) => {
@@ -52,7 +82,7 @@ export async function seed(prisma: PrismaClient, accountId: string): Promise<See
   });
   const projectId = project.id;
 
-  const chapters = Array.from({ length: seedSize.chapters }, (_, i) => ({
+  const chapters = Array.from({ length: size.chapters }, (_, i) => ({
     id: newId('chp'),
     projectId,
     externalId: `ch-${String(i + 1).padStart(2, '0')}`,
@@ -66,7 +96,7 @@ export async function seed(prisma: PrismaClient, accountId: string): Promise<See
   const entities: Prisma.EntityCreateManyInput[] = [];
   const facts: Prisma.FactCreateManyInput[] = [];
   const used = new Set<string>();
-  for (let i = 0; i < seedSize.entities; i++) {
+  for (let i = 0; i < size.entities; i++) {
     const roll = random();
     let type: Prisma.EntityCreateManyInput['type'];
     let name: string;
@@ -138,11 +168,13 @@ export async function seed(prisma: PrismaClient, accountId: string): Promise<See
   }, facts);
   await refreshSearchText(prisma, entities.map((e) => e.id!));
 
+  await writeChapterText(prisma, chapters.map((c) => c.id), entities.map((e) => e.name), size.words, random);
+
   // Long tail: every entity is named twice, the rest follow a Zipf-like law over a shuffled order.
   const order = entities.map((_, i) => i).sort(() => random() - 0.5);
   const weights = order.map((_, rank) => 1 / (rank + 1) ** 0.8);
   const total = weights.reduce((a, b) => a + b, 0);
-  const spare = seedSize.mentions - 2 * entities.length;
+  const spare = size.mentions - 2 * entities.length;
   const counts = new Array<number>(entities.length).fill(2);
   let assigned = 2 * entities.length;
   order.forEach((entityIndex, rank) => {
@@ -150,7 +182,7 @@ export async function seed(prisma: PrismaClient, accountId: string): Promise<See
     counts[entityIndex] += extra;
     assigned += extra;
   });
-  for (let i = 0; assigned < seedSize.mentions; i++, assigned++) counts[order[i % order.length]]++;
+  for (let i = 0; assigned < size.mentions; i++, assigned++) counts[order[i % order.length]]++;
 
   const verbs = ['looked up at', 'spoke of', 'remembered', 'followed', 'argued with', 'waited for', 'cursed', 'found'];
   const mentions: Prisma.MentionCreateManyInput[] = [];
@@ -178,7 +210,7 @@ export async function seed(prisma: PrismaClient, accountId: string): Promise<See
     id: 'text', projectId: 'text', entityId: 'text', chapterId: 'text', line: 'int', column: 'int', snippet: 'text', sortKey: 'text',
   }, mentions);
 
-  const conflicts = Array.from({ length: seedSize.conflicts }, (_, i) => ({
+  const conflicts = Array.from({ length: size.conflicts }, (_, i) => ({
     id: newId('cfl'),
     projectId,
     severity: pick(['low', 'medium', 'high']),
@@ -196,6 +228,6 @@ export async function seed(prisma: PrismaClient, accountId: string): Promise<See
       return [{ conflictId: c.id, entityId: entities[a].id! }, { conflictId: c.id, entityId: entities[b].id! }];
     }),
   });
-  await prisma.$executeRawUnsafe('ANALYZE');
-  return { projectId, names: entities.map((e) => e.name) };
+  if (analyze) await prisma.$executeRawUnsafe('ANALYZE');
+  return { projectId, names: entities.map((e) => e.name), entityIds: entities.map((e) => e.id!) };
 }

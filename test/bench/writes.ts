@@ -1,0 +1,153 @@
+// The write part of `npm run bench` (issue 28): each kind of write alone from one client on the seeded project of
+// 5,000 entities and 150,000 words (POST fact, PATCH state, POST entity, a rename), then a mix of reads and writes from
+// 50 connections on three such projects (recall 50, search 20, entity 10, plus 25% writes: POST fact, PATCH state,
+// POST entity) and on 200 small projects (95% reads, 5% writes: many writers, each writing rarely), each beside the
+// read-only mix on the same gateway in the same process, with the issue's targets beside every line.
+import autocannon from 'autocannon';
+import { KeyService } from '../../src/core/access/keys.ts';
+import { openDatabase } from '../../src/db/database.ts';
+import type { ServerProcess } from '../support/processes.ts';
+import { prng } from '../support/prng.ts';
+import { seed, seedSize, type SeedSize } from './seed.ts';
+
+type Project = { projectId: string; key: string; names: string[]; entityIds: string[] };
+type Mix = { recall: number; search: number; entity: number; fact: number; state: number; create: number };
+type Options = { databaseUrl: string; duration: number; warmup: number; connections: number; log: (line: string) => void };
+
+const smallProject: SeedSize = { entities: 100, mentions: 1_000, chapters: 10, conflicts: 3, words: 5_000 };
+export const writeTargets = { factMs: 5, stateMs: 5, createMs: 30, renameMs: 50, mixedRatio: 0.5, mixedP99: 100, manyRatio: 0.8, manyP99: 50 };
+
+const readOnly: Mix = { recall: 50, search: 20, entity: 10, fact: 0, state: 0, create: 0 };
+// The reads in the same proportions as readOnly (75 of 100), the writes split evenly (25 of 100).
+const mixed: Mix = { recall: 46.875, search: 18.75, entity: 9.375, fact: 25 / 3, state: 25 / 3, create: 25 / 3 };
+const mostlyReads: Mix = { recall: 59.375, search: 23.75, entity: 11.875, fact: 5 / 3, state: 5 / 3, create: 5 / 3 };
+
+/** Seeds three projects of the full size and 200 small ones, each in an account of its own with its own key. */
+export async function prepareWriteProjects(databaseUrl: string, log: (line: string) => void): Promise<{ large: Project[]; small: Project[] }> {
+  const started = Date.now();
+  const db = await openDatabase({ databaseUrl, dataDir: '' });
+  try {
+    const keys = new KeyService(db.prisma, db.sql);
+    const project = async (size: SeedSize): Promise<Project> => {
+      const key = await keys.create({ tier: 'enterprise', name: 'bench writes', customQuota: 2_000_000_000, customRate: 2_000_000_000 });
+      return { key: key.key, ...(await seed(db.prisma, key.account, size, false)) };
+    };
+    const large: Project[] = [];
+    for (let i = 0; i < 3; i++) large.push(await project(seedSize));
+    const small: Project[] = [];
+    for (let i = 0; i < 200; i++) small.push(await project(smallProject));
+    await db.prisma.$executeRawUnsafe('VACUUM (ANALYZE)');
+    log(`seeded for writes: 3 projects of ${seedSize.entities} entities and ${seedSize.words} words, 200 of ${smallProject.entities} entities, in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    return { large, small };
+  } finally {
+    await db.close();
+  }
+}
+
+let unique = 0;
+/** A name no seeded entity has (the seed's names are syllables of lower-case letters after a capital). */
+const freshName = () => `Qz${process.pid.toString(36)}x${(unique++).toString(36)}`;
+
+const write = {
+  fact: (p: Project, random: () => number) => ({
+    method: 'POST', path: `/api/v1/projects/${p.projectId}/facts`,
+    body: JSON.stringify({ entity_id: pick(p.entityIds, random), text: `bench fact ${freshName()}` }),
+  }),
+  state: (p: Project, random: () => number) => ({
+    method: 'PATCH', path: `/api/v1/projects/${p.projectId}/entities/${pick(p.entityIds, random)}`,
+    body: JSON.stringify({ state: { bench: unique++ } }),
+  }),
+  create: (p: Project) => ({ method: 'POST', path: `/api/v1/projects/${p.projectId}/entities`, body: JSON.stringify({ type: 'character', name: freshName() }) }),
+  rename: (p: Project, random: () => number) => ({
+    // Its aliases go too: some seeded titles ("the Healer") are several entities' aliases, which a rename is refused.
+    method: 'PATCH', path: `/api/v1/projects/${p.projectId}/entities/${pick(p.entityIds, random)}`, body: JSON.stringify({ name: freshName(), aliases: [] }),
+  }),
+};
+
+const read = {
+  recall: (p: Project, random: () => number) => ({ method: 'GET', path: `/api/v1/projects/${p.projectId}/recall?q=${encodeURIComponent(pick(p.names, random).replace(/^the /, '').slice(0, 4).toLowerCase())}` }),
+  search: (p: Project, random: () => number) => ({ method: 'GET', path: `/api/v1/projects/${p.projectId}/search?q=${encodeURIComponent(pick(p.names, random))}` }),
+  entity: (p: Project, random: () => number) => ({ method: 'GET', path: `/api/v1/projects/${p.projectId}/entities/${pick(p.entityIds, random)}` }),
+};
+
+// Reads and writes go to a few hundred of each project's entities, so reads repeat (as an assistant's do) and can be
+// served from the read cache while writes land among them.
+const hot = 300;
+const pick = <T>(items: readonly T[], random: () => number) => items[Math.floor(random() * Math.min(items.length, hot))];
+
+const percentile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))];
+
+/** One client, one request at a time: p50 and p99 of `count` writes of one kind after a few unmeasured ones. */
+async function alone(server: ServerProcess, p: Project, kind: keyof typeof write, count: number) {
+  const random = prng(7);
+  const latencies: number[] = [];
+  for (let i = -5; i < count; i++) {
+    const request = write[kind](p, random);
+    const started = performance.now();
+    const res = await fetch(`${server.url}${request.path}`, {
+      method: request.method, body: request.body, headers: { authorization: `Bearer ${p.key}`, 'content-type': 'application/json' },
+    });
+    const body = await res.text();
+    if (res.status >= 300) throw new Error(`${request.method} ${request.path}: HTTP ${res.status} ${body}`);
+    if (i >= 0) latencies.push(performance.now() - started);
+  }
+  latencies.sort((a, b) => a - b);
+  return { p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99) };
+}
+
+/** `mix` from `connections` connections over `projects`, each request to a project at random with its key. */
+async function load(server: ServerProcess, projects: Project[], mix: Mix, seconds: number, connections: number) {
+  const random = prng(11);
+  const kinds = Object.entries(mix).filter(([, weight]) => weight > 0) as [keyof Mix, number][];
+  const total = kinds.reduce((sum, [, weight]) => sum + weight, 0);
+  const choose = (): keyof Mix => {
+    let roll = random() * total;
+    for (const [kind, weight] of kinds) if ((roll -= weight) < 0) return kind;
+    return kinds[0][0];
+  };
+  const result = await autocannon({
+    url: server.url,
+    connections,
+    duration: seconds,
+    requests: [{
+      path: '/',
+      setupRequest: () => {
+        const p = projects[Math.floor(random() * projects.length)];
+        const kind = choose();
+        const request = kind in write ? write[kind as keyof typeof write](p, random) : read[kind as keyof typeof read](p, random);
+        return { ...request, headers: { authorization: `Bearer ${p.key}`, ...(request.method === 'GET' ? {} : { 'content-type': 'application/json' }) } };
+      },
+    }],
+  });
+  const ok = result['2xx'];
+  return { rps: ok / result.duration, p50: result.latency.p50, p99: result.latency.p99, failed: result.errors + result.timeouts + result.non2xx };
+}
+
+export async function benchWrites(server: ServerProcess, projects: { large: Project[]; small: Project[] }, o: Options): Promise<void> {
+  const t = writeTargets;
+  const ms = (v: number) => `${v.toFixed(1)} ms`;
+  const verdict = (met: boolean) => (met ? 'met' : 'NOT met');
+  const [first] = projects.large;
+  o.log(`writes alone, one client, one request at a time, on a project of ${seedSize.entities} entities and ${seedSize.words} words:`);
+  const counts = { fact: 200, state: 200, create: 30, rename: 30 };
+  const labels = { fact: 'POST fact', state: 'PATCH state', create: 'POST entity', rename: 'rename (PATCH name)' };
+  const targets = { fact: t.factMs, state: t.stateMs, create: t.createMs, rename: t.renameMs };
+  for (const kind of ['fact', 'state', 'create', 'rename'] as const) {
+    const { p50, p99 } = await alone(server, first, kind, counts[kind]);
+    const judged = kind === 'rename' ? p99 : p50;
+    o.log(`  ${labels[kind].padEnd(20)} p50 ${ms(p50).padStart(9)}  p99 ${ms(p99).padStart(9)}   target ${kind === 'rename' ? 'p99' : 'p50'} < ${targets[kind]} ms: ${verdict(judged < targets[kind])}`);
+  }
+  const pair = async (label: string, list: Project[], mix: Mix, ratioTarget: number, p99Target: number) => {
+    if (o.warmup > 0) await load(server, list, readOnly, o.warmup, o.connections);
+    const reads = await load(server, list, readOnly, o.duration, o.connections);
+    const both = await load(server, list, mix, o.duration, o.connections);
+    const ratio = both.rps / reads.rps;
+    const line = (name: string, r: typeof reads) => `  ${name.padEnd(42)} ${r.rps.toFixed(0).padStart(6)} req/s  p50 ${ms(r.p50).padStart(9)}  p99 ${ms(r.p99).padStart(9)}  failed ${r.failed}`;
+    o.log(`${label}, ${o.connections} connections, ${o.duration} s each:`);
+    o.log(line('read-only (recall/search/entity 50/20/10)', reads));
+    o.log(`${line(`with ${(mix.fact + mix.state + mix.create).toFixed(0)}% writes (fact/state/entity)`, both)}   ` +
+      `ratio ${ratio.toFixed(2)} (target >= ${ratioTarget}), p99 target < ${p99Target} ms: ${verdict(ratio >= ratioTarget && both.p99 < p99Target && both.failed === 0)}`);
+  };
+  await pair(`mix on 3 projects of ${seedSize.entities} entities`, projects.large, mixed, t.mixedRatio, t.mixedP99);
+  await pair(`mix on 200 projects of ${smallProject.entities} entities`, projects.small, mostlyReads, t.manyRatio, t.manyP99);
+}
