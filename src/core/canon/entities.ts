@@ -3,6 +3,7 @@
 // facts, with the state and facts as of a chapter when asked.
 import type { ApprovalStatus, EntityType } from '../../generated/prisma/enums.ts';
 import type { MentionItem } from './canon.ts';
+import type { PageKind } from './canonChanges.ts';
 import type { ReadCache } from './readCache.ts';
 import { holdsSql, stateAtSql, unknownChapter } from './storyTime.ts';
 import { rows, statement, type SqlClient } from '../../db/sql.ts';
@@ -182,16 +183,19 @@ export class EntityReader {
   }
 
   /**
-   * `read`'s page, served from the read cache while the project's canon version is unchanged; undefined when the
-   * project is not the account's (the version lookup checks that, so a cached page never reaches another account).
-   * `version`: the request's read of it, when started earlier. A page `keep` refuses is answered but not kept, and
-   * carries no version (so no cache further up keeps it either).
+   * `read`'s page, served from the read cache while no change to the project's canon since it was read could have
+   * touched it (readCache.ts); undefined when the project is not the account's (the version lookup checks that, so a
+   * cached page never reaches another account). `ids`: the entities the page shows. `version`: the request's read of
+   * it, when started earlier. A page `keep` refuses is answered but not kept, and carries no version (so no cache
+   * further up keeps it either).
    */
   async cachedPage<T extends object>(
     accountId: string,
     projectId: string,
+    kind: PageKind,
     key: string,
     read: () => Promise<T | undefined>,
+    ids: (page: T) => Iterable<string>,
     version = this.readVersion(projectId),
     keep: (page: T) => boolean = () => true,
   ): Promise<Versioned<T> | undefined> {
@@ -201,9 +205,8 @@ export class EntityReader {
     }
     const project = await version;
     if (project?.accountId !== accountId) return undefined;
-    let kept = true;
-    const page = await this.cache.through(`${projectId}\0${project.version}\0${key}`, read, (p) => (kept = keep(p)));
-    return page && { page, version: kept ? `${projectId}@${project.version}` : undefined };
+    const found = await this.cache.through(projectId, Number(project.version), kind, key, read, ids, keep);
+    return found && { page: found.page, version: found.stamp };
   }
 
   /**
@@ -224,7 +227,7 @@ export class EntityReader {
       const values = [projectId, accountId, q ? substringPattern(q) : null, limit, ...(asOf === undefined ? [] : [asOf])];
       return owning(await rows<EntityRecord & { asOfKnown?: boolean }>(this.sql, statement, values), asOf);
     };
-    return this.cachedPage(accountId, projectId, `recall\0${limit}\0${asOf ?? ''}\0${q ?? ''}`, read, version);
+    return this.cachedPage(accountId, projectId, 'recall', `${limit}\0${asOf ?? ''}\0${q ?? ''}`, read, (page) => page.map((e) => e.id), version);
   }
 
   /**

@@ -1,18 +1,31 @@
-// Recall and search pages, kept in this process under their project's canonVersion, which database triggers raise on
-// every change to what those pages show (prisma/migrations/…_hot_paths). A request reads the version (one indexed
-// row, which also proves the project is the caller's) and is served from memory while the canon is unchanged; any
-// write, from any process, moves the version, so no page outlives the canon it was read from.
+// Recall and search pages, kept in this process with the canon version of their project they were read at, which
+// database triggers raise on every change to what those pages show (prisma/migrations/…_hot_paths). A request reads
+// the version (one indexed row, which also proves the project is the caller's) and is served from memory while the
+// canon is unchanged. When the version has moved, the page is still served if no change since could have touched it
+// (canonChanges.ts: no entity added, removed or renamed, none of the page's entities changed, and for a search page no
+// ranking moved); otherwise it is read again. Any write, from any process, moves the version and logs what it changed,
+// so no page outlives the canon it was read from.
 import { LRUCache } from 'lru-cache';
+import type { CanonChanges, PageKind } from './canonChanges.ts';
+
+type Entry = { page: object; version: number; stamp: string; ids: ReadonlySet<string> };
+/** A page, and a stamp naming this very page (the same stamp, the same content): a cache of answers keys on it. */
+export type Stamped<T> = { page: T; stamp: string | undefined };
+
+let loads = 0;
 
 export class ReadCache {
-  private readonly pages?: LRUCache<string, object>;
-  private readonly loading = new Map<string, Promise<object | undefined>>();
+  private readonly pages?: LRUCache<string, Entry>;
+  private readonly loading = new Map<string, Promise<Stamped<object> | undefined>>();
 
   /** `megabytes`: the budget, measured as the pages' JSON length (a page of 100 entities is about 100 kB); 0: off */
-  constructor(megabytes: number) {
+  constructor(
+    megabytes: number,
+    private readonly changes?: CanonChanges,
+  ) {
     this.pages =
       megabytes > 0
-        ? new LRUCache({ maxSize: megabytes * 1024 * 1024, sizeCalculation: (page, key) => JSON.stringify(page).length + key.length })
+        ? new LRUCache({ maxSize: megabytes * 1024 * 1024, sizeCalculation: (entry, key) => JSON.stringify(entry.page).length + key.length })
         : undefined;
   }
 
@@ -21,25 +34,46 @@ export class ReadCache {
   }
 
   /**
-   * The page stored under `key`, or `load`'s answer, stored when it is defined and `keep` accepts it. Requests that miss
-   * the same key at the same time share one load: after a write moves the version, the readers of a page wait for one
-   * statement instead of each running their own.
+   * The page stored under `key` when it is as new as `version` or unchanged since, else `load`'s answer, stored when it
+   * is defined and `keep` accepts it (a page not kept has no stamp). `ids`: the entities the page shows. Requests that
+   * miss the same key at the same version share one load: after a write, the readers of a page wait for one statement
+   * instead of each running their own.
    */
-  async through<T extends object>(key: string, load: () => Promise<T | undefined>, keep: (page: T) => boolean = () => true): Promise<T | undefined> {
-    if (!this.pages) return load();
-    const cached = this.pages.get(key) as T | undefined;
-    if (cached) return cached;
-    const pending = this.loading.get(key) as Promise<T | undefined> | undefined;
+  async through<T extends object>(
+    projectId: string,
+    version: number,
+    kind: PageKind,
+    key: string,
+    load: () => Promise<T | undefined>,
+    ids: (page: T) => Iterable<string>,
+    keep: (page: T) => boolean = () => true,
+  ): Promise<Stamped<T> | undefined> {
+    if (!this.pages) {
+      const page = await load();
+      return page && { page, stamp: undefined };
+    }
+    const pageKey = `${projectId}\0${kind}\0${key}`;
+    const entry = this.pages.get(pageKey);
+    if (entry && (entry.version >= version || (await this.changes?.unchanged(projectId, entry.version, version, kind, entry.ids)))) {
+      if (entry.version < version) entry.version = version;
+      return { page: entry.page as T, stamp: entry.stamp };
+    }
+    const loadKey = `${pageKey}\0${version}`;
+    const pending = this.loading.get(loadKey) as Promise<Stamped<T> | undefined> | undefined;
     if (pending) return pending;
-    const loading = load().then((loaded) => {
-      if (loaded && keep(loaded)) this.pages!.set(key, loaded);
-      return loaded;
+    const loading = load().then((page) => {
+      if (!page) return undefined;
+      if (!keep(page)) return { page, stamp: undefined };
+      const stored: Entry = { page, version, stamp: `${projectId}@${version}.${++loads}`, ids: new Set(ids(page)) };
+      const current = this.pages!.get(pageKey);
+      if (!current || current.version <= version) this.pages!.set(pageKey, stored);
+      return { page, stamp: stored.stamp };
     });
-    this.loading.set(key, loading);
+    this.loading.set(loadKey, loading);
     try {
       return await loading;
     } finally {
-      this.loading.delete(key);
+      this.loading.delete(loadKey);
     }
   }
 }

@@ -36,9 +36,9 @@ export class SearchService {
     startingAfter?: string,
     version?: VersionRead,
   ): Promise<Versioned<SearchPage>> {
-    const key = `search\0${limit}\0${startingAfter ?? ''}\0${q}`;
+    const key = `${limit}\0${startingAfter ?? ''}\0${q}`;
     const read = () => this.read(accountId, projectId, q, limit, startingAfter);
-    const found = await this.entities.cachedPage(accountId, projectId, key, read, version, (page) => !page.transient);
+    const found = await this.entities.cachedPage(accountId, projectId, 'search', key, read, (page) => page.data.map((e) => e.id), version, (page) => !page.transient);
     if (!found) throw projectNotFound(projectId);
     return found;
   }

@@ -1,0 +1,84 @@
+// What moved a project's canon version, read from the CanonChange log that the canon tables' triggers write
+// (prisma/migrations/…_writes_canon_changes): a cached page read at an older version is still exact when no change
+// since could have touched it, so a write to one entity leaves the pages of the others in the cache. The log of each
+// project is kept here as far as it was read, and only what is newer is asked for.
+import { LRUCache } from 'lru-cache';
+import { rows, statement, type SqlClient } from '../../db/sql.ts';
+
+export type PageKind = 'recall' | 'search';
+type Change = { version: number; scope: 'all' | 'search' | 'entities' | 'none'; entityIds: string[] };
+/** Changes of versions in (from, to], in version order. */
+type Log = { from: number; to: number; changes: Change[] };
+
+const changesBetween = statement(
+  'canon_changes',
+  `SELECT version::float8 AS version, scope, "entityIds" FROM "CanonChange" WHERE "projectId" = $1 AND version > $2 AND version <= $3 ORDER BY version`,
+);
+
+/** Most changes kept per project; a page older than what is kept is read again. */
+const keptChanges = 5_000;
+
+export class CanonChanges {
+  private readonly logs = new LRUCache<string, Log>({ max: 10_000 });
+  private readonly reading = new Map<string, Promise<Log | undefined>>();
+
+  constructor(private readonly sql: SqlClient) {}
+
+  /**
+   * Whether a `kind` page showing `ids`, read at version `from`, is unchanged at version `to`; undefined when the log
+   * no longer reaches back that far (the page is to be read again).
+   */
+  async unchanged(projectId: string, from: number, to: number, kind: PageKind, ids: ReadonlySet<string>): Promise<boolean | undefined> {
+    const log = await this.log(projectId, from, to);
+    if (!log) return undefined;
+    for (const change of log.changes) {
+      if (change.version <= from || change.version > to || change.scope === 'none') continue;
+      if (change.scope === 'all' || (change.scope === 'search' && kind === 'search')) return false;
+      for (const id of change.entityIds) if (ids.has(id)) return false;
+    }
+    return true;
+  }
+
+  /** The kept log, read further to `to` when it stops short; requests needing the same read share it. */
+  private async log(projectId: string, from: number, to: number): Promise<Log | undefined> {
+    let log = this.logs.get(projectId);
+    if (log && log.from <= from && log.to >= to) return log;
+    const key = `${projectId}\0${to}`;
+    let pending = this.reading.get(key);
+    if (!pending) {
+      // Read on from what is kept when it reaches back far enough, else from `from`.
+      const start = log && log.from <= from ? log.to : from;
+      pending = this.read(projectId, start, to).finally(() => this.reading.delete(key));
+      this.reading.set(key, pending);
+    }
+    const read = await pending;
+    if (!read) return undefined;
+    log = this.logs.get(projectId);
+    // Joined to what is kept when the two meet, else kept alone (the newer reads will read on from it).
+    let joined: Log = log && log.from <= read.from && log.to >= read.from ? { from: log.from, to: Math.max(log.to, read.to), changes: merge(log, read) } : read;
+    if (joined.changes.length > keptChanges) {
+      // Whole versions go: the log then starts after the newest one dropped.
+      const start = joined.changes[joined.changes.length - keptChanges].version;
+      joined = { from: start, to: joined.to, changes: joined.changes.filter((c) => c.version > start) };
+    }
+    if (!log || joined.to >= log.to) this.logs.set(projectId, joined);
+    return joined.from <= from && joined.to >= to ? joined : undefined;
+  }
+
+  /** The changes of (from, to], or undefined when some version in it has no row left (pruned). */
+  private async read(projectId: string, from: number, to: number): Promise<Log | undefined> {
+    if (to <= from) return { from, to, changes: [] };
+    const changes = await rows<Change>(this.sql, changesBetween, [projectId, from, to]);
+    let versions = 0;
+    let last = from;
+    for (const change of changes) {
+      if (change.version !== last) versions++;
+      last = change.version;
+    }
+    return versions === to - from ? { from, to, changes } : undefined;
+  }
+}
+
+function merge(kept: Log, read: Log): Change[] {
+  return [...kept.changes, ...read.changes.filter((c) => c.version > kept.to)];
+}

@@ -1,0 +1,117 @@
+// The read cache keeps the pages a write cannot have changed (src/core/canon/readCache.ts): under many concurrent
+// writers and readers on two gateways over one database, every read made after a write's response shows that write,
+// on the gateway that wrote and on the other, whether the page is about the entity written, about several entities
+// (one of them written) or a search ranking that the write moves.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { importBundle, startTestGateway, type TestGateway } from '../support/gateway.ts';
+
+const people = ['Arden', 'Bryn', 'Cael', 'Dara', 'Eskel', 'Fenn', 'Garrow', 'Hale'];
+const bundle = {
+  project: { name: 'The Tide Ledger' },
+  entities: [
+    ...people.map((first) => ({ key: first.toLowerCase(), type: 'character', name: `${first} Marrow`, facts: [`${first} rows the ferry.`] })),
+    { key: 'quay', type: 'location', name: 'The Long Quay' },
+  ],
+  chapters: [{ id: 'ch-01', ordinal: 1, title: 'Tide', text: people.map((p) => `${p} Marrow came down to the Long Quay.`).join('\n') }],
+};
+
+let gateways: TestGateway[];
+let key: string;
+let projectId: string;
+const ids = new Map<string, string>();
+
+type Entity = { id: string; canonicalName: string; currentState: Record<string, unknown>; facts: { text: string }[] };
+
+async function recall(gw: TestGateway, q: string): Promise<Entity[]> {
+  const res = await gw.request(`/projects/${projectId}/recall?q=${encodeURIComponent(q)}&limit=50`, { key });
+  expect(res.status).toBe(200);
+  return res.body.entities;
+}
+
+async function search(gw: TestGateway, q: string): Promise<Entity[]> {
+  const res = await gw.request(`/projects/${projectId}/search?q=${encodeURIComponent(q)}&limit=50`, { key });
+  expect(res.status).toBe(200);
+  return res.body.data;
+}
+
+async function write(gw: TestGateway, method: string, path: string, json: unknown) {
+  const res = await gw.request(`/projects/${projectId}${path}`, { method, key, json });
+  expect(res.status, res.text).toBeLessThan(300);
+  return res.body;
+}
+
+beforeAll(async () => {
+  const first = await startTestGateway();
+  gateways = [first, await startTestGateway({ DATABASE_URL: first.databaseUrl })];
+  ({ key } = await first.createKey('enterprise', { customRate: 1_000_000, customQuota: 1_000_000 }));
+  projectId = (await importBundle(first, key, bundle)).projectId;
+  for (const entity of await recall(first, 'Marrow')) ids.set(entity.canonicalName.split(' ')[0], entity.id);
+}, 60_000);
+
+afterAll(async () => {
+  for (const gw of gateways ?? []) await gw.close();
+});
+
+describe('read cache under concurrent writes', () => {
+  it('when many writers change entities while readers read, then every read after a write shows it, on both gateways', async () => {
+    const rounds = 6;
+    let writing = true;
+    // Readers keep the pages of every entity, of all of them and of searches in both caches while the writers write.
+    const readers = gateways.flatMap((gw) =>
+      [0, 1].map(async (r) => {
+        for (let i = 0; writing; i++) {
+          const person = people[(i + r) % people.length];
+          await Promise.all([recall(gw, person), recall(gw, 'Marrow'), search(gw, person), search(gw, `ferry ${person}`)]);
+        }
+      }),
+    );
+    // Each writer owns one person (Hale is the renamer's), so what the reads must show after each of its writes is known exactly.
+    const writers = people.filter((p) => p !== 'Hale').map(async (person, w) => {
+      const id = ids.get(person)!;
+      for (let round = 1; round <= rounds; round++) {
+        const via = gateways[(w + round) % 2];
+        await write(via, 'PATCH', `/entities/${id}`, { state: { tide: round } });
+        for (const gw of gateways) {
+          const [own] = await recall(gw, person);
+          expect(own.currentState.tide, `${person} round ${round}`).toBe(round);
+          expect((await recall(gw, 'Marrow')).find((e) => e.id === id)!.currentState.tide).toBe(round);
+        }
+        const fact = `${person} sighted the gull${round}.`;
+        await write(via, 'POST', '/facts', { entity_id: id, text: fact });
+        for (const gw of gateways) {
+          expect((await recall(gw, person))[0].facts.map((f) => f.text)).toContain(fact);
+          expect((await search(gw, `gull${round}`)).map((e) => e.id)).toContain(id);
+        }
+      }
+    });
+    // One writer renames an entity back and forth: the old name stops finding it, the new one finds it.
+    const renamer = (async () => {
+      const id = ids.get('Hale')!;
+      for (let round = 1; round <= rounds; round++) {
+        const name = round % 2 ? `Hollis Marrow` : `Hale Marrow`;
+        const old = round % 2 ? 'Hale' : 'Hollis';
+        await write(gateways[round % 2], 'PATCH', `/entities/${id}`, { name });
+        for (const gw of gateways) {
+          expect((await recall(gw, name)).map((e) => e.id)).toEqual([id]);
+          expect((await recall(gw, old)).map((e) => e.id)).toEqual([]);
+          expect((await search(gw, name.split(' ')[0])).map((e) => e.id)).toContain(id);
+        }
+      }
+    })();
+    try {
+      await Promise.all([...writers, renamer]);
+    } finally {
+      writing = false;
+      await Promise.all(readers);
+    }
+  }, 120_000);
+
+  it('when an entity is created while its name is being recalled, then the next recall after the answer finds it', async () => {
+    for (const gw of gateways) expect(await recall(gw, 'Ysolde')).toEqual([]);
+    const created = await write(gateways[0], 'POST', '/entities', { type: 'character', name: 'Ysolde Marrow' });
+    for (const gw of gateways) {
+      expect((await recall(gw, 'Ysolde')).map((e) => e.id)).toEqual([created.id]);
+      expect((await recall(gw, 'Marrow')).map((e) => e.id)).toContain(created.id);
+    }
+  });
+});
