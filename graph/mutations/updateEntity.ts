@@ -50,7 +50,7 @@ builder.mutationField('updateEntity', (t) =>
     resolve: async (_root, rawArgs, ctx) => {
       const args = parseArgs(updateEntityArgs, rawArgs);
       const principal = await ctx.principal();
-      await ctx.services.projects.requireOwned(principal.accountId, args.projectId);
+      // The write checks the project is the account's, under the project's writer lock.
       const { input: given } = args;
       return ctx.services.authoring.updateEntity(principal.accountId, args.projectId, args.entityId, {
         type: given.type ?? undefined,

@@ -1,7 +1,8 @@
 // Every Mutation root field is a write, so each one that succeeds is recorded in its account's audit log (which key,
-// which request, the field, the ids it touched, a secret-free summary of its arguments) right after its resolver,
-// in the same request; a mutation that does not write opts out with `audit: false`. A failed mutation records
-// nothing. The write has committed by then, so an entry that cannot be stored is logged, not turned into an error.
+// which request, the field, the ids it touched, a secret-free summary of its arguments): in the write's own
+// transaction where its writer records it there (src/core/audit/inTransaction.ts), else right after its resolver, in
+// the same request; a mutation that does not write opts out with `audit: false`. A failed mutation records nothing.
+// After the resolver the write has committed, so an entry that cannot be stored is logged, not turned into an error.
 import SchemaBuilder, {
   BasePlugin,
   type FieldNullability,
@@ -11,7 +12,9 @@ import SchemaBuilder, {
   type TypeParam,
 } from '@pothos/core';
 import type { GraphQLFieldResolver } from 'graphql';
+import type { AuditRecord } from '../../src/core/audit/auditLog.ts';
 import { auditSummary, auditTargets } from '../../src/core/audit/describe.ts';
+import { auditScope, type PendingAudit } from '../../src/core/audit/inTransaction.ts';
 import type { GraphContext } from '../context.ts';
 
 declare global {
@@ -54,24 +57,32 @@ export class PothosAuditPlugin<Types extends SchemaTypes> extends BasePlugin<Typ
           await reserve();
         });
       }
-      const result = await resolver(parent, args, context, info);
-      if (worked) await record(ctx, operation, args as Record<string, unknown>, result);
+      const principal = await ctx.principal();
+      const pending: PendingAudit = {
+        recorded: false,
+        entry: (answer) => entryFor(ctx, principal, operation, args as Record<string, unknown>, answer),
+      };
+      const result = await auditScope(pending, async () => resolver(parent, args, context, info));
+      if (worked && !pending.recorded) await record(ctx, principal, operation, args as Record<string, unknown>, result);
       return result;
     };
   }
 }
 
-async function record(ctx: GraphContext, operation: string, args: Record<string, unknown>, result: unknown): Promise<void> {
+type Principal = Awaited<ReturnType<GraphContext['principal']>>;
+
+const entryFor = (ctx: GraphContext, principal: Principal, operation: string, args: Record<string, unknown>, answer: unknown): AuditRecord => ({
+  accountId: principal.accountId,
+  keyId: principal.keyId,
+  requestId: ctx.requestId,
+  operation,
+  targets: auditTargets(args, answer),
+  summary: auditSummary(args),
+});
+
+async function record(ctx: GraphContext, principal: Principal, operation: string, args: Record<string, unknown>, result: unknown): Promise<void> {
   try {
-    const principal = await ctx.principal();
-    await ctx.services.audit.record({
-      accountId: principal.accountId,
-      keyId: principal.keyId,
-      requestId: ctx.requestId,
-      operation,
-      targets: auditTargets(args, result),
-      summary: auditSummary(args),
-    });
+    await ctx.services.audit.record(entryFor(ctx, principal, operation, args, result));
   } catch (error) {
     ctx.services.logger.error({ err: error, requestId: ctx.requestId, operation }, 'audit entry not recorded');
   }

@@ -4,7 +4,7 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import { PrismaClient } from '../generated/prisma/client.ts';
 import type { Config } from '../config.ts';
-import { unprepared, type SqlClient } from './sql.ts';
+import { sqlTransaction, unprepared, type SqlClient, type SqlTransaction } from './sql.ts';
 import { applyMigrations } from './migrate.ts';
 import { prepareDataDir } from './dataDir.ts';
 import { openEmbeddedPostgres, type EmbeddedPostgres } from './pglite.ts';
@@ -17,6 +17,8 @@ export type Database = {
   prisma: PrismaClient;
   /** the pool under Prisma, for the few statements on every request's path (see src/db/sql.ts) */
   sql: SqlClient;
+  /** a transaction on that pool, for the hottest writes (see src/db/sql.ts) */
+  sqlTransaction: SqlTransaction;
   /**
    * Quota and rate-limit counters: rows every request of a key updates. On PostgreSQL their own connections commit
    * asynchronously (synchronous_commit=off), so a request does not wait for a WAL flush while it holds the key's row;
@@ -70,6 +72,7 @@ export async function openDatabase(config: Pick<Config, 'databaseUrl' | 'dataDir
   return {
     prisma,
     sql: embedded ? unprepared(pool) : pool,
+    sqlTransaction: sqlTransaction(pool, !embedded),
     meteringSql: embedded ? unprepared(pool) : meteringPool,
     mode: embedded ? 'pglite' : 'postgres',
     socketDir: embedded?.socketDir,

@@ -3,6 +3,7 @@
 import { Prisma, type PrismaClient } from '../../generated/prisma/client.ts';
 import { newId } from '../../ids.ts';
 import { LoreError } from '../errors.ts';
+import { rows, statement, type SqlClient } from '../../db/sql.ts';
 
 export type TxClient = Prisma.TransactionClient;
 
@@ -12,13 +13,19 @@ export type TxClient = Prisma.TransactionClient;
  */
 export const holdUntilCommit = (tx: TxClient, name: string) => tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${name}, 0))`;
 
+const projectLockName = (projectId: string) => JSON.stringify(['project writes', projectId]);
+const projectLock = statement('hold_project', 'SELECT pg_advisory_xact_lock(hashtextextended($1, 0))');
+
+/** holdProject's lock for a writer going straight through the driver (src/db/sql.ts); the caller then checks the project. */
+export const holdProjectLock = (sql: SqlClient, projectId: string) => rows(sql, projectLock, [projectLockName(projectId)]);
+
 /**
  * One project's writers that read before they write (imports, authoring, review, stored conflicts, the model's beats),
  * one at a time. The project is looked for once the lock is held: a write that waited behind the project's deletion
  * answers not_found instead of failing on a foreign key.
  */
 export async function holdProject(tx: TxClient, projectId: string): Promise<void> {
-  await holdUntilCommit(tx, JSON.stringify(['project writes', projectId]));
+  await holdUntilCommit(tx, projectLockName(projectId));
   const found = await tx.$queryRaw<unknown[]>`SELECT 1 FROM "Project" WHERE id = ${projectId}`;
   if (found.length === 0) throw new LoreError('not_found', `Project ${projectId} not found.`);
 }
@@ -28,14 +35,20 @@ export function nameText(name: string, aliases: string[]): string {
 }
 
 /** Rewrites an entity's search text from its name, aliases and approved live facts. */
+const searchTextRefresh = statement('refresh_search_text', `
+  UPDATE "Entity" e SET "searchText" = e."nameText" || COALESCE(E'\n' || (
+    SELECT string_agg(f.text, E'\n' ORDER BY f.id) FROM "Fact" f WHERE f."entityId" = e.id AND f.status = 'approved' AND f."retiredAt" IS NULL
+  ), '')
+  WHERE e.id = ANY($1::text[])`);
+
+/** Rewrites an entity's search text from its name, aliases and approved live facts. */
 export async function refreshSearchText(tx: TxClient, entityIds: string[]): Promise<void> {
   if (entityIds.length === 0) return;
-  await tx.$executeRaw`
-    UPDATE "Entity" e SET "searchText" = e."nameText" || COALESCE(E'\n' || (
-      SELECT string_agg(f.text, E'\n' ORDER BY f.id) FROM "Fact" f WHERE f."entityId" = e.id AND f.status = 'approved' AND f."retiredAt" IS NULL
-    ), '')
-    WHERE e.id = ANY(${entityIds}::text[])`;
+  await tx.$executeRawUnsafe(searchTextRefresh.text, entityIds);
 }
+
+/** refreshSearchText for a writer going straight through the driver. */
+export const refreshSearchTextSql = (sql: SqlClient, entityIds: string[]) => rows(sql, searchTextRefresh, [entityIds]);
 
 /** `timestamp`: when the mention was recorded, ISO 8601 in UTC. */
 export type MentionItem = { id: string; chapter: string; line: number; snippet: string; timestamp: string };

@@ -5,7 +5,10 @@ import { Prisma, type Fact, type PrismaClient } from '../../generated/prisma/cli
 import type { ConflictStatus } from '../../generated/prisma/enums.ts';
 import { newId } from '../../ids.ts';
 import { LoreError } from '../errors.ts';
-import { holdProject, refreshSearchText, type MentionItem, type TxClient } from './canon.ts';
+import { holdProject, holdProjectLock, refreshSearchText, refreshSearchTextSql, type MentionItem, type TxClient } from './canon.ts';
+import { projectNotFound } from './projects.ts';
+import { rows, statement, utcTimestamp, type SqlTransaction } from '../../db/sql.ts';
+import { recordAudit } from '../audit/inTransaction.ts';
 import { resolveSpan, type ResolvedSpan } from './storyTime.ts';
 
 export type FactStatus = 'approved' | 'suggested';
@@ -40,13 +43,37 @@ type LiveFact = Fact & { fromChapter: { externalId: string; ordinal: number } | 
 const fieldError = (code: 'validation_error' | 'already_exists' | 'version_conflict', path: string, message: string) =>
   new LoreError(code, `${path}: ${message}`, { errors: [{ path, message }] });
 
-const isUniqueViolation = (error: unknown) => error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002';
+const isUniqueViolation = (error: unknown) =>
+  (error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002') || (error as { code?: unknown }).code === '23505'; // the driver's
+
+// Whether the project exists, the entity is the project's, and the live fact of the entity with the text, if any.
+const factChecks = statement('fact_checks', `
+  SELECT EXISTS (SELECT 1 FROM "Project" WHERE id = $1) AS project,
+         EXISTS (SELECT 1 FROM "Entity" WHERE id = $2 AND "projectId" = $1) AS entity,
+         (SELECT id FROM "Fact" WHERE "entityId" = $2 AND text = $3 AND "retiredAt" IS NULL LIMIT 1) AS live`);
+
+// The candidate, the decision when the fact is approved ($3 not null), and the fact, in one statement.
+const timelessFactInsert = statement('timeless_fact_insert', `
+  WITH candidate AS (
+    INSERT INTO "Candidate" (id, "projectId", kind, status, "entityId", fact, content, source, "proposedBy", "createdAt")
+    VALUES ($2, $4, 'fact', CASE WHEN $3::text IS NULL THEN 'pending' ELSE 'approved' END::"CandidateStatus", $5, $6, $8, 'api', $9, $10::timestamp(3))
+    RETURNING id
+  ), decision AS (
+    INSERT INTO "Decision" (id, "candidateId", status, "decidedBy", "decidedAt")
+    SELECT $3, id, 'approved', $9, $10::timestamp(3) FROM candidate WHERE $3::text IS NOT NULL
+  )
+  INSERT INTO "Fact" (id, "projectId", "entityId", text, status, source, "candidateId", "createdBy", "createdAt")
+  SELECT $1, $4, $5, $6, $7::text::"ApprovalStatus", 'api', id, $9, $10::timestamp(3) FROM candidate`);
 
 export class FactService {
-  constructor(private readonly prisma: PrismaClient) {}
+  constructor(
+    private readonly prisma: PrismaClient,
+    private readonly sqlTransaction: SqlTransaction,
+  ) {}
 
   /** A new live fact with its provenance: a candidate (approved, or pending for a suggested fact) and for an approved fact the key's decision. */
   async create(input: NewFact): Promise<CreatedFact> {
+    if (input.from === undefined && input.until === undefined) return this.createTimeless(input);
     return this.writing(() =>
       this.prisma.$transaction(async (tx) => {
         await holdProject(tx, input.projectId);
@@ -56,6 +83,32 @@ export class FactService {
         await requireTextFree(tx, input.entityId, input.text);
         const created = await write(tx, { ...input, id: newId('fct'), span });
         await refreshSearchText(tx, [input.entityId]);
+        return created;
+      }),
+    );
+  }
+
+  /**
+   * create for a fact without story time, the commonest: straight through the driver, in one transaction of five
+   * statements (the lock; the checks; the candidate, decision and fact; the search text; the audit entry).
+   */
+  private async createTimeless(input: NewFact): Promise<CreatedFact> {
+    return this.writing(() =>
+      this.sqlTransaction(async (sql) => {
+        await holdProjectLock(sql, input.projectId);
+        const [found] = await rows<{ project: boolean; entity: boolean; live: string | null }>(sql, factChecks, [input.projectId, input.entityId, input.text]);
+        if (!found.project) throw projectNotFound(input.projectId);
+        if (!found.entity) throw fieldError('validation_error', 'entityId', `${input.entityId} is not an entity of this project`);
+        if (found.live) throw fieldError('already_exists', 'input.text', `is already a live fact of this entity (${found.live})`);
+        const approved = input.status === 'approved';
+        const created: CreatedFact = { id: newId('fct'), candidateId: newId('cnd'), decisionId: approved ? newId('dec') : null };
+        await rows(sql, timelessFactInsert, [
+          created.id, created.candidateId, created.decisionId, input.projectId, input.entityId, input.text, input.status, input.content ?? null,
+          input.keyId, utcTimestamp(new Date()),
+        ]);
+        if (approved) await refreshSearchTextSql(sql, [input.entityId]);
+        // The ids the mutation's answer (the fact as stored) holds, in its fields' order.
+        await recordAudit(sql, { id: created.id, projectId: input.projectId, entityId: input.entityId, candidateId: created.candidateId });
         return created;
       }),
     );

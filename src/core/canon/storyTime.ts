@@ -123,9 +123,10 @@ export const holdsSql = (from: string, until: string, at: string) => `(${from} I
 /**
  * SQL: the state of the entity row `entity` (an alias with id and "baseState") at chapter ordinal `at` (an SQL
  * expression), or after the last chapter (null). stateAt, in SQL: per key, the holding value with the latest start
- * wins, the later row on a tie; the timeless values stay where no timed value holds.
+ * wins, the later row on a tie; the timeless values stay where no timed value holds. `base`: the timeless values (an SQL
+ * expression), the row's own by default.
  */
-export const stateAtSql = (entity: string, at: string | null) => `${entity}."baseState" || COALESCE((
+export const stateAtSql = (entity: string, at: string | null, base = `${entity}."baseState"`) => `${base} || COALESCE((
     SELECT jsonb_object_agg(held.key, held.value) FROM (
       SELECT DISTINCT ON (v.key) v.key, v.value FROM "StateValue" v
       LEFT JOIN "Chapter" vf ON vf.id = v."fromChapterId" LEFT JOIN "Chapter" vu ON vu.id = v."untilChapterId"
