@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { Fact as FactRow } from '../../src/generated/prisma/client.ts';
 import { chapterRef, factStatus, factText, idempotencyKey, resourceId, sourceContent } from '../../src/core/validation.ts';
 import { parseArgs } from '../args.ts';
 import { builder } from '../builder.ts';
@@ -56,13 +57,19 @@ builder.mutationField('createFact', (t) =>
         status: input.status ?? 'approved',
         content: input.content ?? undefined,
       };
+      // The fact as written when the write knows it whole; a replay, or a write that does not, reads it.
+      let written: FactRow | undefined;
       const created = await ctx.services.idempotency.run(
         { accountId: principal.accountId, operation: 'createFact', key: args.idempotencyKey },
         request,
         ctx.reservations.get(info.path.key)!,
-        () => ctx.services.facts.create({ ...request, keyId: principal.keyId }),
+        async () => {
+          const { fact, ...done } = await ctx.services.facts.create({ ...request, keyId: principal.keyId });
+          written = fact;
+          return done;
+        },
       );
-      return ctx.services.prisma.fact.findUniqueOrThrow({ where: { id: created.id } });
+      return written ?? ctx.services.prisma.fact.findUniqueOrThrow({ where: { id: created.id } });
     },
   }),
 );

@@ -164,7 +164,7 @@ export class AuthoringService {
       await recordEntityMentions(tx, projectId, [id], previousNames);
       await refreshSearchText(tx, [id]);
       await this.graphOutbox.record(tx, projectId, { nodes: [{ id, label: input.name, type: input.type }], edges: [] });
-      return this.read(tx, accountId, projectId, id);
+      return this.answer(tx, accountId, projectId, id);
     }, transaction);
   }
 
@@ -214,7 +214,7 @@ export class AuthoringService {
       }
       const type = input.type ?? current.type;
       if (name !== current.name || type !== current.type) await this.graphOutbox.record(tx, projectId, { nodes: [{ id: entityId, label: name, type }], edges: [] });
-      return this.read(tx, accountId, projectId, entityId);
+      return this.answer(tx, accountId, projectId, entityId);
     }, transaction);
   }
 
@@ -381,10 +381,14 @@ export class AuthoringService {
     });
   }
 
-  private async read(tx: TxClient, accountId: string, projectId: string, entityId: string): Promise<AuthoredEntity> {
-    const [record] = (await this.entities.byIds(accountId, projectId, [entityId], inTransaction(tx)))!;
-    const [authored] = await this.authoredStates([entityId], inTransaction(tx));
-    return { ...record, authored };
+  /** The entity as the write leaves it, read in the write's transaction, where the write's audit entry goes too. */
+  private async answer(tx: TxClient, accountId: string, projectId: string, entityId: string): Promise<AuthoredEntity> {
+    const sql = inTransaction(tx);
+    const [record] = (await this.entities.byIds(accountId, projectId, [entityId], sql))!;
+    const [authored] = await this.authoredStates([entityId], sql);
+    const answer = { ...record, authored };
+    await recordAudit(sql, answer);
+    return answer;
   }
 
   /** State value rows for `changes`, their chapters checked; two changes with one span are refused (give one). */

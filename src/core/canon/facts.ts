@@ -23,7 +23,8 @@ export type NewFact = {
   content?: string;
   keyId: string;
 };
-export type CreatedFact = { id: string; candidateId: string; decisionId: string | null };
+/** `fact`: the fact as stored, when the write knows it whole (so the answer needs no read of it). */
+export type CreatedFact = { id: string; candidateId: string; decisionId: string | null; fact?: Fact };
 
 /** A retcon's changes: an absent field keeps the fact's value; `from` or `until` null makes that end open. */
 export type FactChanges = { text?: string; from?: string | null; until?: string | null; status?: FactStatus };
@@ -101,15 +102,20 @@ export class FactService {
         if (!found.entity) throw fieldError('validation_error', 'entityId', `${input.entityId} is not an entity of this project`);
         if (found.live) throw fieldError('already_exists', 'input.text', `is already a live fact of this entity (${found.live})`);
         const approved = input.status === 'approved';
-        const created: CreatedFact = { id: newId('fct'), candidateId: newId('cnd'), decisionId: approved ? newId('dec') : null };
+        const created = { id: newId('fct'), candidateId: newId('cnd'), decisionId: approved ? newId('dec') : null };
+        const now = new Date();
         await rows(sql, timelessFactInsert, [
           created.id, created.candidateId, created.decisionId, input.projectId, input.entityId, input.text, input.status, input.content ?? null,
-          input.keyId, utcTimestamp(new Date()),
+          input.keyId, utcTimestamp(now),
         ]);
         if (approved) await refreshSearchTextSql(sql, [input.entityId]);
-        // The ids the mutation's answer (the fact as stored) holds, in its fields' order.
-        await recordAudit(sql, { id: created.id, projectId: input.projectId, entityId: input.entityId, candidateId: created.candidateId });
-        return created;
+        const fact: Fact = {
+          id: created.id, projectId: input.projectId, entityId: input.entityId, text: input.text, status: input.status, source: 'api',
+          candidateId: created.candidateId, fromChapterId: null, untilChapterId: null, createdBy: input.keyId, createdAt: now, retiredAt: null,
+          retiredBy: null, replacedById: null,
+        };
+        await recordAudit(sql, fact);
+        return { ...created, fact };
       }),
     );
   }
