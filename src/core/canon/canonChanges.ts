@@ -19,7 +19,11 @@ const changesBetween = statement(
 const keptChanges = 5_000;
 
 export class CanonChanges {
-  private readonly logs = new LRUCache<string, Log>({ max: 10_000 });
+  // Bounded by what the logs hold (a change and its entity ids), not by projects: an import logs thousands of ids.
+  private readonly logs = new LRUCache<string, Log>({
+    maxSize: 1_000_000,
+    sizeCalculation: (log) => Math.min(1_000_000, log.changes.reduce((size, change) => size + 1 + change.entityIds.length, 1)),
+  });
   private readonly reading = new Map<string, Promise<Log | undefined>>();
 
   constructor(private readonly sql: SqlClient) {}
