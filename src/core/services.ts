@@ -7,6 +7,7 @@ import { AuditLog } from './audit/auditLog.ts';
 import { AuthoringService } from './canon/authoring.ts';
 import { BriefService } from './brief/brief.ts';
 import { PromiseLedgerService } from './promises/ledger.ts';
+import { KnowledgeService } from './knowledge/knowledge.ts';
 import { CanonService } from './canon/canon.ts';
 import { ChapterService } from './canon/chapters.ts';
 import { FactService } from './canon/facts.ts';
@@ -79,6 +80,7 @@ export function createServices(db: Database, config: Config, logger: Logger) {
     conflicts: new ConflictChecker(prisma, config.llm),
     brief: new BriefService(db.sql),
     promises: new PromiseLedgerService(prisma),
+    knowledge: new KnowledgeService(prisma),
     timeline: new TimelineService(prisma, config.llm),
     graph,
     neo4j,
