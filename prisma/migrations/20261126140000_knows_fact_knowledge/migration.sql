@@ -35,3 +35,8 @@ ALTER TABLE "FactKnower" ADD CONSTRAINT "FactKnower_entityId_fkey" FOREIGN KEY (
 
 -- AddForeignKey
 ALTER TABLE "FactKnower" ADD CONSTRAINT "FactKnower_fromChapterId_fkey" FOREIGN KEY ("fromChapterId") REFERENCES "Chapter"("id") ON DELETE CASCADE ON UPDATE CASCADE;
+
+-- Knowledge is part of what recall, the brief and the checks answer: a change raises the project's canonVersion.
+CREATE TRIGGER "FactKnower_touch_insert" AFTER INSERT ON "FactKnower" REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION lore_touch_projects();
+CREATE TRIGGER "FactKnower_touch_update" AFTER UPDATE ON "FactKnower" REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION lore_touch_projects();
+CREATE TRIGGER "FactKnower_touch_delete" AFTER DELETE ON "FactKnower" REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION lore_touch_projects();
