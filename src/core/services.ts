@@ -54,6 +54,7 @@ export function createServices(db: Database, config: Config, logger: Logger) {
   const embeddingStore = new EmbeddingStore(db.sql);
   const embedder = config.embeddings ? new EmbeddingProvider(config.embeddings) : undefined;
   const hybrid = embedder && new HybridRanker(embeddingStore, new QueryVectors(embedder, config.embeddings!.queryTimeoutMs, logger), config.embeddings!);
+  const knowledge = new KnowledgeService(prisma);
   return {
     config,
     logger,
@@ -78,9 +79,9 @@ export function createServices(db: Database, config: Config, logger: Logger) {
     extraction: new ExtractionService(prisma, new ReviewService(prisma, graphOutbox), config.llm),
     exporter: new Exporter(prisma),
     conflicts: new ConflictChecker(prisma, config.llm),
-    brief: new BriefService(db.sql),
+    brief: new BriefService(db.sql, (projectId, characters, at) => knowledge.of(projectId, characters, at, null)),
     promises: new PromiseLedgerService(prisma),
-    knowledge: new KnowledgeService(prisma),
+    knowledge,
     timeline: new TimelineService(prisma, config.llm),
     graph,
     neo4j,

@@ -76,6 +76,39 @@ describe('GraphQL knowledge', () => {
   });
 });
 
+describe('recall and the brief', () => {
+  it('when recall is asked as of ch-03, then Mara says what she does not know yet and Ada what she knows; without as_of, no knowledge', async () => {
+    const res = await gw.request(`/projects/${projectId}/recall?as_of=ch-03`, { key });
+    expect(res.status, res.text).toBe(200);
+    const byName = (name: string) => res.body.entities.find((e: any) => e.canonicalName === name);
+    expect(texts(byName('Mara Voss').knowledge.unaware)).toContain('Jon is a spy for the Crown.');
+    expect(byName('Mara Voss').knowledge.knows).toEqual([]);
+    expect(texts(byName('Ada Quill').knowledge.knows)).toEqual(['Jon is a spy for the Crown.']);
+    expect(byName("Ada's debt").knowledge).toBeUndefined();
+    const latest = await gw.request(`/projects/${projectId}/recall`, { key });
+    expect(latest.body.entities.every((e: any) => e.knowledge === undefined)).toBe(true);
+  });
+
+  it('when a scene names Mara and Ada as of ch-03, then the brief says who knows what, in JSON and Markdown', async () => {
+    const brief = async (format: string) =>
+      (await gw.request(`/projects/${projectId}/brief`, { method: 'POST', key, json: { chapter: 'ch-03', text: 'Mara and Ada waited for the tide.', format } })).body;
+    const json = await brief('json');
+    const mara = json.content.knowledge.find((k: any) => k.id === ids['Mara Voss']);
+    expect(mara).toEqual({ id: ids['Mara Voss'], name: 'Mara Voss', knows: [], unaware: expect.arrayContaining([{ id: expect.any(String), text: 'Jon is a spy for the Crown.' }]) });
+    expect(texts(json.content.knowledge.find((k: any) => k.id === ids['Ada Quill']).knows)).toEqual(['Jon is a spy for the Crown.']);
+    expect(json.omitted.knowledge).toBe(0);
+    const markdown = (await brief('markdown')).markdown;
+    expect(markdown).toContain('## Who knows what');
+    expect(markdown).toMatch(/- Mara Voss `ent_[^`]+`\n  - does not know yet:\n    - /);
+  });
+
+  it('when the budget is too small for the knowledge, then it is counted as omitted and the budget holds', async () => {
+    const { body } = await gw.request(`/projects/${projectId}/brief`, { method: 'POST', key, json: { chapter: 'ch-03', text: 'Mara and Ada waited for the tide.', budget: 120 } });
+    expect(body.tokens).toBeLessThanOrEqual(120);
+    expect(body.omitted.knowledge).toBeGreaterThan(0);
+  });
+});
+
 describe('bundles', () => {
   it('when the project is exported and imported again, then known_by and secret come back the same, to the byte', async () => {
     const exported = await gw.request(`/projects/${projectId}/export`, { key });
@@ -98,8 +131,9 @@ describe('bundles', () => {
     const bundle = secretsBundle('The Spy at the Inn, relearned');
     const copy = (await importBundle(gw, key, bundle)).projectId;
     const copyIds = await entityIdsByName(gw, key, copy);
-    bundle.entities[2].facts[1] = { text: 'Jon is a spy for the Crown.', secret: true, known_by: [{ entity: 'mara', from: 'ch-03' }] };
-    bundle.entities[2].facts[2] = 'Jon was born in Calais.';
+    const jon = bundle.entities.find((e: any) => e.key === 'jon');
+    jon.facts[1] = { text: 'Jon is a spy for the Crown.', secret: true, known_by: [{ entity: 'mara', from: 'ch-03' }] };
+    jon.facts[2] = 'Jon was born in Calais.';
     await importBundle(gw, key, bundle);
     expect(texts((await knowledge(copyIds['Mara Voss'], '?as_of=ch-03', key, copy)).body.knows)).toEqual(['Jon is a spy for the Crown.']);
     expect(texts((await knowledge(copyIds['Ada Quill'], '', key, copy)).body.knows)).toEqual([]);

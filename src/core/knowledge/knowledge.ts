@@ -136,6 +136,25 @@ export class KnowledgeService {
     return entities.map((entity) => knowledgeOf(entity, tracked, at, asOf));
   }
 
+  /**
+   * Recall's knowledge of its characters, batched: each key is JSON [projectId, asOf chapter id or null, entity id,
+   * entity name]; one read of the tracked facts per project and chapter asked.
+   */
+  async batch(keys: readonly string[]): Promise<Knowledge[]> {
+    const parsed = keys.map((k) => JSON.parse(k) as [string, string | null, string, string]);
+    const groups = new Map<string, Promise<TrackedRow[]>>();
+    const points = new Map<string, Promise<StoryAt>>();
+    return Promise.all(
+      parsed.map(async ([projectId, asOf, id, name]) => {
+        const group = JSON.stringify([projectId, asOf]);
+        if (!points.has(group)) points.set(group, this.point(projectId, asOf ?? undefined));
+        const at = await points.get(group)!;
+        if (!groups.has(group)) groups.set(group, trackedFacts(this.prisma, projectId, at));
+        return knowledgeOf({ id, name }, await groups.get(group)!, at, asOf);
+      }),
+    );
+  }
+
   /** One entity's knowledge; an entity not in the project is not_found. */
   async entity(projectId: string, entityId: string, asOf: string | undefined, line?: number): Promise<Knowledge> {
     const [found, at] = await Promise.all([
