@@ -7,6 +7,7 @@ import { newId } from '../../ids.ts';
 import { LoreError } from '../errors.ts';
 import { holdProject, refreshSearchText, type MentionItem, type TxClient } from './canon.ts';
 import { resolveSpan, type ResolvedSpan } from './storyTime.ts';
+import { recordKnowledge, resolveKnowers, type KnowerInput } from '../knowledge/knowledge.ts';
 
 export type FactStatus = 'approved' | 'suggested';
 
@@ -19,11 +20,15 @@ export type NewFact = {
   status: FactStatus;
   content?: string;
   keyId: string;
+  /** who knows it, from when; absent: common knowledge unless secret */
+  knownBy?: KnowerInput[];
+  /** nobody knows it until someone learns it (knownBy) */
+  secret?: boolean;
 };
 export type CreatedFact = { id: string; candidateId: string; decisionId: string | null };
 
 /** A retcon's changes: an absent field keeps the fact's value; `from` or `until` null makes that end open. */
-export type FactChanges = { text?: string; from?: string | null; until?: string | null; status?: FactStatus };
+export type FactChanges = { text?: string; from?: string | null; until?: string | null; status?: FactStatus; knownBy?: KnowerInput[]; secret?: boolean };
 
 export type DependentConflict = { id: string; status: ConflictStatus; kind: string; title: string };
 export type DependentBeat = { id: string; chapter: string; summary: string };
@@ -54,7 +59,9 @@ export class FactService {
         if (!entity) throw fieldError('validation_error', 'entityId', `${input.entityId} is not an entity of this project`);
         const span = await resolveSpan(tx, input.projectId, { from: input.from, until: input.until }, 'input');
         await requireTextFree(tx, input.entityId, input.text);
+        const knownBy = input.knownBy ? await resolveKnowers(tx, input.projectId, input.knownBy, 'input.knownBy') : [];
         const created = await write(tx, { ...input, id: newId('fct'), span });
+        if (knownBy.length > 0 || input.secret) await recordKnowledge(tx, input.projectId, [{ entityId: input.entityId, text: input.text, secret: input.secret ?? false, knownBy }]);
         await refreshSearchText(tx, [input.entityId]);
         return created;
       }),
@@ -76,14 +83,20 @@ export class FactService {
           until: changes.until !== undefined ? changes.until : (old.untilChapter?.externalId ?? null),
           status: changes.status ?? old.status,
         };
-        if (next.text === old.text && next.from === (old.fromChapter?.externalId ?? null) && next.until === (old.untilChapter?.externalId ?? null) && next.status === old.status) {
-          throw fieldError('validation_error', 'input', 'changes nothing: give a new text, from, until or status');
+        // Who knows it follows the fact into its new version unless the retcon changes it.
+        const oldKnowers = await tx.factKnower.findMany({ where: { factId: old.id }, select: { entityId: true, fromChapterId: true, fromLine: true }, orderBy: { entityId: 'asc' } });
+        const knownBy = changes.knownBy ? await resolveKnowers(tx, projectId, changes.knownBy, 'input.knownBy') : oldKnowers;
+        const secret = changes.secret ?? old.secret;
+        const sameKnowledge = secret === old.secret && JSON.stringify([...knownBy].sort((a, b) => (a.entityId < b.entityId ? -1 : 1))) === JSON.stringify(oldKnowers);
+        if (next.text === old.text && next.from === (old.fromChapter?.externalId ?? null) && next.until === (old.untilChapter?.externalId ?? null) && next.status === old.status && sameKnowledge) {
+          throw fieldError('validation_error', 'input', 'changes nothing: give a new text, from, until, status, knownBy or secret');
         }
         const span = await resolveSpan(tx, projectId, next, 'input');
         if (next.text !== old.text) await requireTextFree(tx, old.entityId, next.text);
         const id = newId('fct');
         await retireRow(tx, old, keyId, id, `replaced by ${id}`);
         const created = await write(tx, { projectId, entityId: old.entityId, text: next.text, status: next.status, keyId, id, span });
+        if (knownBy.length > 0 || secret) await recordKnowledge(tx, projectId, [{ entityId: old.entityId, text: next.text, secret, knownBy }]);
         await refreshSearchText(tx, [old.entityId]);
         return { id, oldId: old.id, decisionId: created.decisionId };
       }),

@@ -155,6 +155,11 @@ export class KnowledgeService {
     );
   }
 
+  /** The knowers of each fact, in the order of the ids. */
+  knowers(factIds: readonly string[]): Promise<KnowerView[][]> {
+    return knowersOf(this.prisma, factIds);
+  }
+
   /** One entity's knowledge; an entity not in the project is not_found. */
   async entity(projectId: string, entityId: string, asOf: string | undefined, line?: number): Promise<Knowledge> {
     const [found, at] = await Promise.all([
@@ -183,4 +188,41 @@ export function knowledgeOf(entity: { id: string; name: string }, tracked: Track
     }
   }
   return { entity, asOf, line: at?.line ?? null, knows, unaware };
+}
+
+/** A knower as an authoring request gives it: an entity id, and the chapter id (and line of it) it learns the fact at. */
+export type KnowerInput = { entityId: string; from?: string | null; line?: number | null };
+
+/**
+ * The knowers a request gives, checked against the project (each entity must be the project's, each chapter a
+ * chapter of it; errors name `${path}.${i}.entityId` or `.from`) and resolved to rows.
+ */
+export async function resolveKnowers(tx: TxClient, projectId: string, knowers: KnowerInput[], path: string): Promise<KnowerRow[]> {
+  const entityIds = [...new Set(knowers.map((k) => k.entityId))];
+  const chapterIds = [...new Set(knowers.flatMap((k) => (k.from ? [k.from] : [])))];
+  const [entities, chapters] = await Promise.all([
+    entityIds.length ? tx.entity.findMany({ where: { projectId, id: { in: entityIds } }, select: { id: true } }) : [],
+    chapterIds.length ? tx.chapter.findMany({ where: { projectId, externalId: { in: chapterIds } }, select: { id: true, externalId: true } }) : [],
+  ]);
+  const known = new Set(entities.map((e) => e.id));
+  const chapterId = new Map(chapters.map((c) => [c.externalId, c.id]));
+  const errors = knowers.flatMap((k, i) => [
+    ...(known.has(k.entityId) ? [] : [{ path: `${path}.${i}.entityId`, message: `${k.entityId} is not an entity of this project` }]),
+    ...(k.from && !chapterId.has(k.from) ? [{ path: `${path}.${i}.from`, message: `${k.from} is not a chapter of this project` }] : []),
+  ]);
+  if (errors.length > 0) throw new LoreError('validation_error', errors.slice(0, 5).map((e) => `${e.path}: ${e.message}`).join('; '), { errors });
+  return uniqueKnowers(knowers.map((k) => ({ entityId: k.entityId, fromChapterId: k.from ? chapterId.get(k.from)! : null, fromLine: k.from ? (k.line ?? null) : null })));
+}
+
+/** A fact's knowers as the API shows them: entity id, chapter id (null: from the start) and line. */
+export type KnowerView = { entityId: string; from: string | null; line: number | null };
+
+/** The knowers of each fact, in the order of the ids (each list by entity id). */
+export async function knowersOf(db: Pick<PrismaClient, 'factKnower'>, factIds: readonly string[]): Promise<KnowerView[][]> {
+  const rows = await db.factKnower.findMany({
+    where: { factId: { in: [...factIds] } },
+    select: { factId: true, entityId: true, fromLine: true, fromChapter: { select: { externalId: true } } },
+    orderBy: { entityId: 'asc' },
+  });
+  return factIds.map((id) => rows.filter((r) => r.factId === id).map((r) => ({ entityId: r.entityId, from: r.fromChapter?.externalId ?? null, line: r.fromLine })));
 }
