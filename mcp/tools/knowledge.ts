@@ -1,16 +1,7 @@
 // lore_author_knowledge: who knows what, when: what a character knows at a point, and what it does not know yet.
 import { z } from 'zod';
 import { chapterLine, chapterRef, resourceId } from '../../src/core/validation.ts';
-import { defineTool, projectArg, projectOf, runOperation } from './shared.ts';
-
-const point = z.object({ chapter: z.string().optional().describe('absent: from the start'), line: z.number().int().optional() });
-const knownFact = z.object({
-  id: z.string().describe('the fact'),
-  text: z.string(),
-  about: z.object({ id: z.string(), name: z.string() }).describe('the entity the fact is about'),
-  secret: z.boolean(),
-  learned: point.optional().describe('knows: where it was learned; unaware: where it is learned later (absent: never)'),
-});
+import { defineTool, knownFactOutput, projectArg, projectOf, runOperation } from './shared.ts';
 
 export const knowledge = defineTool({
   name: 'lore_author_knowledge',
@@ -28,8 +19,8 @@ export const knowledge = defineTool({
     entity: z.object({ id: z.string(), name: z.string() }),
     asOf: z.string().optional(),
     line: z.number().int().optional(),
-    knows: z.array(knownFact),
-    unaware: z.array(knownFact).describe('what the reader knows there that the character does not know yet'),
+    knows: z.array(knownFactOutput),
+    unaware: z.array(knownFactOutput).describe('what the reader knows there that the character does not know yet'),
   },
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   async run(args, context) {
@@ -40,7 +31,7 @@ export const knowledge = defineTool({
   render({ entity, asOf, line, knows, unaware }) {
     const at = asOf ? `as of ${asOf}${line ? ` line ${line}` : ''}` : 'after the last chapter';
     const where = (p?: { chapter?: string; line?: number }) => (p ? (p.chapter ? `${p.chapter}${p.line ? ` line ${p.line}` : ''}` : 'the start') : undefined);
-    const fact = (f: z.infer<typeof knownFact>, learned: string) => `- ${f.text} (about ${f.about.name}; \`${f.id}\`${f.secret ? ', secret' : ''}${learned})`;
+    const fact = (f: z.infer<typeof knownFactOutput>, learned: string) => `- ${f.text} (about ${f.about.name}; \`${f.id}\`${f.secret ? ', secret' : ''}${learned})`;
     return [
       `${entity.name} (${entity.id}), ${at}:`,
       knows.length ? 'Knows:' : 'Knows none of the secret or restricted facts.',

@@ -131,6 +131,18 @@ const factOutput = z.object({
   until: z.string().optional().describe('chapter id it holds until (exclusive); absent: to the end'),
 });
 
+/** A secret or restricted fact in a character's knowledge (src/core/knowledge). */
+export const knownFactOutput = z.object({
+  id: z.string().describe('the fact'),
+  text: z.string(),
+  about: z.object({ id: z.string(), name: z.string() }).describe('the entity the fact is about'),
+  secret: z.boolean(),
+  learned: z
+    .object({ chapter: z.string().optional().describe('absent: from the start'), line: z.number().int().optional() })
+    .optional()
+    .describe('knows: where it was learned; unaware: where it is learned later (absent: never)'),
+});
+
 export const entityOutput = z.object({
   id: z.string(),
   type: z.enum(entityTypes),
@@ -148,10 +160,7 @@ export const entityOutput = z.object({
   facts: z.array(factOutput).describe('approved canon facts holding at the chapter asked about (else the latest)'),
   suggestedFacts: z.array(factOutput).describe('facts proposed but not approved: not canon yet'),
   knowledge: z
-    .object({
-      knows: z.array(z.object({ id: z.string(), text: z.string() }).passthrough()),
-      unaware: z.array(z.object({ id: z.string(), text: z.string() }).passthrough()),
-    })
+    .object({ knows: z.array(knownFactOutput), unaware: z.array(knownFactOutput) })
     .optional()
     .describe('characters, with as_of: the secret or restricted facts it knows there, and those the reader knows that it does not know yet'),
 });
