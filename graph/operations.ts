@@ -7,7 +7,7 @@ import { Kind, parse, print, visit, type DocumentNode, type FragmentDefinitionNo
 
 export const operationNames = [
   'ListProjects', 'CreateProject', 'Recall', 'Mentions', 'Search', 'Graph', 'Usage', 'ApproveFact', 'ImportBundle',
-  'CheckConflicts', 'CheckChapter', 'Brief', 'Promises', 'Timeline', 'ExportProject', 'AuditLog',
+  'CheckConflicts', 'CheckChapter', 'Brief', 'Promises', 'Knowledge', 'Timeline', 'ExportProject', 'AuditLog',
   'Propose', 'Candidates', 'DecideCandidate',
   'CreateFact', 'UpdateFact', 'RetireFact', 'Dependents', 'EntityHistory', 'PutChapter', 'DeleteChapter',
   'CreateEntity', 'ReadEntity', 'UpdateEntity', 'DeleteEntity', 'CreateRelationship', 'UpdateRelationship', 'DeleteRelationship', 'DeleteProject',

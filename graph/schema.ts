@@ -9,6 +9,7 @@ import './queries/projects.ts';
 import './queries/recall.ts';
 import './queries/brief.ts';
 import './queries/promises.ts';
+import './queries/knowledge.ts';
 import './queries/entity.ts';
 import './queries/entities.ts';
 import './queries/mentionMap.ts';

@@ -8,6 +8,7 @@ import { createLogger } from '../src/logger.ts';
 import { keyProblem, openClient } from './client.ts';
 import { brief } from './tools/brief.ts';
 import { promises } from './tools/promises.ts';
+import { knowledge } from './tools/knowledge.ts';
 import { check } from './tools/check.ts';
 import { checkChapter } from './tools/checkChapter.ts';
 import { graph } from './tools/graph.ts';
@@ -22,7 +23,7 @@ import { extract } from './tools/extract.ts';
 import type { LoreTool } from './tools/shared.ts';
 
 // The tool registry: one file per tool. check, timeline and extract run the writer's own LLM (LORE_LLM_* in the env block).
-export const tools: LoreTool[] = [brief, promises, recall, remember, graph, search, check, checkChapter, timeline, review, decide, extract, chapters];
+export const tools: LoreTool[] = [brief, promises, knowledge, recall, remember, graph, search, check, checkChapter, timeline, review, decide, extract, chapters];
 
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
 

@@ -73,6 +73,17 @@ const StoryFact = z
     until: z.string().optional().meta({ description: 'chapter id it holds until (exclusive); absent: to the end' }),
   })
   .meta({ id: 'StoryFact' });
+const KnowledgePoint = z.object({ chapter: z.string().optional().meta({ description: 'absent: from the start' }), line: z.number().int().optional() });
+const KnownFact = z
+  .object({
+    id: z.string().meta({ description: 'the fact' }),
+    text: z.string(),
+    about: z.object({ id: z.string(), name: z.string() }).meta({ description: 'the entity the fact is about' }),
+    secret: z.boolean().meta({ description: 'nobody knows it until someone learns it' }),
+    learned: KnowledgePoint.optional().meta({ description: 'knows: where it was learned; unaware: where it is learned later, absent when never' }),
+  })
+  .meta({ id: 'RecallKnownFact' });
+const KnowledgeSides = z.object({ knows: z.array(KnownFact), unaware: z.array(KnownFact) }).meta({ id: 'RecallKnowledge' });
 export const RecallEntity = z
   .object({
     id: z.string(),
@@ -89,6 +100,9 @@ export const RecallEntity = z
     }),
     suggestedFacts: z.array(StoryFact).optional().meta({
       description: `extension: suggested facts (proposed, not canon until approved), chosen like facts, the first ${factsPerEntity} by id`,
+    }),
+    knowledge: KnowledgeSides.optional().meta({
+      description: 'extension, characters only, with as_of: the secret or restricted facts it knows there, and those the reader knows that it does not know yet',
     }),
   })
   .meta({ id: 'RecallEntity' });

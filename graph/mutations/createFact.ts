@@ -1,9 +1,10 @@
 import { z } from 'zod';
 import type { Fact as FactRow } from '../../src/generated/prisma/client.ts';
-import { chapterRef, factStatus, factText, idempotencyKey, resourceId, sourceContent } from '../../src/core/validation.ts';
+import { chapterRef, factStatus, factText, knownByInput, idempotencyKey, resourceId, sourceContent } from '../../src/core/validation.ts';
 import { parseArgs } from '../args.ts';
 import { builder } from '../builder.ts';
 import { ApprovalStatus } from '../types/Entity.ts';
+import { KnowerInput } from '../types/KnowerInput.ts';
 import { Fact } from '../types/Fact.ts';
 
 const createFactArgs = z.object({
@@ -15,6 +16,8 @@ const createFactArgs = z.object({
     until: chapterRef.nullish(),
     status: factStatus.nullish(),
     content: sourceContent.nullish(),
+    knownBy: knownByInput.nullish(),
+    secret: z.boolean().nullish(),
   }),
   idempotencyKey: idempotencyKey.optional(),
 });
@@ -26,6 +29,8 @@ const CreateFactInput = builder.inputType('CreateFactInput', {
     until: t.string({ description: 'story time: the chapter id it holds until (exclusive); absent: to the end' }),
     status: t.field({ type: ApprovalStatus, description: "approved (default: the author's own canon) or suggested (waits for review)" }),
     content: t.string({ description: 'the source text the fact comes from' }),
+    knownBy: t.field({ type: [KnowerInput], description: 'who knows it, from when: then only they know it (each from their point)' }),
+    secret: t.boolean({ description: 'nobody knows it until someone learns it (knownBy)' }),
   }),
 });
 
@@ -56,6 +61,8 @@ builder.mutationField('createFact', (t) =>
         until: input.until ?? undefined,
         status: input.status ?? 'approved',
         content: input.content ?? undefined,
+        knownBy: input.knownBy ?? undefined,
+        secret: input.secret ?? undefined,
       };
       // The fact as written when the write knows it whole; a replay, or a write that does not, reads it.
       let written: FactRow | undefined;

@@ -27,7 +27,7 @@ builder.queryField('recall', (t) =>
       const version = ctx.canonVersion(args.projectId);
       const found = await ctx.services.entities.recall(principal.accountId, args.projectId, args.q || undefined, args.limit, version, args.asOf);
       if (!found) throw projectNotFound(args.projectId);
-      return ctx.answeredAt(found.version) ? [] : found.page;
+      return ctx.answeredAt(found.version) ? [] : found.page.map((e) => ({ ...e, readAsOf: args.asOf ?? null }));
     },
   }),
 );

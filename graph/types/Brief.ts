@@ -17,6 +17,7 @@ const BriefOmitted = builder.objectRef<Omitted>('BriefOmitted').implement({
     neighbours: t.exposeInt('neighbours', { description: 'entities one relationship away' }),
     rules: t.exposeInt('rules'),
     promises: t.exposeInt('promises'),
+    knowledge: t.exposeInt('knowledge', { description: 'named characters whose knowledge did not fit' }),
     beats: t.exposeInt('beats'),
   }),
 });
@@ -34,7 +35,7 @@ export const Brief = builder.objectRef<BriefRecord>('Brief').implement({
     content: t.field({
       type: 'JSON',
       nullable: true,
-      description: 'format json: { entities, relationships, neighbours, rules, promises, beats }',
+      description: 'format json: { entities, relationships, neighbours, rules, promises, knowledge, beats }',
       resolve: (b) => b.content ?? null,
     }),
     markdown: t.exposeString('markdown', { nullable: true, description: 'format markdown: the brief as Markdown' }),

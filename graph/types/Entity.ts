@@ -2,6 +2,7 @@ import { entityTypes } from '../../src/core/ingest/bundle.ts';
 import { factsPerEntity, lastMentionCount, type EntityRecord } from '../../src/core/canon/entities.ts';
 import { builder } from '../builder.ts';
 import { Fact } from './Fact.ts';
+import { Knowledge } from './Knowledge.ts';
 import { Mention } from './Mention.ts';
 import { StoryFact } from './StoryFact.ts';
 
@@ -10,7 +11,10 @@ export const ApprovalStatus = builder.enumType('ApprovalStatus', { values: ['app
 
 // Read whole, with its latest mentions and pending conflicts, by src/core/canon/entities.ts: recall and search are the
 // hottest reads, and one statement per page costs a tenth of what planning them through Prisma does.
-export const Entity = builder.objectRef<EntityRecord>('Entity').implement({
+/** An entity as recall read it: `readAsOf`, the chapter it was read as of (its knowledge is as of it too). */
+export type ReadEntity = EntityRecord & { readAsOf?: string | null };
+
+export const Entity = builder.objectRef<ReadEntity>('Entity').implement({
   description: 'A canon entity as recall returns it.',
   fields: (t) => ({
     id: t.exposeID('id'),
@@ -47,6 +51,14 @@ export const Entity = builder.objectRef<EntityRecord>('Entity').implement({
       description: 'live facts about the entity, approved and suggested (retired ones are in history)',
       resolve: (entity) => entity.id,
       load: (entityIds: string[], ctx) => ctx.services.canon.factsOf(entityIds),
+    }),
+    knowledge: t.loadable({
+      type: Knowledge,
+      nullable: true,
+      description:
+        "characters only: what it knows and what the reader knows that it does not know yet (secret or restricted facts), as of the chapter recall was asked as of (else after the last chapter); null for other types",
+      resolve: (entity) => (entity.type === 'character' ? JSON.stringify([entity.projectId, entity.readAsOf ?? null, entity.id, entity.name]) : null),
+      load: (keys: string[], ctx) => ctx.services.knowledge.batch(keys),
     }),
     history: t.loadableList({
       type: Fact,

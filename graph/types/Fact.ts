@@ -1,6 +1,7 @@
 import { builder } from '../builder.ts';
 import { ApprovalStatus } from './Entity.ts';
 import { FactProvenance } from './FactProvenance.ts';
+import { FactKnower } from './KnowerInput.ts';
 
 export const Fact = builder.prismaObject('Fact', {
   description: 'A statement about an entity, with where it came from.',
@@ -30,6 +31,13 @@ export const Fact = builder.prismaObject('Fact', {
     retiredAt: t.expose('retiredAt', { type: 'DateTime', nullable: true, description: 'when it left the canon (replaced or retired); null while live' }),
     retiredBy: t.exposeString('retiredBy', { nullable: true, description: 'the key id that retired it' }),
     replacedById: t.exposeString('replacedById', { nullable: true, description: 'the fact that replaced it in a retcon' }),
+    secret: t.exposeBoolean('secret', { description: 'nobody knows it until someone learns it (knownBy)' }),
+    knownBy: t.loadableList({
+      type: FactKnower,
+      description: 'who knows it, from when; empty and not secret: common knowledge',
+      resolve: (fact) => fact.id,
+      load: (ids: string[], ctx) => ctx.services.knowledge.knowers(ids),
+    }),
     provenance: t.loadable({
       type: FactProvenance,
       nullable: true,

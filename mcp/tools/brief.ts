@@ -10,6 +10,7 @@ const omittedOutput = z.object({
   neighbours: z.number().int(),
   rules: z.number().int(),
   promises: z.number().int(),
+  knowledge: z.number().int(),
   beats: z.number().int(),
 });
 
@@ -17,7 +18,7 @@ export const brief = defineTool({
   name: 'lore_author_brief',
   title: 'Brief me on the canon for a scene',
   description:
-    'Call this before drafting or revising a scene. Give the scene (its draft or outline as text, and/or entity ids) and the chapter it belongs to; it answers, in one call and within a token budget (default 2,000), the canon that matters as it stands at that chapter: the characters, places and things the scene names (and relatives it names by a kin word such as "her brother") with their state and approved facts, the relationships between them, the entities one step away, the story\'s rules, the promises involving them, and the last beats before the chapter. Most important first; every item is whole and carries its id, to cite; omitted counts what did not fit (call again with a larger budget for it). Markdown by default, ready to use as context; format json gives the same content structured.',
+    'Call this before drafting or revising a scene. Give the scene (its draft or outline as text, and/or entity ids) and the chapter it belongs to; it answers, in one call and within a token budget (default 2,000), the canon that matters as it stands at that chapter: the characters, places and things the scene names (and relatives it names by a kin word such as "her brother") with their state and approved facts, the relationships between them, the entities one step away, the story\'s rules, the promises involving them, what each named character knows and does not know yet (the secrets the reader holds), and the last beats before the chapter. Most important first; every item is whole and carries its id, to cite; omitted counts what did not fit (call again with a larger budget for it). Markdown by default, ready to use as context; format json gives the same content structured.',
   input: {
     project: projectArg,
     chapter: chapterRef.optional().describe('The chapter id of the scene (for example ch-12): the canon as it stands there. Leave it out for after the last chapter.'),
@@ -37,7 +38,7 @@ export const brief = defineTool({
     content: z
       .record(z.string(), z.unknown())
       .optional()
-      .describe('format json: entities, relationships, neighbours, rules, promises, beats')
+      .describe('format json: entities, relationships, neighbours, rules, promises, knowledge, beats')
       .meta({ additionalProperties: true }),
     markdown: z.string().optional().describe('format markdown'),
   },

@@ -21,7 +21,7 @@ export const recall = defineTool({
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   async run(args, context) {
     const projectId = projectOf(args.project, context);
-    const data = await runOperation(context, 'Recall', { projectId, q: args.query, limit: args.limit, asOf: args.as_of });
+    const data = await runOperation(context, 'Recall', { projectId, q: args.query, limit: args.limit, asOf: args.as_of, knowledge: args.as_of !== undefined });
     return { projectId, entities: data.entities };
   },
   render({ projectId, entities }) {

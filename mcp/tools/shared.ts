@@ -131,6 +131,18 @@ const factOutput = z.object({
   until: z.string().optional().describe('chapter id it holds until (exclusive); absent: to the end'),
 });
 
+/** A secret or restricted fact in a character's knowledge (src/core/knowledge). */
+export const knownFactOutput = z.object({
+  id: z.string().describe('the fact'),
+  text: z.string(),
+  about: z.object({ id: z.string(), name: z.string() }).describe('the entity the fact is about'),
+  secret: z.boolean(),
+  learned: z
+    .object({ chapter: z.string().optional().describe('absent: from the start'), line: z.number().int().optional() })
+    .optional()
+    .describe('knows: where it was learned; unaware: where it is learned later (absent: never)'),
+});
+
 export const entityOutput = z.object({
   id: z.string(),
   type: z.enum(entityTypes),
@@ -147,6 +159,10 @@ export const entityOutput = z.object({
   lastMentions: z.array(mentionOutput).describe('the latest mentions in the manuscript, latest first (with as_of, the latest up to that chapter)'),
   facts: z.array(factOutput).describe('approved canon facts holding at the chapter asked about (else the latest)'),
   suggestedFacts: z.array(factOutput).describe('facts proposed but not approved: not canon yet'),
+  knowledge: z
+    .object({ knows: z.array(knownFactOutput), unaware: z.array(knownFactOutput) })
+    .optional()
+    .describe('characters, with as_of: the secret or restricted facts it knows there, and those the reader knows that it does not know yet'),
 });
 export type EntityOutput = z.infer<typeof entityOutput>;
 
@@ -159,6 +175,8 @@ export function renderEntity(entity: EntityOutput): string {
   if (state.length > 0) lines.push(`  state: ${state.map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`).join(', ')}`);
   for (const f of entity.facts) lines.push(`  fact: ${f.text}${renderSpan(f)}`);
   for (const f of entity.suggestedFacts) lines.push(`  fact (suggested): ${f.text}${renderSpan(f)}`);
+  for (const f of entity.knowledge?.knows ?? []) lines.push(`  knows: ${f.text}`);
+  for (const f of entity.knowledge?.unaware ?? []) lines.push(`  does not know yet: ${f.text}`);
   if (entity.pendingConflictIds.length > 0) lines.push(`  pending conflicts: ${entity.pendingConflictIds.join(', ')}`);
   for (const m of entity.lastMentions.slice(0, 3)) lines.push(`  mentioned ${m.chapter} line ${m.line}: "${m.snippet}"`);
   return lines.join('\n');

@@ -10,7 +10,11 @@ const factJson = (f: FactData | null | undefined) =>
   f && {
     id: f.id, entity_id: f.entityId, text: f.text, status: f.status, source: f.source, candidate_id: f.candidateId, from: f.from, until: f.until,
     created_at: f.createdAt, created_by: f.createdBy, retired_at: f.retiredAt, retired_by: f.retiredBy, replaced_by_id: f.replacedById,
+    secret: f.secret, known_by: (f.knownBy as { entityId: string; from?: string; line?: number }[] | undefined)?.map(({ entityId, ...k }) => ({ entity_id: entityId, ...k })),
   };
+
+type KnowerBody = { entity_id: string; from?: string; line?: number };
+const knownByInput = (knowers: unknown) => (knowers as KnowerBody[] | undefined)?.map(({ entity_id, ...k }) => ({ entityId: entity_id, ...k }));
 
 const dependentsJson = ({ mentionCount, ...d }: Record<string, unknown>) => ({ ...d, mention_count: mentionCount });
 
@@ -30,7 +34,7 @@ export const createFact: RouteDef = {
   operationId: 'createFact',
   summary: 'Add a fact',
   description:
-    "Extension. Adds a fact about entity_id, with story time (from, until: chapter ids) and status (approved by default: the author's own canon; suggested waits for review). Records its provenance: a candidate with the source content and, for an approved fact, the decision by this key. A live fact with the same text on the entity is 409 already_exists. Supports Idempotency-Key.",
+    "Extension. Adds a fact about entity_id, with story time (from, until: chapter ids) and status (approved by default: the author's own canon; suggested waits for review). known_by (entities and the chapter, and line, each learns it at) and secret say who knows it (who knows what, when). Records its provenance: a candidate with the source content and, for an approved fact, the decision by this key. A live fact with the same text on the entity is 409 already_exists. Supports Idempotency-Key.",
   scope: 'remember',
   cost: 1,
   params: projectPath,
@@ -44,7 +48,7 @@ export const createFact: RouteDef = {
   variables: ({ params, body, idempotencyKey }) => ({
     projectId: params.id,
     entityId: body.entity_id,
-    input: { text: body.text, from: body.from, until: body.until, status: body.status, content: body.content },
+    input: { text: body.text, from: body.from, until: body.until, status: body.status, content: body.content, knownBy: knownByInput(body.known_by), secret: body.secret },
     idempotencyKey,
   }),
   respond: (data) => factJson(data.fact as FactData),
@@ -68,7 +72,7 @@ export const updateFact: RouteDef = {
   variables: ({ params, body }) => ({
     projectId: params.id,
     factId: params.factId,
-    input: { text: body.text, from: body.from, until: body.until, status: body.status },
+    input: { text: body.text, from: body.from, until: body.until, status: body.status, knownBy: knownByInput(body.known_by), secret: body.secret },
   }),
   respond: (data) => retconJson(data.retcon as Record<string, unknown>),
 };

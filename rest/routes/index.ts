@@ -2,6 +2,7 @@ import type { RouteDef } from '../route.ts';
 import { auditLog } from './audit.ts';
 import { brief } from './brief.ts';
 import { promises } from './promises.ts';
+import { knowledge } from './knowledge.ts';
 import { approve } from './canon.ts';
 import { checkChapter, deleteChapter, listChapters, putChapter, readChapter } from './chapters.ts';
 import { exportProject } from './export.ts';
@@ -16,6 +17,6 @@ import { approveCandidate, listCandidates, propose, rejectCandidate } from './re
 import { search } from './search.ts';
 import { usage } from './usage.ts';
 
-export const routes: RouteDef[] = [listProjects, createProject, recall, mentions, brief, promises, checkConflicts, approve, search, timeline, graph, usage, auditLog, exportProject, propose, listCandidates, approveCandidate, rejectCandidate,
+export const routes: RouteDef[] = [listProjects, createProject, recall, mentions, brief, promises, knowledge, checkConflicts, approve, search, timeline, graph, usage, auditLog, exportProject, propose, listCandidates, approveCandidate, rejectCandidate,
   createFact, updateFact, retireFact, factDependents, entityDependents, entityHistory, listChapters, readChapter, putChapter, deleteChapter, checkChapter,
   createEntity, readEntity, updateEntity, deleteEntity, createRelationship, updateRelationship, deleteRelationship, deleteProject];

@@ -8,7 +8,7 @@ export const recall: RouteDef = {
   operationId: 'recall',
   summary: 'Recall canon entities',
   description:
-    'Entities by name, optionally filtered by q on name or alias, each with its current state, latest mentions, pending conflicts, and (extension) approved and suggested facts. Extension as_of (a chapter id): the state, facts and latest mentions as they stand at that chapter (mentions up to it in reading order); an unknown chapter is a 400 naming as_of.',
+    'Entities by name, optionally filtered by q on name or alias, each with its current state, latest mentions, pending conflicts, and (extension) approved and suggested facts. Extension as_of (a chapter id): the state, facts and latest mentions as they stand at that chapter (mentions up to it in reading order); an unknown chapter is a 400 naming as_of; with as_of, each character also says what it knows there and what the reader knows that it does not know yet (knowledge: secret or restricted facts, see GET /projects/{id}/entities/{entityId}/knowledge).',
   scope: 'recall',
   cost: 1,
   params: projectPath,
@@ -27,7 +27,7 @@ export const recall: RouteDef = {
   },
   operation: 'Recall',
   cacheable: true,
-  variables: ({ params, query }) => ({ projectId: params.id, q: query.q, limit: query.limit, asOf: query.as_of }),
+  variables: ({ params, query }) => ({ projectId: params.id, q: query.q, limit: query.limit, asOf: query.as_of, knowledge: query.as_of !== undefined }),
   respond: (data) => data,
 };
 

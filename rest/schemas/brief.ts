@@ -46,6 +46,16 @@ export const BriefContent = z
         }),
       )
       .meta({ description: 'promises open at the chapter that the scene names, that are related to a named entity, or that involve one' }),
+    knowledge: z
+      .array(
+        z.object({
+          id: z.string().meta({ description: 'the character' }),
+          name: z.string(),
+          knows: z.array(fact).meta({ description: 'secret or restricted facts it knows at the chapter' }),
+          unaware: z.array(fact).meta({ description: 'facts the reader knows at the chapter that it does not know yet' }),
+        }),
+      )
+      .meta({ description: 'who knows what: each named character with tracked facts on either side (src/core/knowledge)' }),
     beats: z.array(z.object({ id: z.string(), chapter: z.string(), summary: z.string() })).meta({ description: 'the last beats before the chapter, in story order' }),
   })
   .meta({ id: 'BriefContent' });
@@ -65,6 +75,7 @@ export const Brief = z
         neighbours: z.number().int(),
         rules: z.number().int(),
         promises: z.number().int(),
+        knowledge: z.number().int(),
         beats: z.number().int(),
       })
       .meta({ description: 'items of each kind that did not fit the budget' }),

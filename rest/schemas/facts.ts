@@ -1,11 +1,21 @@
 // Facts (extension): create, retcon, retire, their history and what depends on them.
 import { z } from 'zod';
-import { chapterRef, factStatus, factText, resourceId, retireReason, sourceContent } from '../../src/core/validation.ts';
+import { chapterLine, chapterRef, factStatus, factText, resourceId, retireReason, sourceContent } from '../../src/core/validation.ts';
 import { projectPath } from '../schemas.ts';
 
 const dateTime = z.string().meta({ format: 'date-time' });
 
 export const factPath = projectPath.extend({ factId: resourceId.meta({ description: 'fact id' }) });
+
+const knower = z
+  .object({
+    entity_id: resourceId.meta({ description: 'the entity (a character) that knows the fact' }),
+    from: chapterRef.optional().meta({ description: 'the chapter id it learns the fact in; absent: from the start' }),
+    line: chapterLine.optional().meta({ description: 'the line of that chapter it learns it at (known after it); needs from' }),
+  })
+  .meta({ id: 'FactKnowerRequest' });
+const knownBy = z.array(knower).max(200).meta({ description: 'who knows it, from when: then only they know it, each from their point (who knows what, when)' });
+const secret = z.boolean().meta({ description: 'nobody knows it until someone learns it (known_by)' });
 
 export const createFactBody = z
   .object({
@@ -15,6 +25,8 @@ export const createFactBody = z
     until: chapterRef.optional().meta({ description: 'story time: the chapter id it holds until (exclusive); absent: to the end' }),
     status: factStatus.optional().meta({ description: "approved (default: the author's own canon) or suggested (waits in the review queue)" }),
     content: sourceContent.optional().meta({ description: 'the source text the fact comes from, kept as provenance' }),
+    known_by: knownBy.optional(),
+    secret: secret.optional(),
   })
   .meta({ id: 'CreateFactRequest' });
 
@@ -24,8 +36,10 @@ export const updateFactBody = z
     from: chapterRef.nullable().optional().meta({ description: 'a chapter id; null: holds from the start; absent: unchanged' }),
     until: chapterRef.nullable().optional().meta({ description: 'a chapter id; null: holds to the end; absent: unchanged' }),
     status: factStatus.optional(),
+    known_by: knownBy.optional().meta({ description: 'who knows it, from when (replaces the list); absent: unchanged' }),
+    secret: secret.optional().meta({ description: 'absent: unchanged' }),
   })
-  .meta({ id: 'UpdateFactRequest', anyOf: ['text', 'from', 'until', 'status'].map((field) => ({ required: [field] })) });
+  .meta({ id: 'UpdateFactRequest', anyOf: ['text', 'from', 'until', 'status', 'known_by', 'secret'].map((field) => ({ required: [field] })) });
 
 export const retireFactQuery = z.object({ reason: retireReason.optional().meta({ description: 'why, kept with the decision' }) });
 
@@ -44,6 +58,10 @@ export const Fact = z
     retired_at: dateTime.optional().meta({ description: 'when it left the canon; absent while live' }),
     retired_by: z.string().optional().meta({ description: 'the key id that retired it' }),
     replaced_by_id: z.string().optional().meta({ description: 'the fact that replaced it in a retcon' }),
+    secret: z.boolean().meta({ description: 'nobody knows it until someone learns it' }),
+    known_by: z
+      .array(z.object({ entity_id: z.string(), from: z.string().optional().meta({ description: 'absent: from the start' }), line: z.number().int().optional() }))
+      .meta({ description: 'who knows it, from when; empty and not secret: common knowledge' }),
   })
   .meta({ id: 'FactRecord' });
 

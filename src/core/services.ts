@@ -7,6 +7,7 @@ import { AuditLog } from './audit/auditLog.ts';
 import { AuthoringService } from './canon/authoring.ts';
 import { BriefService } from './brief/brief.ts';
 import { PromiseLedgerService } from './promises/ledger.ts';
+import { KnowledgeService } from './knowledge/knowledge.ts';
 import { CanonService } from './canon/canon.ts';
 import { ChapterService } from './canon/chapters.ts';
 import { FactService } from './canon/facts.ts';
@@ -54,6 +55,7 @@ export function createServices(db: Database, config: Config, logger: Logger) {
   const embeddingStore = new EmbeddingStore(db.sql);
   const embedder = config.embeddings ? new EmbeddingProvider(config.embeddings) : undefined;
   const hybrid = embedder && new HybridRanker(embeddingStore, new QueryVectors(embedder, config.embeddings!.queryTimeoutMs, logger), config.embeddings!);
+  const knowledge = new KnowledgeService(prisma);
   return {
     config,
     logger,
@@ -78,8 +80,9 @@ export function createServices(db: Database, config: Config, logger: Logger) {
     extraction: new ExtractionService(prisma, new ReviewService(prisma, graphOutbox), config.llm),
     exporter: new Exporter(prisma),
     conflicts: new ConflictChecker(prisma, config.llm),
-    brief: new BriefService(db.sql),
+    brief: new BriefService(db.sql, (projectId, characters, at) => knowledge.of(projectId, characters, at, null)),
     promises: new PromiseLedgerService(prisma),
+    knowledge,
     timeline: new TimelineService(prisma, config.llm),
     graph,
     neo4j,

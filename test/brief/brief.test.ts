@@ -44,12 +44,13 @@ describe('POST /projects/{id}/brief', () => {
     expect(names(content.neighbours)).not.toContain("Mara's oath");
     expect(content.rules).toEqual([{ id: ids['No magic at sea'], name: 'No magic at sea', facts: [{ id: expect.any(String), text: 'Salt water breaks every spell.' }] }]);
     expect(names(content.promises)).toEqual(["Mara's oath"]);
+    expect(content.knowledge).toEqual([]); // no secret or restricted fact in this canon
     expect(content.beats.map((b: any) => [b.chapter, b.summary])).toEqual([
       ['ch-01', 'Mara and Keth sail past the dark lighthouse.'],
       ['ch-02', 'Keth drowns at Gull Point in a storm.'],
     ]);
     expect(res.body).toMatchObject({ chapter: 'ch-03', format: 'json', encoding: 'o200k_base', budget: 4000 });
-    expect(res.body.omitted).toEqual({ entities: 0, facts: 0, relationships: 0, neighbours: 0, rules: 0, promises: 0, beats: 0 });
+    expect(res.body.omitted).toEqual({ entities: 0, facts: 0, relationships: 0, neighbours: 0, rules: 0, promises: 0, knowledge: 0, beats: 0 });
     expect(res.body.tokens).toBe(countTokens(JSON.stringify(content)));
     expect(res.body.tokens).toBeLessThanOrEqual(4000);
     expect(res.body.markdown).toBeUndefined();

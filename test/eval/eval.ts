@@ -29,8 +29,8 @@ import { prng } from '../support/prng.ts';
 
 type Expected = { kind: string; entity: string };
 type ModelHit = { severity: string; kind: string; title: string; rationale: string; refs: string[] };
-type Passage = { id: string; text: string; chapter?: string; expected: Expected[]; model?: ModelHit[] };
-type Bundle = { entities: { key: string; facts?: string[] }[]; chapters?: { id: string; text?: string }[] };
+type Passage = { id: string; text: string; chapter?: string; line?: number; expected: Expected[]; model?: ModelHit[] };
+type Bundle = { entities: { key: string; facts?: (string | { text: string })[] }[]; chapters?: { id: string; text?: string }[] };
 type Hit = { kind: string; title: string; refs: string[] };
 
 export type Tally = { tp: number; fp: number; fn: number };
@@ -85,7 +85,7 @@ export type EvalReport = {
   large?: LargeFigures & { core: CoreBench };
 };
 
-export const deterministicKinds = ['dead_character_active', 'attribute_contradiction', 'location_conflict', 'relationship_contradiction'];
+export const deterministicKinds = ['dead_character_active', 'attribute_contradiction', 'location_conflict', 'relationship_contradiction', 'knowledge_violation'];
 const here = path.dirname(fileURLToPath(import.meta.url));
 const llm = { provider: 'openai', key: 'eval', model: 'scripted' } as const;
 
@@ -105,8 +105,8 @@ class Canon {
     const facts = await prisma.fact.findMany({ where: { projectId }, select: { id: true, entityId: true, text: true } });
     const factId = new Map(facts.map((f) => [`${keyById.get(f.entityId)}\u0000${f.text}`, f.id]));
     for (const e of bundle.entities) {
-      (e.facts ?? []).forEach((text, n) => {
-        const id = factId.get(`${e.key}\u0000${text}`)!;
+      (e.facts ?? []).forEach((fact, n) => {
+        const id = factId.get(`${e.key}\u0000${typeof fact === 'string' ? fact : fact.text}`)!;
         canon.idOf.set(`${e.key}#${n}`, id);
         canon.keysOf.set(id, [e.key]);
       });
@@ -271,6 +271,7 @@ export async function runEvaluation(options: { databaseUrl?: string; large?: boo
         const position = passage.chapter
           ? ((await prisma.chapter.findFirst({ where: { projectId, externalId: passage.chapter }, select: { ordinal: true } })) ?? undefined)
           : undefined;
+        if (position && passage.line !== undefined) Object.assign(position, { line: passage.line });
         const slice = await loadCanonSlice(prisma, projectId, passage.text, position);
         const found = findDeterministicConflicts(passage.text, slice, passage.chapter ?? null);
         deterministic.add(passage, found, canon);
@@ -279,7 +280,7 @@ export async function runEvaluation(options: { databaseUrl?: string; large?: boo
         const script = passage.model ?? [];
         fake.script({ object: { conflicts: script.map((hit) => ({ ...hit, episode: passage.chapter ?? null, refs: hit.refs.map((ref) => canon.id(ref)) })) } });
         const logged = tokens.length;
-        const checked = await executor.run('CheckConflicts', { projectId, text: passage.text, chapter: passage.chapter }, caller(`eval-${passage.id}`));
+        const checked = await executor.run('CheckConflicts', { projectId, text: passage.text, chapter: passage.chapter, line: passage.line }, caller(`eval-${passage.id}`));
         if (!checked.ok) throw new Error(`check of ${passage.id} failed: ${checked.error.code} ${checked.error.message}`);
         whole.add(passage, checked.data.conflicts as Hit[], canon);
         setWhole.add(passage, checked.data.conflicts as Hit[], canon);

@@ -42,7 +42,7 @@ export function expectToolError(result: CallToolResult, code: string, status?: n
   return text;
 }
 
-export const toolNames = ['lore_author_brief', 'lore_author_promises', 'lore_author_recall', 'lore_author_remember', 'lore_author_graph', 'lore_author_search', 'lore_author_check', 'lore_author_timeline', 'lore_author_review', 'lore_author_decide', 'lore_author_extract', 'lore_author_chapters', 'lore_author_check_chapter'];
+export const toolNames = ['lore_author_brief', 'lore_author_promises', 'lore_author_knowledge', 'lore_author_recall', 'lore_author_remember', 'lore_author_graph', 'lore_author_search', 'lore_author_check', 'lore_author_timeline', 'lore_author_review', 'lore_author_decide', 'lore_author_extract', 'lore_author_chapters', 'lore_author_check_chapter'];
 
 /** The listing both modes must give: every tool, described, with input and output schemas and honest annotations. */
 export async function expectToolListing(session: McpSession) {

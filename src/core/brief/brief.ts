@@ -10,7 +10,8 @@ import { kinWord, type KinRole } from '../conflicts/reader/lexicon.ts';
 import { LoreError } from '../errors.ts';
 import { holdsSql, stateAtSql, unknownChapter } from '../canon/storyTime.ts';
 import { pack, type Omitted } from './pack.ts';
-import type { BriefBeat, BriefContent, BriefEntity, BriefFact, BriefFormat, BriefNeighbour, BriefPromise, BriefRelationship, BriefRule, NamedBy } from './render.ts';
+import type { Knowledge } from '../knowledge/knowledge.ts';
+import type { BriefBeat, BriefContent, BriefEntity, BriefFact, BriefFormat, BriefKnowledge, BriefNeighbour, BriefPromise, BriefRelationship, BriefRule, NamedBy } from './render.ts';
 import { encodingName, tokenCounter } from './tokens.ts';
 
 export type BriefRequest = {
@@ -105,8 +106,14 @@ const statements = {
     ORDER BY c.ordinal, c.id, b.position`),
 };
 
+/** What named characters know at a chapter ordinal (undefined: after the last chapter): KnowledgeService.of. */
+export type KnowledgeReader = (projectId: string, characters: { id: string; name: string }[], at: { ordinal: number } | undefined) => Promise<Knowledge[]>;
+
 export class BriefService {
-  constructor(private readonly sql: SqlClient) {}
+  constructor(
+    private readonly sql: SqlClient,
+    private readonly knowledge: KnowledgeReader,
+  ) {}
 
   async brief(request: BriefRequest): Promise<Brief> {
     const { projectId } = request;
@@ -145,6 +152,16 @@ export class BriefService {
     ]);
     const byId = new Map(entityRows.map((e) => [e.id, e]));
     const namedRows = named.map((id) => byId.get(id)).filter((e): e is EntityRow => e !== undefined);
+    // Who knows what: only characters with tracked facts on either side are listed.
+    const characters = namedRows.filter((e) => e.type === 'character').map(({ id, name }) => ({ id, name }));
+    const knowledge = (await this.knowledge(projectId, characters, at === null ? undefined : { ordinal: at }))
+      .filter((k) => k.knows.length > 0 || k.unaware.length > 0)
+      .map((k): BriefKnowledge => ({
+        id: k.entity.id,
+        name: k.entity.name,
+        knows: k.knows.map(({ id, text }) => ({ id, text })),
+        unaware: k.unaware.map(({ id, text }) => ({ id, text })),
+      }));
     // Rules and promises have sections of their own.
     const neighbourRows = neighbourIds
       .map((id) => byId.get(id))
@@ -167,6 +184,7 @@ export class BriefService {
       ),
       rules: ruleRows.map((r): BriefRule => ({ id: r.id, name: r.name, facts: r.facts })),
       promises: promiseRows.map((p): BriefPromise => ({ id: p.id, name: p.name, set_up_in: p.set_up_in, age: p.age, facts: p.facts })),
+      knowledge,
       beats,
     };
     const packed = pack(candidates, { budget: request.budget, format: request.format, chapter: chapter?.externalId ?? null, count });

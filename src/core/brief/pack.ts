@@ -1,11 +1,12 @@
 // Packs a brief's candidate content into a token budget, most important first: the named entities, their facts
 // (a first fact of each before any second one), the relationships between them, their neighbours, the rules, the
-// promises, then the beats, latest first. An item is taken whole or not at all; what is left out is counted per kind.
+// promises, what each named character knows and does not know yet, then the beats, latest first. An item is taken
+// whole or not at all; what is left out is counted per kind.
 // Items are weighed alone, then the chosen rendering is counted whole, and the least important items are dropped
 // until it fits: a token can straddle two items' text, so only the whole count is trusted.
 import { emptyContent, markdown, renderJson, renderMarkdown, sectionTitles, type BriefContent, type BriefFormat } from './render.ts';
 
-export type OmittedKind = 'entities' | 'facts' | 'relationships' | 'neighbours' | 'rules' | 'promises' | 'beats';
+export type OmittedKind = 'entities' | 'facts' | 'relationships' | 'neighbours' | 'rules' | 'promises' | 'knowledge' | 'beats';
 export type Omitted = Record<OmittedKind, number>;
 export type Packed = { content: BriefContent; rendering: string; tokens: number; omitted: Omitted };
 
@@ -33,6 +34,9 @@ function itemsByPriority(candidates: BriefContent, names: Map<string, string>): 
   for (const p of candidates.promises) {
     items.push({ kind: 'promises', of: p, section: 'promises', json: () => JSON.stringify(p), markdown: () => markdown.promise(p) });
   }
+  for (const k of candidates.knowledge) {
+    items.push({ kind: 'knowledge', of: k, section: 'knowledge', json: () => JSON.stringify(k), markdown: () => markdown.knowledge(k) });
+  }
   for (const b of [...candidates.beats].reverse()) items.push({ kind: 'beats', of: b, section: 'beats', json: () => JSON.stringify(b), markdown: () => markdown.beat(b) });
   return items;
 }
@@ -46,6 +50,7 @@ function selected(candidates: BriefContent, chosen: Set<object>): BriefContent {
     neighbours: candidates.neighbours.filter(has),
     rules: candidates.rules.filter(has),
     promises: candidates.promises.filter(has),
+    knowledge: candidates.knowledge.filter(has),
     beats: candidates.beats.filter(has),
   };
 }
@@ -57,7 +62,7 @@ export function pack(
   const { budget, format, chapter, count } = options;
   const names = new Map<string, string>([...candidates.entities, ...candidates.neighbours].map((e) => [e.id, e.name]));
   const render = (content: BriefContent) => (format === 'json' ? renderJson(content) : renderMarkdown(content, chapter, names));
-  const omitted: Omitted = { entities: 0, facts: 0, relationships: 0, neighbours: 0, rules: 0, promises: 0, beats: 0 };
+  const omitted: Omitted = { entities: 0, facts: 0, relationships: 0, neighbours: 0, rules: 0, promises: 0, knowledge: 0, beats: 0 };
   const chosen = new Set<object>();
   const taken: Item[] = [];
   const opened = new Set<string>();

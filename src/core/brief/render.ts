@@ -20,6 +20,8 @@ export type BriefRule = { id: string; name: string; facts: BriefFact[] };
 /** An open promise: the chapter that set it up and the chapters since (null without a setup). */
 export type BriefPromise = { id: string; name: string; set_up_in: string | null; age: number | null; facts: BriefFact[] };
 export type BriefBeat = { id: string; chapter: string; summary: string };
+/** A named character's knowledge (src/core/knowledge): the tracked facts it knows, and those the reader knows that it does not yet. */
+export type BriefKnowledge = { id: string; name: string; knows: BriefFact[]; unaware: BriefFact[] };
 
 export type BriefContent = {
   entities: BriefEntity[];
@@ -27,10 +29,11 @@ export type BriefContent = {
   neighbours: BriefNeighbour[];
   rules: BriefRule[];
   promises: BriefPromise[];
+  knowledge: BriefKnowledge[];
   beats: BriefBeat[];
 };
 
-export const emptyContent = (): BriefContent => ({ entities: [], relationships: [], neighbours: [], rules: [], promises: [], beats: [] });
+export const emptyContent = (): BriefContent => ({ entities: [], relationships: [], neighbours: [], rules: [], promises: [], knowledge: [], beats: [] });
 
 export type BriefFormat = 'json' | 'markdown';
 
@@ -64,6 +67,8 @@ export const markdown = {
   rule: (r: BriefRule) => `- ${r.name} \`${r.id}\`${facts(r.facts)}\n`,
   promise: (p: BriefPromise) =>
     `- ${p.name} \`${p.id}\`${p.set_up_in ? ` (set up in ${p.set_up_in}, ${p.age} chapters ago)` : ''}${facts(p.facts)}\n`,
+  knowledge: (k: BriefKnowledge) =>
+    `- ${k.name} \`${k.id}\`${k.knows.length ? `\n  - knows:${facts(k.knows).replaceAll('\n  -', '\n    -')}` : ''}${k.unaware.length ? `\n  - does not know yet:${facts(k.unaware).replaceAll('\n  -', '\n    -')}` : ''}\n`,
   beat: (b: BriefBeat) => `- ${b.chapter}: ${b.summary} \`${b.id}\`\n`,
 };
 
@@ -73,6 +78,7 @@ export const sectionTitles = {
   neighbours: 'One step away',
   rules: 'Rules',
   promises: 'Open promises',
+  knowledge: 'Who knows what',
   beats: 'Last beats',
 } as const;
 
@@ -87,6 +93,7 @@ export function renderMarkdown(content: BriefContent, chapter: string | null, na
   if (content.neighbours.length > 0) out += markdown.section(sectionTitles.neighbours) + content.neighbours.map((n) => markdown.neighbour(n, names)).join('');
   if (content.rules.length > 0) out += markdown.section(sectionTitles.rules) + content.rules.map(markdown.rule).join('');
   if (content.promises.length > 0) out += markdown.section(sectionTitles.promises) + content.promises.map(markdown.promise).join('');
+  if (content.knowledge.length > 0) out += markdown.section(sectionTitles.knowledge) + content.knowledge.map(markdown.knowledge).join('');
   if (content.beats.length > 0) out += markdown.section(sectionTitles.beats) + content.beats.map(markdown.beat).join('');
   return out;
 }

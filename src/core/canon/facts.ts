@@ -10,6 +10,7 @@ import { projectNotFound } from './projects.ts';
 import { rows, statement, utcTimestamp, type SqlTransaction } from '../../db/sql.ts';
 import { recordAudit } from '../audit/inTransaction.ts';
 import { resolveSpan, type ResolvedSpan } from './storyTime.ts';
+import { recordKnowledge, resolveKnowers, type KnowerInput } from '../knowledge/knowledge.ts';
 
 export type FactStatus = 'approved' | 'suggested';
 
@@ -22,12 +23,16 @@ export type NewFact = {
   status: FactStatus;
   content?: string;
   keyId: string;
+  /** who knows it, from when; absent: common knowledge unless secret */
+  knownBy?: KnowerInput[];
+  /** nobody knows it until someone learns it (knownBy) */
+  secret?: boolean;
 };
 /** `fact`: the fact as stored, when the write knows it whole (so the answer needs no read of it). */
 export type CreatedFact = { id: string; candidateId: string; decisionId: string | null; fact?: Fact };
 
 /** A retcon's changes: an absent field keeps the fact's value; `from` or `until` null makes that end open. */
-export type FactChanges = { text?: string; from?: string | null; until?: string | null; status?: FactStatus };
+export type FactChanges = { text?: string; from?: string | null; until?: string | null; status?: FactStatus; knownBy?: KnowerInput[]; secret?: boolean };
 
 export type DependentConflict = { id: string; status: ConflictStatus; kind: string; title: string };
 export type DependentBeat = { id: string; chapter: string; summary: string };
@@ -74,7 +79,8 @@ export class FactService {
 
   /** A new live fact with its provenance: a candidate (approved, or pending for a suggested fact) and for an approved fact the key's decision. */
   async create(input: NewFact): Promise<CreatedFact> {
-    if (input.from === undefined && input.until === undefined) return this.createTimeless(input);
+    // Story time and who knows the fact need the chapters and entities they name: those go through the full path.
+    if (input.from === undefined && input.until === undefined && !input.knownBy?.length && !input.secret) return this.createTimeless(input);
     return this.writing(() =>
       this.prisma.$transaction(async (tx) => {
         await holdProject(tx, input.projectId);
@@ -82,7 +88,9 @@ export class FactService {
         if (!entity) throw fieldError('validation_error', 'entityId', `${input.entityId} is not an entity of this project`);
         const span = await resolveSpan(tx, input.projectId, { from: input.from, until: input.until }, 'input');
         await requireTextFree(tx, input.entityId, input.text);
+        const knownBy = input.knownBy ? await resolveKnowers(tx, input.projectId, input.knownBy, 'input.knownBy') : [];
         const created = await write(tx, { ...input, id: newId('fct'), span });
+        if (knownBy.length > 0 || input.secret) await recordKnowledge(tx, input.projectId, [{ entityId: input.entityId, text: input.text, secret: input.secret ?? false, knownBy }]);
         await refreshSearchText(tx, [input.entityId]);
         return created;
       }),
@@ -112,7 +120,7 @@ export class FactService {
         const fact: Fact = {
           id: created.id, projectId: input.projectId, entityId: input.entityId, text: input.text, status: input.status, source: 'api',
           candidateId: created.candidateId, fromChapterId: null, untilChapterId: null, createdBy: input.keyId, createdAt: now, retiredAt: null,
-          retiredBy: null, replacedById: null,
+          retiredBy: null, replacedById: null, secret: false,
         };
         await recordAudit(sql, fact);
         return { ...created, fact };
@@ -135,14 +143,20 @@ export class FactService {
           until: changes.until !== undefined ? changes.until : (old.untilChapter?.externalId ?? null),
           status: changes.status ?? old.status,
         };
-        if (next.text === old.text && next.from === (old.fromChapter?.externalId ?? null) && next.until === (old.untilChapter?.externalId ?? null) && next.status === old.status) {
-          throw fieldError('validation_error', 'input', 'changes nothing: give a new text, from, until or status');
+        // Who knows it follows the fact into its new version unless the retcon changes it.
+        const oldKnowers = await tx.factKnower.findMany({ where: { factId: old.id }, select: { entityId: true, fromChapterId: true, fromLine: true }, orderBy: { entityId: 'asc' } });
+        const knownBy = changes.knownBy ? await resolveKnowers(tx, projectId, changes.knownBy, 'input.knownBy') : oldKnowers;
+        const secret = changes.secret ?? old.secret;
+        const sameKnowledge = secret === old.secret && JSON.stringify([...knownBy].sort((a, b) => (a.entityId < b.entityId ? -1 : 1))) === JSON.stringify(oldKnowers);
+        if (next.text === old.text && next.from === (old.fromChapter?.externalId ?? null) && next.until === (old.untilChapter?.externalId ?? null) && next.status === old.status && sameKnowledge) {
+          throw fieldError('validation_error', 'input', 'changes nothing: give a new text, from, until, status, knownBy or secret');
         }
         const span = await resolveSpan(tx, projectId, next, 'input');
         if (next.text !== old.text) await requireTextFree(tx, old.entityId, next.text);
         const id = newId('fct');
         await retireRow(tx, old, keyId, id, `replaced by ${id}`);
         const created = await write(tx, { projectId, entityId: old.entityId, text: next.text, status: next.status, keyId, id, span });
+        if (knownBy.length > 0 || secret) await recordKnowledge(tx, projectId, [{ entityId: old.entityId, text: next.text, secret, knownBy }]);
         await refreshSearchText(tx, [old.entityId]);
         return { id, oldId: old.id, decisionId: created.decisionId };
       }),

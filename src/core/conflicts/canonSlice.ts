@@ -8,6 +8,7 @@ import type { PrismaClient } from '../../generated/prisma/client.ts';
 import { MentionFinder } from '../ingest/mentionFinder.ts';
 import { placePoint } from '../canon/storyPoints.ts';
 import { stateAt, timedValues, type TimedValue } from '../canon/storyTime.ts';
+import { knowledgeOf, trackedFacts } from '../knowledge/knowledge.ts';
 import { kinOfKind } from './reader/kin.ts';
 import { saysI } from './reader/references.ts';
 import { impliedPronouns, pronounsOf, statedPronouns, type Pronouns } from './reader/pronouns.ts';
@@ -41,7 +42,17 @@ export type CanonSlice = {
    * key, name or alias), by character id; the place is in `entities` whether the passage names it or not
    */
   heldAt: Record<string, string>;
+  /**
+   * by character id (the characters in `entities`): the tracked facts the reader knows at the passage's point that the
+   * character does not know yet (src/core/knowledge), with the chapter they learn each at, if they do
+   */
+  unaware: Record<string, UnawareFact[]>;
+  /** the ledger lines of `promises`, as of the passage's point (src/core/promises) */
+  ledger: Record<string, SliceLedgerLine>;
 };
+export type UnawareFact = { id: string; text: string; about: string; learned: string | null };
+/** A promise's setup and payoff as of the passage: `paid_off_in` only when paid by then; `paid_before_set_up` whenever. */
+export type SliceLedgerLine = { status: 'open' | 'paid' | 'dropped' | 'not set up yet'; set_up_in: string | null; paid_off_in: string | null; paid_before_set_up: boolean };
 export type LostAnchor = { entity: string; key: string; anchor: string; line: number | null };
 
 /**
@@ -50,7 +61,7 @@ export type LostAnchor = { entity: string; key: string; anchor: string; line: nu
  */
 export type SlicePosition = { ordinal: number; line?: number; id?: string; text?: string };
 
-const limits = { factsPerEntity: 30, rules: 8, promises: 8, beatChapters: 3, beatsPerChapter: 20, neighbours: 20, relatives: 20, narrators: 5, pronounSnippets: 40, heldPlaces: 20 } as const;
+const limits = { factsPerEntity: 30, rules: 8, promises: 8, beatChapters: 3, beatsPerChapter: 20, neighbours: 20, relatives: 20, narrators: 5, pronounSnippets: 40, heldPlaces: 20, unawarePerCharacter: 20 } as const;
 
 /** A name, and an alias without its leading article when a capitalised word follows it ("the Abbess" → "Abbess"). */
 export function nameVariants(names: string[]): string[] {
@@ -120,8 +131,14 @@ export async function loadCanonSlice(prisma: PrismaClient, projectId: string, pa
     relevant(prisma, projectId, 'rule', passage, named, limits.rules).then((ids) =>
       prisma.entity.findMany({ where: { id: { in: ids }, status: 'approved' }, select: entitySelect, orderBy: { id: 'asc' } }),
     ),
-    relevant(prisma, projectId, 'promise', passage, named, limits.promises).then((ids) =>
-      prisma.entity.findMany({ where: { id: { in: ids }, status: 'approved' }, select: entitySelect, orderBy: { id: 'asc' } }),
+    // The promises the passage bears on, and those the ledger pays off in its chapter (which it may pay off unnamed).
+    Promise.all([
+      relevant(prisma, projectId, 'promise', passage, named, limits.promises),
+      chapter
+        ? prisma.promiseLedger.findMany({ where: { projectId, paidOffChapter: { is: { ordinal: chapter.ordinal } } }, select: { entityId: true }, take: limits.promises })
+        : [],
+    ]).then(([ids, paidHere]) =>
+      prisma.entity.findMany({ where: { id: { in: [...new Set([...ids, ...paidHere.map((l) => l.entityId)])] }, status: 'approved' }, select: entitySelect, orderBy: { id: 'asc' } }),
     ),
   ]);
 
@@ -166,6 +183,18 @@ export async function loadCanonSlice(prisma: PrismaClient, projectId: string, pa
   const sliced = entities.map(toSlice);
   await learnPronouns(prisma, sliced, relationships.map((r) => ({ from: r.fromId, kind: r.kind })));
 
+  const at = chapter ? { ordinal: chapter.ordinal, line: chapter.line } : undefined;
+  const characters = sliced.filter((e) => e.type === 'character');
+  const [tracked, ledger] = await Promise.all([
+    characters.length > 0 ? trackedFacts(prisma, projectId, at) : [],
+    ledgerLines(prisma, promises.map((p) => p.id), chapter?.ordinal),
+  ]);
+  const unaware: Record<string, UnawareFact[]> = {};
+  for (const c of characters) {
+    const facts = knowledgeOf(c, tracked, at, null).unaware.slice(0, limits.unawarePerCharacter);
+    if (facts.length > 0) unaware[c.id] = facts.map((f) => ({ id: f.id, text: f.text, about: f.about.id, learned: f.learned?.chapter ?? null }));
+  }
+
   const slice: CanonSlice = {
     entities: sliced,
     relationships: [...relationships, ...held.relationships.filter((r) => !relationships.some((x) => x.id === r.id))].map((r) => ({ id: r.id, from: r.fromId, to: r.toId, kind: r.kind })),
@@ -177,11 +206,14 @@ export async function loadCanonSlice(prisma: PrismaClient, projectId: string, pa
     ids: new Set(),
     anchorsLost,
     heldAt: held.heldAt,
+    unaware,
+    ledger,
   };
   for (const e of [...slice.entities, ...slice.rules, ...slice.promises]) {
     slice.ids.add(e.id);
     for (const f of e.facts) slice.ids.add(f.id);
   }
+  for (const facts of Object.values(slice.unaware)) for (const f of facts) slice.ids.add(f.id);
   for (const r of slice.relationships) slice.ids.add(r.id);
   for (const b of slice.beats) slice.ids.add(b.id);
   return slice;
@@ -273,4 +305,30 @@ async function learnPronouns(prisma: PrismaClient, entities: SliceEntity[], rela
     const texts = [...e.facts.map((f) => f.text), ...rows.filter((r) => r.entityId === e.id).map((r) => r.snippet)];
     e.pronouns = pronounsOf(e, kindsOf(e.id), texts);
   }
+}
+
+/**
+ * The ledger lines of the slice's promises as of chapter ordinal `at` (undefined: after the last chapter): a promise
+ * set up later is "not set up yet", one paid off by then is paid; whether its payoff comes before its setup, whenever.
+ */
+async function ledgerLines(prisma: PrismaClient, promiseIds: string[], at: number | undefined): Promise<Record<string, SliceLedgerLine>> {
+  if (promiseIds.length === 0) return {};
+  const lines = await prisma.promiseLedger.findMany({
+    where: { entityId: { in: promiseIds } },
+    select: { entityId: true, status: true, setUpChapter: { select: { externalId: true, ordinal: true } }, paidOffChapter: { select: { externalId: true, ordinal: true } } },
+  });
+  const now = at ?? Infinity;
+  return Object.fromEntries(
+    lines.map((l) => {
+      const paid = l.paidOffChapter && l.paidOffChapter.ordinal <= now ? l.paidOffChapter : null;
+      const status: SliceLedgerLine['status'] =
+        l.status === 'dropped' ? 'dropped' : l.setUpChapter && l.setUpChapter.ordinal > now ? 'not set up yet' : paid || (l.status === 'paid' && !l.paidOffChapter) ? 'paid' : 'open';
+      return [l.entityId, {
+        status,
+        set_up_in: l.setUpChapter?.externalId ?? null,
+        paid_off_in: paid?.externalId ?? null,
+        paid_before_set_up: Boolean(l.setUpChapter && l.paidOffChapter && l.paidOffChapter.ordinal < l.setUpChapter.ordinal),
+      }];
+    }),
+  );
 }

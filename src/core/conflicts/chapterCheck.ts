@@ -1,5 +1,6 @@
 // A stored chapter checked in place by the deterministic core: the chapter is read in stretches that end at the line
-// of a state change anchored inside it (a death told at line 212 makes the character dead after it, not before), each
+// of a state change anchored inside it (a death told at line 212 makes the character dead after it, not before), or
+// of a fact a character learns there (known_by with a line), each
 // stretch as of its first line, and every hit carries the line and the characters of the chapter it quotes. The result
 // is kept under the chapter's content hash and the project's canon version, so asking again about the same text and
 // canon answers from it.
@@ -65,8 +66,10 @@ export async function checkChapter(
     where: { projectId, fromChapterId: chapter.id, OR: [{ fromLine: { not: null } }, { fromAnchor: { not: null } }] },
     select: { fromLine: true, fromAnchor: true },
   });
+  // A fact learned at a line of the chapter is known after it, as a change told there holds after it.
+  const learned = await prisma.factKnower.findMany({ where: { projectId, fromChapterId: chapter.id, fromLine: { not: null } }, select: { fromLine: true } });
   // A change told at line n holds from line n + 1.
-  const breaks = [...new Set(points.map((p) => placePoint(text, p).line).filter((line): line is number => line !== null && line < starts.length).map((line) => line + 1))];
+  const breaks = [...new Set([...points.map((p) => placePoint(text, p).line), ...learned.map((k) => k.fromLine)].filter((line): line is number => line !== null && line < starts.length).map((line) => line + 1))];
   const stretches = [1, ...breaks.sort((a, b) => a - b)];
 
   const found: { draft: ConflictDraft; start: number; end: number }[] = [];

@@ -3,12 +3,15 @@
 // pronouns; a subject–verb reading; what the narration asserts), then judged against the canon slice as of the
 // passage's chapter: a dead character acting, speaking or said to be alive (checks/dead.ts); an eye or hair colour,
 // age or title contradicting the canon (checks/attributes.ts); one character in two places at once
-// (checks/locations.ts); a kinship word contradicting the relationship graph (checks/kinship.ts). Every hit cites
-// the ids it stands on and quotes the words that triggered it.
+// (checks/locations.ts); a kinship word contradicting the relationship graph (checks/kinship.ts); a character saying,
+// in dialogue attributed to them, the words of a fact they do not know yet (checks/knowledge.ts); a promise paid off
+// before it is set up (checks/promises.ts). Every hit cites the ids it stands on and quotes the words that triggered it.
 import type { CanonSlice, SliceEntity } from './canonSlice.ts';
 import { attributes } from './checks/attributes.ts';
 import { deadCharacters } from './checks/dead.ts';
 import { kinship } from './checks/kinship.ts';
+import { knowledgeViolations } from './checks/knowledge.ts';
+import { promisesPaidEarly } from './checks/promises.ts';
 import { locations } from './checks/locations.ts';
 import type { Passage } from './checks/passage.ts';
 import type { ConflictDraft } from './kinds.ts';
@@ -32,5 +35,5 @@ export function findDeterministicConflicts(text: string, slice: CanonSlice, epis
   };
   const refs = findReferences(syntax, slice.entities, pronounsOf, heldKinship(slice.relationships));
   const passage: Passage = { reading, syntax, refs, slice, episode, pronounsOf };
-  return [...deadCharacters(passage), ...attributes(passage), ...locations(passage), ...kinship(passage)];
+  return [...deadCharacters(passage), ...attributes(passage), ...locations(passage), ...kinship(passage), ...knowledgeViolations(passage), ...promisesPaidEarly(passage)];
 }

@@ -6,6 +6,7 @@ export const conflictKinds = [
   'relationship_contradiction',
   'rule_violation',
   'promise_broken',
+  'knowledge_violation',
   'timeline_contradiction',
   'continuity_error',
 ] as const;

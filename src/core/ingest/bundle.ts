@@ -13,11 +13,25 @@ const label = text().trim().min(1, 'must not be empty').max(200, 'must be at mos
 const approval = z.enum(['approved', 'suggested']);
 const stateValues = storableJson(z.record(z.string(), z.unknown()));
 
+/** An entity that knows a fact: its key, and from when (a chapter id; inside it, after a line); from the start when absent. */
+const knower = z
+  .object({ entity: key, from: key.optional(), line: z.number().int().min(1).max(1_000_000).optional() })
+  .refine((k) => k.from !== undefined || k.line === undefined, { message: 'a line needs from: the chapter it is in', path: ['from'] });
+
 /**
  * A fact: its text alone (timeless, with the entity's status), or with its story time (`from` a chapter id, inclusive;
  * `until` one, exclusive) and a status of its own.
  */
-const factObject = z.object({ text: factText, from: key.optional(), until: key.optional(), status: approval.optional() });
+const factObject = z.object({
+  text: factText,
+  from: key.optional(),
+  until: key.optional(),
+  status: approval.optional(),
+  /** who knows it, from when (`from` a chapter id, `line` a line of it they learn it at); absent: stored knowledge stays */
+  known_by: z.array(knower).max(200).optional(),
+  /** nobody knows it until someone learns it (known_by); absent with known_by: not secret */
+  secret: z.boolean().optional(),
+});
 // Chosen by the item's type rather than by z.union, whose error for an object would not name the bad field.
 const bundleFact = z.unknown().transform((item, ctx): string | z.infer<typeof factObject> => {
   const parsed = typeof item === 'string' ? factText.safeParse(item) : factObject.safeParse(item);
@@ -125,7 +139,7 @@ function crossCheck(bundle: z.infer<typeof bundleShape>, addIssue: (issue: Bundl
     const seen = new Map<string, string>();
     e.facts.forEach((item, j) => {
       const fact = bundleFactOf(item, e.status);
-      const said = JSON.stringify([fact.from, fact.until, fact.status]);
+      const said = JSON.stringify([fact.from, fact.until, fact.status, fact.known_by, fact.secret]);
       if (seen.has(fact.text) && seen.get(fact.text) !== said) {
         addIssue({ path: ['entities', i, 'facts', j], message: 'the same fact text twice, with another span or status' });
       }
@@ -171,9 +185,23 @@ export async function parseBundle(value: unknown): Promise<{ success: true; data
   crossCheck(bundle, (issue) => refined.push({ code: 'custom', input: value, ...issue }));
   return refined.length > 0 ? { success: false, error: new z.ZodError(refined) } : { success: true, data: bundle };
 }
-export type BundleFact = { text: string; from?: string; until?: string; status: z.infer<typeof approval> };
+export type BundleKnower = z.infer<typeof knower>;
+export type BundleFact = { text: string; from?: string; until?: string; status: z.infer<typeof approval>; known_by?: BundleKnower[]; secret?: boolean };
 
 /** A bundle's fact item as an object: a bare text is timeless and takes the entity's status. */
 export function bundleFactOf(item: z.infer<typeof bundleFact>, entityStatus: z.infer<typeof approval>): BundleFact {
   return typeof item === 'string' ? { text: item, status: entityStatus } : { ...item, status: item.status ?? entityStatus };
+}
+
+/** The bundle's entities with the facts that say who knows them (known_by or secret), as objects. */
+export function knowingEntities(bundle: Pick<CanonBundle, 'entities'>): { key: string; facts: BundleFact[] }[] {
+  return bundle.entities.flatMap((e) => {
+    const facts = e.facts.filter((f): f is Exclude<typeof f, string> => typeof f !== 'string' && (f.known_by !== undefined || f.secret !== undefined));
+    return facts.length > 0 ? [{ key: e.key, facts: facts.map((f) => bundleFactOf(f, e.status)) }] : [];
+  });
+}
+
+/** The entity keys the bundle's facts name as knowers. */
+export function knowerKeys(bundle: Pick<CanonBundle, 'entities'>): string[] {
+  return bundle.entities.flatMap((e) => e.facts.flatMap((f) => (typeof f === 'string' ? [] : (f.known_by ?? []).map((k) => k.entity))));
 }

@@ -8,7 +8,8 @@ import type { TxClient } from '../canon/canon.ts';
 type Status = 'approved' | 'suggested';
 
 /** A timeless fact with its entity's status is plain text; any other fact says its span and status. */
-export type ExportedFact = string | { text: string; from?: string; until?: string; status: Status };
+export type ExportedKnower = { entity: string; from?: string; line?: number };
+export type ExportedFact = string | { text: string; from?: string; until?: string; status: Status; known_by?: ExportedKnower[]; secret?: true };
 export type ExportedStateChange = { from?: string; line?: number; anchor?: string; until?: string; state: Record<string, unknown> };
 export type ExportedEntity = {
   key: string;
@@ -75,8 +76,9 @@ export class Exporter {
     // Live facts only: retired ones are the entity's history, not canon.
     const facts = await tx.fact.findMany({
       where: { projectId, retiredAt: null }, orderBy: { id: 'asc' },
-      select: { entityId: true, text: true, status: true, fromChapterId: true, untilChapterId: true },
+      select: { id: true, entityId: true, text: true, status: true, fromChapterId: true, untilChapterId: true, secret: true },
     });
+    const knowers = await tx.factKnower.findMany({ where, select: { factId: true, entityId: true, fromChapterId: true, fromLine: true } });
     const stateValues = await tx.stateValue.findMany({
       where, orderBy: { id: 'asc' }, select: { entityId: true, key: true, value: true, fromChapterId: true, fromLine: true, fromAnchor: true, untilChapterId: true },
     });
@@ -92,11 +94,24 @@ export class Exporter {
     const keyOf = new Map(entities.map((e) => [e.id, e.key]));
     const statusOf = new Map(entities.map((e) => [e.id, e.status]));
 
+    // Who knows each fact, by the knower's key (a bundle names entities by key), in key order.
+    const knownBy = new Map<string, ExportedKnower[]>();
+    for (const k of knowers) {
+      const entity = keyOf.get(k.entityId);
+      if (entity === undefined) continue;
+      const from = k.fromChapterId ? chapterById.get(k.fromChapterId)?.externalId : undefined;
+      knownBy.set(k.factId, [...(knownBy.get(k.factId) ?? []), compact({ entity, from, line: from ? (k.fromLine ?? undefined) : undefined })]);
+    }
+    for (const list of knownBy.values()) list.sort((a, b) => byText(a.entity, b.entity));
+
     const factsOf = new Map<string, ExportedFact[]>();
     for (const f of facts) {
       const from = f.fromChapterId ? chapterById.get(f.fromChapterId)?.externalId : undefined;
       const until = f.untilChapterId ? chapterById.get(f.untilChapterId)?.externalId : undefined;
-      const fact: ExportedFact = !from && !until && f.status === statusOf.get(f.entityId) ? f.text : compact({ text: f.text, from, until, status: f.status });
+      const known_by = knownBy.get(f.id);
+      const secret = f.secret ? (true as const) : undefined;
+      const plain = !from && !until && f.status === statusOf.get(f.entityId) && !known_by && !secret;
+      const fact: ExportedFact = plain ? f.text : compact({ text: f.text, from, until, status: f.status, known_by, secret });
       const list = factsOf.get(f.entityId) ?? [];
       list.push(fact);
       factsOf.set(f.entityId, list);

@@ -9,8 +9,9 @@
 // alone and written in few statements (newEntities.ts), so a slice of the same length holds several times as many.
 import { Prisma, type PrismaClient } from '../../generated/prisma/client.ts';
 import { newId } from '../../ids.ts';
-import { bundleFactOf, parseBundle, type CanonBundle } from './bundle.ts';
+import { bundleFactOf, knowerKeys, knowingEntities, parseBundle, type CanonBundle } from './bundle.ts';
 import { recordPromiseLines } from '../promises/ledger.ts';
+import { bundleKnowledge, recordKnowledge } from '../knowledge/knowledge.ts';
 import { holdProject, nameText, refreshSearchText, type TxClient } from '../canon/canon.ts';
 import { holdProjectName, newProjectRefused } from '../canon/projects.ts';
 import { recomputeLatestState, spanErrors } from '../canon/storyTime.ts';
@@ -278,13 +279,15 @@ export class Importer {
     await slices.eachInTransaction(bundle.relationships, (tx, relationships) => piece(tx, { relationships }), 200);
     await slices.eachInTransaction(bundle.timeline, (tx, timeline) => piece(tx, { timeline }), 20);
     const promises = bundle.entities.filter((e) => e.promise);
-    if (promises.length > 0) {
+    const knowing = knowingEntities(bundle);
+    if (promises.length > 0 || knowing.length > 0) {
       await slices.one((prisma) =>
         prisma.$transaction(async (tx) => {
-          const keys = [...new Set(promises.flatMap((e) => [e.key, ...e.promise!.involves]))];
+          const keys = [...new Set([...promises.flatMap((e) => [e.key, ...e.promise!.involves]), ...knowing.map((e) => e.key), ...knowerKeys(bundle)])];
           const ids = new Map((await tx.entity.findMany({ where: { projectId: target, key: { in: keys } }, select: { id: true, key: true } })).map((e) => [e.key, e.id]));
           const chapterIds = new Map((await tx.chapter.findMany({ where: { projectId: target }, select: { id: true, externalId: true } })).map((c) => [c.externalId, c.id]));
           await recordPromiseLines(tx, target, promises, (k) => ids.get(k)!, (c) => chapterIds.get(c)!);
+          await recordKnowledge(tx, target, bundleKnowledge(knowing, (k) => ids.get(k)!, (c) => chapterIds.get(c)!));
         }),
       );
     }
@@ -348,7 +351,7 @@ export class Importer {
     const named = [
       ...new Set([
         ...bundle.relationships.flatMap((r) => [r.from, r.to]), ...bundle.timeline.flatMap((t) => t.beats.flatMap((b) => b.entities)),
-        ...bundle.entities.flatMap((e) => e.promise?.involves ?? []),
+        ...bundle.entities.flatMap((e) => e.promise?.involves ?? []), ...knowerKeys(bundle),
       ]),
     ];
     const known = await keysIn(tx, projectId, named.filter((key) => !own.has(key)));
@@ -373,7 +376,7 @@ export class Importer {
     const referenced = () => [
       ...new Set([
         ...bundle.entities.map((e) => e.key), ...bundle.relationships.flatMap((r) => [r.from, r.to]), ...bundle.timeline.flatMap((t) => t.beats.flatMap((b) => b.entities)),
-        ...bundle.entities.flatMap((e) => e.promise?.involves ?? []),
+        ...bundle.entities.flatMap((e) => e.promise?.involves ?? []), ...knowerKeys(bundle),
       ]),
     ];
     const existing = await tx.entity.findMany({ where: { projectId: project.id, ...scope(() => ({ key: { in: referenced() } })) } });
@@ -538,7 +541,10 @@ export class Importer {
     if (options.mentions) counts.mentionsRecorded = await recordChapterMentions(tx, project.id);
     counts.beatsRecorded = await this.recordBeats(tx, project.id, bundle, idOf, chapterByExternal);
     // A large import's pieces may hold a promise without the entities it involves: its lines are written at the end.
-    if (!options.scoped) await recordPromiseLines(tx, project.id, bundle.entities, idOf, (c) => chapterByExternal.get(c)!.id);
+    if (!options.scoped) {
+      await recordPromiseLines(tx, project.id, bundle.entities, idOf, (c) => chapterByExternal.get(c)!.id);
+      await recordKnowledge(tx, project.id, bundleKnowledge(knowingEntities(bundle), idOf, (c) => chapterByExternal.get(c)!.id));
+    }
 
     const changed = project.created || Object.values(counts).some((n) => n > 0) || project.descriptionChanged || reordered;
     if (changed) await tx.project.update({ where: { id: project.id }, data: { updatedAt: new Date() } });
@@ -587,7 +593,13 @@ export class Importer {
     const ordinalOf = (chapter: string) => ordinals.get(chapter);
     bundle.entities.forEach((e, i) => {
       e.facts.forEach((item, j) => {
-        if (typeof item !== 'string') errors.push(...spanErrors(item, ordinalOf, `entities.${i}.facts.${j}`));
+        if (typeof item === 'string') return;
+        errors.push(...spanErrors(item, ordinalOf, `entities.${i}.facts.${j}`));
+        item.known_by?.forEach((k, n) => {
+          const at = `entities.${i}.facts.${j}.known_by.${n}`;
+          if (!entityKeys.has(k.entity)) errors.push({ path: `${at}.entity`, message: `unknown entity key ${k.entity}` });
+          if (k.from && !ordinals.has(k.from)) errors.push({ path: `${at}.from`, message: `${k.from} is not a chapter of this project` });
+        });
       });
       e.stateChanges?.forEach((change, j) => errors.push(...spanErrors(change, ordinalOf, `entities.${i}.stateChanges.${j}`)));
       if (e.promise) {

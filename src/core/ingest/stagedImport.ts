@@ -13,7 +13,8 @@ import { removeAccountProjects, Slices } from '../canon/slices.ts';
 import type { TxClient } from '../canon/canon.ts';
 import { recomputeLatestState } from '../canon/storyTime.ts';
 import type { GraphOutbox } from '../relationships/outbox.ts';
-import type { CanonBundle } from './bundle.ts';
+import { knowingEntities, type CanonBundle } from './bundle.ts';
+import { bundleKnowledge, recordKnowledge } from '../knowledge/knowledge.ts';
 import type { ImportCounts, ImportResult } from './importer.ts';
 import { MentionFinder } from './mentionFinder.ts';
 import { recordPromiseLines } from '../promises/ledger.ts';
@@ -167,6 +168,8 @@ export class StagedImport {
     counts.beatsRecorded = beats.length;
     const promises = bundle.entities.filter((e) => e.promise);
     await slices.eachInTransaction(promises, (tx, part) => recordPromiseLines(tx, projectId, part, (key) => idOf.get(key)!, (c) => chapterId.get(c)!));
+    const knowing = knowingEntities(bundle);
+    await slices.eachInTransaction(knowing, (tx, part) => recordKnowledge(tx, projectId, bundleKnowledge(part, (key) => idOf.get(key)!, (c) => chapterId.get(c)!)));
     return { counts, graphChanged: rows.entities.length > 0 };
   }
 
