@@ -28,6 +28,7 @@ import {
   titlesAgree,
 } from '../reader/lexicon.ts';
 import { verbIn, type Token } from '../reader/nlp.ts';
+import { matchAround, type Classes, type Rule, type Slot } from '../reader/patterns.ts';
 import type { Ref } from '../reader/references.ts';
 import { asserts, clauseStart, moodOf, predicatesOf } from '../reader/syntax.ts';
 import { quoteAt, refsOf, spanAt, type Passage } from './passage.ts';
@@ -160,6 +161,41 @@ function coloursIn(tokens: Token[], from: number, to: number): string[] {
   return found;
 }
 
+const colourClasses: Classes = {
+  colour: (t) => colours.has(t.lower),
+  modifier: (t) => t.pos === 'ADJ' || t.pos === 'ADV' || colours.has(t.lower) || t.text === ',',
+  attributeNoun: (t) => attributeNouns[t.lower] !== undefined,
+  compoundSuffix: (t) => attributeCompounds[t.lower] !== undefined,
+  possessiveMark: (t) => /^['’]s$/.test(t.lower),
+  be: (t) => t.lemma === 'be' && (t.pos === 'AUX' || t.pos === 'VERB'),
+};
+const colourRun: Slot[] = [{ is: 'modifier', op: '*' }, { is: 'colour', op: '+', take: 'colour' }];
+const compound: Slot[] = [...colourRun, { words: ['-'] }, { is: 'compoundSuffix', take: 'noun' }];
+
+/**
+ * Literary phrasings of a colour, read around a reference to the one it is said of (the words `colour` takes, of the
+ * attribute the word `noun` takes names). `subject`: only when the reference is its clause's subject.
+ */
+const colourRules: Rule<{ subject?: boolean }>[] = [
+  // "the deep auburn of Nell's hair", "the brown of his eyes"
+  { id: 'colour-noun', before: [{ pos: ['DET'], op: '?' }, ...colourRun, { words: ['of'] }], after: [{ is: 'possessiveMark', op: '?' }, { is: 'modifier', op: '*' }, { is: 'attributeNoun', take: 'noun' }] },
+  // "Nell, a grey-eyed girl of twenty-four,"
+  { id: 'compound-apposition', after: [{ words: [','] }, { words: ['a', 'an', 'the'] }, ...compound] },
+  // "Jem was a grey-eyed boy"
+  { id: 'compound-predicate', after: [{ is: 'be' }, { pos: ['ADV'], op: '*' }, { words: ['a', 'an'] }, ...compound], meta: { subject: true } },
+];
+/** A colour told after its noun: "hair of a dull brown", "eyes of the palest grey". */
+const afterNounRules: Rule[] = [{ id: 'of-a-colour', after: [{ words: ['of'] }, { words: ['a', 'an', 'the'], op: '?' }, ...colourRun] }];
+
+/** The colour after an attribute noun at `head` by one of afterNounRules, unless a noun follows it ("eyes of a grey cat"). */
+function colourAfterNoun(p: Passage, attribute: 'eyes' | 'hair', from: number, head: number): Statement | undefined {
+  const { tokens } = p.reading;
+  const m = matchAround(tokens, head, head, afterNounRules, colourClasses);
+  if (!m || tokens[m.to + 1]?.pos === 'NOUN' || ['with', 'from'].includes(tokens[m.to + 1]?.lower ?? '')) return undefined;
+  const asserted = tokens.slice(head, m.to + 1).every((t, j) => p.syntax.unasserted[head + j] === undefined && !t.negated);
+  return asserted ? { attribute, value: m.taken.colour.map((k) => tokens[k].lower).join(' '), from, to: m.to } : undefined;
+}
+
 /** The statements of eye and hair colour made of the entity a reference points at. */
 function colourStatements(p: Passage, ref: Ref): Statement[] {
   const { tokens } = p.reading;
@@ -177,8 +213,10 @@ function colourStatements(p: Passage, ref: Ref): Statement[] {
   if (np >= 0) {
     let k = np;
     // Modifiers up to the noun, participles among them ("his cropped black hair").
-    const modifier = (t: Token) => t.pos === 'ADJ' || t.pos === 'ADV' || t.text === '-' || colours.has(t.lower) || (t.pos === 'VERB' && /(ed|en)$/.test(t.lower));
-    while (inSentence(k) && modifier(tokens[k]) && !attributeNouns[tokens[k].lower]) k++;
+    // "her green, tired eyes": adjectives may be parted by commas.
+    const modifier = (t: Token, j: number) =>
+      t.pos === 'ADJ' || t.pos === 'ADV' || t.text === '-' || colours.has(t.lower) || (t.pos === 'VERB' && /(ed|en)$/.test(t.lower)) || (t.text === ',' && j > np && (tokens[j + 1]?.pos === 'ADJ' || colours.has(tokens[j + 1]?.lower ?? '')));
+    while (inSentence(k) && modifier(tokens[k], k) && !attributeNouns[tokens[k].lower]) k++;
     const head = tokens[k];
     const compound = tokens.slice(np, k).some((t) => attributeCompounds[t.lower]);
     let attribute = head && !compound ? attributeNouns[head.lower] : undefined;
@@ -198,6 +236,12 @@ function colourStatements(p: Passage, ref: Ref): Statement[] {
           j++;
         }
         if (apposed.length > 0 && !['with', 'from'].includes(tokens[j]?.lower ?? '')) statements.push({ attribute, value: apposed.join(' '), from: ref.first, to: j - 1 });
+        // "Nell's hair, of a dull brown, …"
+        const of = colourAfterNoun(p, attribute, ref.first, k + 1);
+        if (of) statements.push(of);
+      } else {
+        const of = colourAfterNoun(p, attribute, ref.first, k);
+        if (of) statements.push(of);
       }
       // "Ysra, her hair still black at seventy, …": an absolute phrase, the colour straight after the noun.
       if (tokens[k + 1]?.text !== ',') {
@@ -228,6 +272,8 @@ function colourStatements(p: Passage, ref: Ref): Statement[] {
           const compared: string[] = [];
           while (inSentence(j) && colours.has(tokens[j].lower)) compared.push(tokens[j++].lower);
           if (stated.length === 0 && compared.length > 0 && tokens[j]?.lower === 'as') statements.push({ attribute, value: compared.join(' '), from: ref.first, to: j - 1 });
+          const of = stated.length === 0 ? colourAfterNoun(p, attribute, ref.first, k) : undefined;
+          if (of) statements.push(of);
           start = k + 1;
           continue;
         }
@@ -235,9 +281,9 @@ function colourStatements(p: Passage, ref: Ref): Statement[] {
       }
     }
   }
-  // "the red-haired Abbess", "Golden-haired Tobin".
+  // "the red-haired Abbess", "Golden-haired Tobin", "Ada's copper-haired brother" (a kin reference: before its noun).
   if (!ref.pronoun) {
-    let k = ref.first - 1;
+    let k = (ref.kin ? ref.last : ref.first) - 1;
     while (k >= 0 && tokens[k].pos === 'ADJ' && !attributeCompounds[tokens[k].lower.split('-').at(-1)!]) k--;
     const compound = tokens[k];
     const parts = compound?.lower.split('-') ?? [];
@@ -246,6 +292,13 @@ function colourStatements(p: Passage, ref: Ref): Statement[] {
       const stated = parts.length > 1 ? parts.slice(0, -1).filter((w) => colours.has(w)) : tokens[k - 1]?.text === '-' ? coloursIn(tokens, Math.max(0, k - 3), k - 2) : [];
       if (stated.length > 0) statements.push({ attribute, value: stated.join(' '), from: Math.max(0, k - 2), to: ref.last });
     }
+  }
+  const m = matchAround(tokens, ref.first, ref.last, colourRules, colourClasses);
+  if (m && (!m.meta?.subject || ref.subject)) {
+    const noun = tokens[m.taken.noun[0]].lower;
+    const attribute = attributeNouns[noun] ?? attributeCompounds[noun];
+    const said = tokens.slice(m.from, m.to + 1).every((t, j) => syntax.unasserted[m.from + j] === undefined && !t.negated);
+    if (said) statements.push({ attribute, value: m.taken.colour.map((k) => tokens[k].lower).join(' '), from: Math.min(m.from, ref.first), to: Math.max(m.to, ref.last) });
   }
   return statements;
 }
@@ -271,7 +324,8 @@ function predicateColour(p: Passage, attribute: 'eyes' | 'hair', from: number, h
   }
   if (inSentence(k) && tokens[k].pos === 'VERB' && !colours.has(tokens[k].lower)) verb = tokens[k++];
   if (!verb || !verbIn(linking, verb) || verbIn(changing, verb) || verb.negated) return [];
-  while (inSentence(k) && ['as', 'so', 'quite', 'very', 'a', 'an', 'the', 'still', 'now'].includes(tokens[k].lower)) k++;
+  // "were a cold blue", "was of a dull brown"
+  while (inSentence(k) && ['as', 'so', 'quite', 'very', 'a', 'an', 'the', 'still', 'now', 'of'].includes(tokens[k].lower)) k++;
   const start = k;
   // Adjectives, coordinated or not: "a clear and startling blue".
   while (inSentence(k) && (['ADJ', 'ADV', 'NOUN'].includes(tokens[k].pos) || tokens[k].text === '-' || colours.has(tokens[k].lower) || (['and', ','].includes(tokens[k].lower) && tokens[k + 1]?.pos === 'ADJ'))) {

@@ -12,7 +12,7 @@ import { heldKinship, type Held, type Kin } from '../reader/kin.ts';
 import { kinPrefixes, kinWord, type Gender, type KinRole } from '../reader/lexicon.ts';
 import { statedPronouns } from '../reader/pronouns.ts';
 import type { Ref } from '../reader/references.ts';
-import { asserts, predicatesOf } from '../reader/syntax.ts';
+import { asserts, listedAfter, predicatesOf } from '../reader/syntax.ts';
 import { quoteAt, spanAt, type Passage } from './passage.ts';
 
 /** The passage says `named` is `possessor`'s `kin`. */
@@ -72,7 +72,9 @@ function claims(p: Passage): Claim[] {
       if (kin) {
         const next = tokens[kin.at + 1]?.text === ',' ? kin.at + 2 : kin.at + 1;
         const named = startingAt.get(next);
-        if (named && !named.pronoun && asserted(ref.first, named.last)) found.push({ possessor: ref.entity, named: named.entity, kin: kin.kin, word: kin.word, from: ref.first, to: named.last });
+        // "Nell's brother, Tom, and Jem": a list, not an apposition.
+        const listed = next === kin.at + 2 && named !== undefined && listedAfter(tokens, named.last);
+        if (named && !named.pronoun && !listed && asserted(ref.first, named.last)) found.push({ possessor: ref.entity, named: named.entity, kin: kin.kin, word: kin.word, from: ref.first, to: named.last });
         // "Cador, Wenna's husband,": the name before the appositive.
         const before = tokens[ref.first - 1]?.text === ',' ? characters.find((r) => r.last === ref.first - 2 && !r.pronoun) : undefined;
         const closes = !tokens[kin.at + 1] || tokens[kin.at + 1].pos === 'PUNCT';

@@ -119,11 +119,12 @@ export function read(text: string): Reading {
     t.quoted = open;
   }
 
-  // A capitalised word inside a sentence is a name even where the tagger read a verb ("Addie said Clem's eyes…").
+  // A capitalised word inside a sentence is a name even where the tagger read a verb or an auxiliary ("Addie said
+  // Clem's eyes…", "Nell, Will, and Kit walked").
   for (let i = 1; i < tokens.length; i++) {
     const [t, before] = [tokens[i], tokens[i - 1]];
     const opens = before.sentence !== t.sentence || (before.pos === 'PUNCT' && !/^[,;]$/.test(before.text));
-    if (t.pos === 'VERB' && /^\p{Lu}\p{Ll}/u.test(t.text) && !opens) tokens[i] = { ...t, pos: 'PROPN', lemma: t.lower };
+    if ((t.pos === 'VERB' || t.pos === 'AUX') && /^\p{Lu}\p{Ll}/u.test(t.text) && !opens) tokens[i] = { ...t, pos: 'PROPN', lemma: t.lower };
   }
   retagVerbs(tokens, (word) => !doc.isOOV(word));
   retagContractions(tokens);

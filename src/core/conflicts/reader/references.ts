@@ -16,7 +16,7 @@ import type { Held } from './kin.ts';
 import { kinPrefixes, kinWord, normaliseTitle, noticing, standIns } from './lexicon.ts';
 import { verbIn, type Reading } from './nlp.ts';
 import { fits, type Pronouns } from './pronouns.ts';
-import { atSubjectPosition, inSubordinate, predicatesOf, speechTagBefore, type Syntax } from './syntax.ts';
+import { atSubjectPosition, inSubordinate, listedAfter, predicatesOf, speechTagBefore, type Syntax } from './syntax.ts';
 
 export type Ref = {
   entity: SliceEntity;
@@ -140,7 +140,7 @@ export function findReferences(syntax: Syntax, entities: SliceEntity[], pronouns
   const { tokens } = reading;
   const named = findNames(reading, entities);
   const startsAt = new Map(named.map((r) => [r.first, r]));
-  const namedAt = new Set(startsAt.keys());
+  const namedAt = new Map(named.map((r) => [r.first, r.last]));
   const refs: Ref[] = [];
   // The one character whose state says it narrates (at the passage's chapter); dialogue's "I" is its speaker.
   const narrators = entities.filter((e) => e.type === 'character' && e.state.narrator === true);
@@ -194,13 +194,18 @@ export function findReferences(syntax: Syntax, entities: SliceEntity[], pronouns
 function kinReference(
   syntax: Syntax,
   possessor: Ref,
-  namedAt: Set<number>,
+  namedAt: Map<number, number>,
   entities: SliceEntity[],
   kinship: Held[],
   pronounsOf: (e: SliceEntity) => Pronouns | undefined,
 ): Ref | undefined {
   const { tokens } = syntax.reading;
-  const at = possessor.pronoun === 'possessive' ? possessor.last + 1 : !possessor.pronoun && /^['’]s$/.test(tokens[possessor.last + 1]?.lower ?? '') ? possessor.last + 2 : -1;
+  let at = possessor.pronoun === 'possessive' ? possessor.last + 1 : !possessor.pronoun && /^['’]s$/.test(tokens[possessor.last + 1]?.lower ?? '') ? possessor.last + 2 : -1;
+  // "my poor mother", "his copper-haired brother": adjectives and hyphenated compounds before the kin word.
+  for (const limit = at + 5; at >= 0 && at < limit && tokens[at] && !kinWord(tokens[at].lower); at++) {
+    const t = tokens[at];
+    if (!(t.pos === 'ADJ' || t.text === '-' || tokens[at + 1]?.text === '-' || tokens[at - 1]?.text === '-')) break;
+  }
   const word = tokens[at];
   if (!word || (word.pos !== 'NOUN' && word.pos !== 'PROPN')) return undefined;
   const kin = kinWord(word.lower);
@@ -211,7 +216,11 @@ function kinReference(
   // the Reverend," say who is meant.
   if (next?.text === '-' || kinPrefixes.has(tokens[at - 1]?.lower ?? '')) return undefined;
   const apposed = next?.text === ',' ? at + 2 : at + 1;
-  if (namedAt.has(apposed) || tokens[apposed]?.pos === 'PROPN' || (tokens[apposed]?.pos === 'DET' && tokens[apposed + 1]?.pos === 'PROPN')) return undefined;
+  // "her uncle, Tom, and the twins": a list names the uncle and Tom both.
+  let apposedLast = namedAt.get(apposed) ?? apposed;
+  while (!namedAt.has(apposed) && tokens[apposedLast + 1]?.pos === 'PROPN') apposedLast++;
+  const listed = next?.text === ',' && listedAfter(tokens, apposedLast);
+  if (!listed && (namedAt.has(apposed) || tokens[apposed]?.pos === 'PROPN' || (tokens[apposed]?.pos === 'DET' && tokens[apposed + 1]?.pos === 'PROPN'))) return undefined;
   const ids = new Set(
     kinship
       .filter((h) => h.of === possessor.entity.id && h.kin.role === role && (!gender || !h.kin.gender || h.kin.gender === gender))

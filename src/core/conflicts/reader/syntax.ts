@@ -271,6 +271,12 @@ export function predicatesOf(syntax: Syntax, last: number): Predicate[] {
       k++;
       continue;
     }
+    // "Nell's brother, Tom, and Jem carried…", "My mother, Jem and I walked…": a list of subjects, not an apposition.
+    const listed = t.text === ',' ? listEnd(tokens, k) : undefined;
+    if (listed !== undefined && ['VERB', 'AUX', 'ADV'].includes(tokens[listed].pos)) {
+      k = listed;
+      continue;
+    }
     if (t.text === ',' || t.text === '—' || t.text === '–') {
       const close = closingComma(tokens, k, t.text);
       const opener = tokens[k + 1];
@@ -304,6 +310,39 @@ export function predicatesOf(syntax: Syntax, last: number): Predicate[] {
   return found;
 }
 
+const listable = new Set(['DET', 'ADJ', 'NOUN', 'PROPN', 'NUM']);
+
+/**
+ * The token after a list that continues at the comma at k ("…, Tom, and the twins", "…, Jem and I"): noun phrases
+ * parted by commas, the last after "and" or "or"; undefined when no such list follows.
+ */
+export function listEnd(tokens: Token[], k: number): number | undefined {
+  const sentence = tokens[k].sentence;
+  let j = k;
+  for (let items = 0; items < 8; items++) {
+    if (tokens[j]?.text === ',') j++;
+    const last = tokens[j]?.lower === 'and' || tokens[j]?.lower === 'or';
+    if (last) j++;
+    const start = j;
+    while (tokens[j]?.sentence === sentence && (listable.has(tokens[j].pos) || /^['’]s$/.test(tokens[j].lower) || (tokens[j].pos === 'PRON' && (possessives.has(tokens[j].lower) || nominatives.has(tokens[j].lower))))) j++;
+    if (j === start || tokens[j]?.sentence !== sentence) return undefined;
+    if (last) return j;
+    if (tokens[j].text !== ',' && tokens[j].lower !== 'and' && tokens[j].lower !== 'or') return undefined;
+  }
+  return undefined;
+}
+
+/**
+ * Whether the name ending at token `last`, after a comma, is an item of a list ("her uncle, Tom, and the twins", "my
+ * mother, Jem and I") rather than an apposition ("her uncle, Tom, came").
+ */
+export function listedAfter(tokens: Token[], last: number): boolean {
+  const next = tokens[last + 1];
+  if (!next) return false;
+  if (next.lower === 'and' || next.lower === 'or') return true;
+  return next.text === ',' && (tokens[last + 2]?.lower === 'and' || tokens[last + 2]?.lower === 'or');
+}
+
 /**
  * "Grace's husband, Bert, mended…": a name set off by commas right after a subject's noun phrase stands in apposition
  * to it, so the comma after the name closes the apposition and the verb that follows is the name's too.
@@ -312,7 +351,7 @@ function closesApposition(syntax: Syntax, last: number): boolean {
   const { tokens } = syntax.reading;
   let j = last;
   while (j > 0 && tokens[j].pos === 'PROPN') j--;
-  if (j === last || tokens[j].text !== ',' || !['NOUN', 'PROPN'].includes(tokens[j - 1]?.pos ?? '')) return false;
+  if (j === last || tokens[j].text !== ',' || !['NOUN', 'PROPN'].includes(tokens[j - 1]?.pos ?? '') || listedAfter(tokens, last)) return false;
   for (let k = clauseStart(syntax, j - 1); k < j; k++) if (tokens[k].pos === 'VERB' || tokens[k].pos === 'AUX' || tokens[k].text === ',') return false;
   return true;
 }

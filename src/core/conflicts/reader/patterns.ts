@@ -1,0 +1,75 @@
+// Token patterns kept as data, in the manner of spaCy's Matcher: a rule is a list of slots, each matching one token by
+// its lower-case form, part of speech or word class, with an operator saying how many it takes ('?' none or one, '*'
+// any, '+' at least one). A rule is read around one reference to the canon: the slots before it are matched backwards
+// from the word before the reference, those after it forwards from the word after it, and the words a slot `takes`
+// are handed back under that name. Phrasings are added to the tables of the checks, not to their code.
+import type { Token } from './nlp.ts';
+
+export type Slot = {
+  /** lower-case forms */
+  words?: readonly string[];
+  /** parts of speech */
+  pos?: readonly string[];
+  /** a word class of the lexicon, by name */
+  is?: string;
+  op?: '?' | '*' | '+';
+  /** the name the matched words are handed back under */
+  take?: string;
+};
+export type Rule<Meta = unknown> = { id: string; before?: Slot[]; after?: Slot[]; meta?: Meta };
+export type Match = { rule: string; from: number; to: number; taken: Record<string, number[]> };
+/** The word classes a table's slots may name, each a test of one token. */
+export type Classes = Record<string, (t: Token) => boolean>;
+
+function fits(slot: Slot, t: Token | undefined, classes: Classes): boolean {
+  if (!t) return false;
+  if (slot.words && !slot.words.includes(t.lower)) return false;
+  if (slot.pos && !slot.pos.includes(t.pos)) return false;
+  if (slot.is && !classes[slot.is](t)) return false;
+  return true;
+}
+
+/**
+ * Slots matched from token `at`, one step of `dir` a word, within [lo, hi]; greedy, backtracking. Returns the token
+ * after the last one matched (in the direction read) and what each slot took, or undefined.
+ */
+function matchFrom(tokens: Token[], at: number, slots: Slot[], dir: 1 | -1, lo: number, hi: number, classes: Classes): { end: number; taken: Record<string, number[]> } | undefined {
+  const walk = (s: number, k: number): { end: number; taken: Record<string, number[]> } | undefined => {
+    if (s === slots.length) return { end: k, taken: {} };
+    const slot = slots[s];
+    const min = slot.op === '?' || slot.op === '*' ? 0 : 1;
+    const max = slot.op === '*' || slot.op === '+' ? 12 : 1;
+    let n = 0;
+    while (n < max && k + dir * n >= lo && k + dir * n <= hi && fits(slot, tokens[k + dir * n], classes)) n++;
+    for (; n >= min; n--) {
+      const rest = walk(s + 1, k + dir * n);
+      if (!rest) continue;
+      if (slot.take) {
+        const mine = Array.from({ length: n }, (_, j) => k + dir * j);
+        rest.taken[slot.take] = [...(rest.taken[slot.take] ?? []), ...mine].sort((a, b) => a - b);
+      }
+      return rest;
+    }
+    return undefined;
+  };
+  return walk(0, at);
+}
+
+/** The first rule of the table that matches around the reference spanning tokens first..last, within its sentence. */
+export function matchAround<Meta>(tokens: Token[], first: number, last: number, rules: Rule<Meta>[], classes: Classes): (Match & { meta?: Meta }) | undefined {
+  const sentence = tokens[first].sentence;
+  let lo = first;
+  while (lo > 0 && tokens[lo - 1].sentence === sentence) lo--;
+  let hi = last;
+  while (hi + 1 < tokens.length && tokens[hi + 1].sentence === sentence) hi++;
+  for (const rule of rules) {
+    const before = matchFrom(tokens, first - 1, [...(rule.before ?? [])].reverse(), -1, lo, hi, classes);
+    if (!before) continue;
+    const after = matchFrom(tokens, last + 1, rule.after ?? [], 1, lo, hi, classes);
+    if (!after) continue;
+    const taken: Record<string, number[]> = { ...before.taken };
+    for (const [name, at] of Object.entries(after.taken)) taken[name] = [...(taken[name] ?? []), ...at];
+    return { rule: rule.id, from: before.end + 1, to: after.end - 1, taken, meta: rule.meta };
+  }
+  return undefined;
+}
