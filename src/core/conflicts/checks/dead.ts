@@ -9,7 +9,7 @@
 // too.
 import type { SliceEntity } from '../canonSlice.ts';
 import type { ConflictDraft } from '../kinds.ts';
-import { aliveAdjectives, aliveVerbs, deathWords, depicting, images, motion, placing, possessives, reporting, stative, thinking } from '../reader/lexicon.ts';
+import { aliveAdjectives, aliveVerbs, burial, deathWords, depicting, images, motion, placing, possessives, reporting, resting, stative, thinking } from '../reader/lexicon.ts';
 import { verbIn } from '../reader/nlp.ts';
 import type { Ref } from '../reader/references.ts';
 import { asserts, clauseEnd, clauseStart, deniedBefore, participleAfter, predicatesOf, speechTagBefore, type Predicate } from '../reader/syntax.ts';
@@ -54,6 +54,15 @@ function pictured(p: Passage, verb: number): boolean {
     while (j <= end && (['DET', 'ADJ', 'NUM', 'PROPN', 'NOUN'].includes(tokens[j].pos) || possessives.has(tokens[j].lower)) && !images.has(tokens[j].lemma)) j++;
     if (j <= end && images.has(tokens[j].lemma) && tokens[j + 1]?.lower !== 'of') return true;
   }
+  return false;
+}
+
+/** "where my mother sleeps under the yew": a verb of rest in a sentence that buries someone is the rest of the dead. */
+function atRest(p: Passage, verb: number): boolean {
+  const { tokens, sentences } = p.reading;
+  if (!verbIn(resting, tokens[verb])) return false;
+  const s = sentences[tokens[verb].sentence];
+  for (let k = s.first; k <= s.last; k++) if (burial.has(tokens[k].lemma) || burial.has(tokens[k].lower)) return true;
   return false;
 }
 
@@ -147,7 +156,7 @@ function trigger(p: Passage, ref: Ref): Trigger | undefined {
       if (!temporal.has(tokens[clauseStart(syntax, predicate.verb)].lower) && asserts(syntax, predicate)) return { from: ref.first, to: predicate.verb, alive: true };
       continue;
     }
-    if (verbIn(stative, verb) || deathWords.has(verb.lower) || pictured(p, predicate.verb)) continue;
+    if (verbIn(stative, verb) || deathWords.has(verb.lower) || pictured(p, predicate.verb) || atRest(p, predicate.verb)) continue;
     if (asserts(syntax, predicate)) return { from: ref.first, to: predicate.verb, alive: false };
   }
   const agent = passiveAgent(p, ref) ?? invertedSubject(p, ref) ?? helpedObject(p, ref);

@@ -27,6 +27,14 @@ export const frames = set(`
   portrait photograph picture recording film video hallucination thought letter rumour rumor footage tape diary journal
 `);
 
+/**
+ * Verbs that make a scene of their complement: what follows them is dreamt or pictured to the end of the sentence,
+ * past a semicolon or a new clause ("I dreamed that Will came home; he stood at the door…").
+ */
+export const sceneMaking = set('dream daydream imagine picture fancy envision envisage visualise visualize hallucinate');
+/** Nouns of a scene that is not the story's present fact: after one of them and a colon, the rest of the sentence is its content. */
+export const sceneNouns = set('dream nightmare vision reverie daydream hallucination memory fantasy');
+
 /** Negative words that, before a verb in its clause, deny it: "Nobody ever saw Ezra draw", "None of them heard". */
 export const negativeSubjects = set('nobody noone none nothing neither never nor');
 
@@ -40,6 +48,11 @@ export const noticing = set('see spot find notice glimpse watch observe discover
 export const standIns = set('body corpse remains grave coffin casket tomb ghost spirit shade photograph photo picture portrait image statue likeness effigy');
 /** Nouns of pictures and recordings, out of which someone may grin or stare without being there. */
 export const images = set('photo photograph picture portrait image painting poster mugshot snapshot frame screen video footage canvas tintype daguerreotype miniature locket');
+/** What shows someone without being them: a picture, a statue ("The statue on the quay shows Will…"). */
+export const depictions = new Set([...images, ...set('statue bust carving effigy engraving sketch drawing tapestry fresco mural relief likeness icon window')]);
+/** The dead at rest: these verbs are no act where the sentence buries someone ("where my mother sleeps under the yew"). */
+export const resting = set('sleep slumber repose rest lie wait');
+export const burial = set('bury grave churchyard graveyard cemetery tomb vault crypt sepulchre coffin casket mausoleum headstone gravestone yew');
 /** Possessive determiners. */
 export const possessives = set('his her their its my our your');
 

@@ -262,7 +262,9 @@ function resolve(
   // A pronoun the narration asserts does not go back to someone only dreamt, remembered or quoted, nor to the owner of
   // a body, a grave or a picture ("Danny's body… He was wearing one shoe": the body is what wears it).
   const asserted = syntax.unasserted[at] === undefined;
-  const standingIn = (r: Ref) => /^['’]s$/.test(tokens[r.last + 1]?.lower ?? '') && standIns.has(tokens[r.last + 2]?.lemma ?? '');
+  // "Danny's body", "the body of Will"
+  const standingIn = (r: Ref) =>
+    (/^['’]s$/.test(tokens[r.last + 1]?.lower ?? '') && standIns.has(tokens[r.last + 2]?.lemma ?? '')) || (tokens[r.first - 1]?.lower === 'of' && standIns.has(tokens[r.first - 2]?.lemma ?? ''));
   const candidates = refs.filter(
     (r) => r.entity.type === 'character' && !r.narrator && sentence - tokens[r.first].sentence <= 2 && fits(kind, pronounsOf(r.entity)) && !(asserted && syntax.unasserted[r.first] !== undefined) && !standingIn(r),
   );

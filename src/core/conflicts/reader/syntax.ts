@@ -2,7 +2,7 @@
 // and which verbs it governs (across appositives, relative clauses, adverbs, auxiliaries and coordinated subjects),
 // the mood of a verb (negated, modal, passive, pluperfect, habitual, its tense), and which tokens are not asserted by
 // the narration (dialogue, conditions, the complement of "dreamt that…", "told them how…", scenes framed as a dream).
-import { frames, hypothetical, modals, negativeSubjects, possessives, reporting, thinking } from './lexicon.ts';
+import { depicting, depictions, frames, hypothetical, modals, negativeSubjects, possessives, reporting, sceneMaking, sceneNouns, thinking } from './lexicon.ts';
 import { finiteTense, verbIn, verbLike, type Reading, type Token } from './nlp.ts';
 
 // Words that always open a clause, and words that open one only where the tagger reads them as conjunctions
@@ -90,7 +90,8 @@ export function clauseEnd(syntax: Syntax, i: number): number {
 }
 
 function markUnasserted(syntax: Syntax): void {
-  const { tokens, sentences } = syntax.reading;
+  const { reading } = syntax;
+  const { tokens, sentences } = reading;
   const mark = (from: number, to: number, why: string) => {
     for (let k = from; k <= to; k++) syntax.unasserted[k] ??= why;
   };
@@ -122,6 +123,26 @@ function markUnasserted(syntax: Syntax): void {
       const after = tokens[noun + 1];
       if (noun <= s.last && frames.has(tokens[noun].lemma) && tokens[noun].pos === 'NOUN' && (!after || after.pos === 'PUNCT')) mark(s.first, s.last, `framed as ${tokens[noun].lemma}`);
     }
+    // "The painting over the stairs shows Will at the helm; he is laughing": what a picture or a statue shows, to the
+    // end of the sentence.
+    for (let k = s.first + 1; k <= s.last; k++) {
+      const t = tokens[k];
+      // The tagger may read "shows" as a noun; after its subject, an object following, it is the verb.
+      if ((t.pos !== 'VERB' && !verbLike(tokens, k, reading.known)) || t.quoted || !verbIn(depicting, t)) continue;
+      for (let j = k - 1; j >= clauseStart(syntax, k); j--) {
+        if (tokens[j].pos === 'VERB' || tokens[j].pos === 'AUX') break;
+        if (tokens[j].pos === 'NOUN' && depictions.has(tokens[j].lemma)) {
+          mark(k + 1, s.last, `shown by a ${tokens[j].lemma}`);
+          break;
+        }
+      }
+    }
+    // "The same vision came to me every night: Will on the wall…": after a scene noun and a colon, its content.
+    for (let k = s.first + 1; k < s.last; k++) {
+      if (tokens[k].text !== ':' || tokens[k].quoted) continue;
+      const noun = tokens.slice(clauseStart(syntax, k - 1), k).find((t) => t.pos === 'NOUN' && sceneNouns.has(t.lemma));
+      if (noun) mark(k + 1, s.last, `framed as ${noun.lemma}`);
+    }
     // "Two weeks ago Walt sat in my car…": a time counted back from the scene's now sets its clause then, when the dead
     // may still have lived ("…, and tonight Nico hands me a drink" is the scene again).
     for (let k = s.first + 1; k <= s.last; k++) {
@@ -141,7 +162,8 @@ function markUnasserted(syntax: Syntax): void {
       if (t.pos !== 'VERB' && !(t.pos === 'AUX' && t.lemma !== 'be' && t.lemma !== 'have' && t.lemma !== 'do')) continue;
       // What follows a verb of thinking, dreaming or remembering is the thought: to the end of the sentence, or of the
       // clause a new subject opens after "and"/"but".
-      if (verbIn(thinking, t) && !t.negated) mark(i + 1, complementEnd(syntax, i, s.last), `after "${t.text}"`);
+      // A dream or a picture in the mind reaches past a semicolon or a new clause, to the end of the sentence.
+      if (verbIn(thinking, t) && !t.negated) mark(i + 1, verbIn(sceneMaking, t) ? s.last : complementEnd(syntax, i, s.last), `after "${t.text}"`);
       // A verb of saying opens a claim only with "that", "how", "whether"… or a clause right after it ("said Cador
       // was alive"); a speech tag ("said Osric, and…") opens nothing.
       if (verbIn(reporting, t)) {
