@@ -35,6 +35,16 @@ export const sceneMaking = set('dream daydream imagine picture fancy envision en
 /** Nouns of a scene that is not the story's present fact: after one of them and a colon, the rest of the sentence is its content. */
 export const sceneNouns = set('dream nightmare vision reverie daydream hallucination memory fantasy');
 
+/** Words of the young, in "when I was a girl", "as a boy": the time of a life before the story's now. */
+export const youth = set('girl boy child lad lass young younger small little baby infant youngster schoolgirl schoolboy apprentice student');
+/** Nouns of a bygone time of life: "in my youth", "in her girlhood". */
+export const bygoneTimes = set('youth childhood girlhood boyhood infancy day days time');
+/** Counts of time before "ago" or "before": "years ago", "long before". */
+export const pastSpans = set('years months weeks days long ages decades summers winters generations');
+/** Words that bring the narration back to the story's now after backstory: "Tonight Will was waiting". */
+export const nowWords = set('now today tonight nowadays presently');
+export const nowPeriods = set('morning evening afternoon night week year time');
+
 /** Negative words that, before a verb in its clause, deny it: "Nobody ever saw Ezra draw", "None of them heard". */
 export const negativeSubjects = set('nobody noone none nothing neither never nor');
 

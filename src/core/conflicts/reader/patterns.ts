@@ -73,3 +73,15 @@ export function matchAround<Meta>(tokens: Token[], first: number, last: number, 
   }
   return undefined;
 }
+
+/** The first rule of the table whose `after` slots match from token `at` on, within its sentence (`before` is ignored). */
+export function matchAt<Meta>(tokens: Token[], at: number, rules: Rule<Meta>[], classes: Classes): (Match & { meta?: Meta }) | undefined {
+  const sentence = tokens[at].sentence;
+  let hi = at;
+  while (hi + 1 < tokens.length && tokens[hi + 1].sentence === sentence) hi++;
+  for (const rule of rules) {
+    const m = matchFrom(tokens, at, rule.after ?? [], 1, at, hi, classes);
+    if (m) return { rule: rule.id, from: at, to: m.end - 1, taken: m.taken, meta: rule.meta };
+  }
+  return undefined;
+}

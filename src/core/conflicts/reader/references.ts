@@ -139,6 +139,13 @@ export function findReferences(syntax: Syntax, entities: SliceEntity[], pronouns
   const { reading } = syntax;
   const { tokens } = reading;
   const named = findNames(reading, entities);
+  // A name of the canon is a name where the tagger read a verb or an auxiliary ("Will carried the rope"), unless a
+  // subject follows it as in a question ("Will you come?").
+  for (const r of named) {
+    const t = tokens[r.first];
+    const question = tokens[r.last + 1]?.pos === 'PRON' && ['i', 'you', 'he', 'she', 'we', 'they', 'it'].includes(tokens[r.last + 1].lower);
+    if ((t.pos === 'AUX' || t.pos === 'VERB') && /^\p{Lu}/u.test(t.text) && !question) tokens[r.first] = { ...t, pos: 'PROPN', lemma: t.lower };
+  }
   const startsAt = new Map(named.map((r) => [r.first, r]));
   const namedAt = new Map(named.map((r) => [r.first, r.last]));
   const refs: Ref[] = [];

@@ -2,8 +2,26 @@
 // and which verbs it governs (across appositives, relative clauses, adverbs, auxiliaries and coordinated subjects),
 // the mood of a verb (negated, modal, passive, pluperfect, habitual, its tense), and which tokens are not asserted by
 // the narration (dialogue, conditions, the complement of "dreamt that…", "told them how…", scenes framed as a dream).
-import { depicting, depictions, frames, hypothetical, modals, negativeSubjects, possessives, reporting, sceneMaking, sceneNouns, thinking } from './lexicon.ts';
+import {
+  bygoneTimes,
+  depicting,
+  depictions,
+  frames,
+  hypothetical,
+  modals,
+  negativeSubjects,
+  nowPeriods,
+  nowWords,
+  pastSpans,
+  possessives,
+  reporting,
+  sceneMaking,
+  sceneNouns,
+  thinking,
+  youth,
+} from './lexicon.ts';
 import { finiteTense, verbIn, verbLike, type Reading, type Token } from './nlp.ts';
+import { matchAt, type Classes, type Rule } from './patterns.ts';
 
 // Words that always open a clause, and words that open one only where the tagger reads them as conjunctions
 // ("before he came", not "before dawn").
@@ -21,6 +39,35 @@ const viewing = new Set(['watch', 'view', 'replay', 'rewatch', 'read', 'reread',
 const quoteMarks = new Set(['"', '“', '”', '‘', '’', '«', '»']);
 const isWord = (t: Token | undefined) => t !== undefined && t.pos !== 'PUNCT';
 const isVerb = (t: Token | undefined) => t?.pos === 'VERB';
+
+const backstoryClasses: Classes = {
+  span: (t) => pastSpans.has(t.lower),
+  youth: (t) => youth.has(t.lower),
+  bygone: (t) => bygoneTimes.has(t.lower),
+  subject: (t) => (t.pos === 'PRON' && nominatives.has(t.lower)) || t.pos === 'PROPN',
+  possessive: (t) => possessives.has(t.lower),
+  was: (t) => t.lower === 'was' || t.lower === 'were',
+};
+/**
+ * Openers that set a sentence before the story's now, and with it the rest of its paragraph told in the past: a
+ * character's backstory told in the preterite without a pluperfect to mark it.
+ */
+const backstoryOpeners: Rule[] = [
+  // "Years ago", "Twenty years before", "Long ago"
+  { id: 'span-ago', after: [{ pos: ['NUM', 'ADJ', 'DET'], op: '*' }, { is: 'span' }, { words: ['ago', 'before', 'earlier'] }] },
+  // "In those days", "In the old days"
+  { id: 'those-days', after: [{ words: ['in'] }, { words: ['those', 'the', 'former', 'earlier', 'old', 'olden', 'early', 'other'], op: '+' }, { words: ['days', 'times', 'years'] }] },
+  // "In my youth", "In her girlhood", "In his day"
+  { id: 'youth', after: [{ words: ['in'] }, { is: 'possessive' }, { pos: ['ADJ'], op: '*' }, { is: 'bygone' }] },
+  // "When I was a girl", "While Will was still a boy"
+  { id: 'when-young', after: [{ words: ['when', 'while'] }, { is: 'subject', op: '+' }, { is: 'was' }, { words: ['a', 'an', 'still', 'only', 'just', 'very', 'quite'], op: '*' }, { is: 'youth' }] },
+  // "As a girl", "As a young man"
+  { id: 'as-young', after: [{ words: ['as'] }, { words: ['a', 'an'] }, { pos: ['ADJ'], op: '*' }, { is: 'youth' }] },
+  // "Before I was born"
+  { id: 'before-born', after: [{ words: ['before'] }, { is: 'subject', op: '+' }, { is: 'was' }, { words: ['born'] }] },
+  // "Once upon a time", "Once, …"
+  { id: 'once', after: [{ words: ['once'] }, { words: [',', 'upon'] }] },
+];
 
 export type Syntax = {
   reading: Reading;
@@ -96,6 +143,7 @@ function markUnasserted(syntax: Syntax): void {
     for (let k = from; k <= to; k++) syntax.unasserted[k] ??= why;
   };
   for (let i = 0; i < tokens.length; i++) if (tokens[i].quoted) syntax.unasserted[i] = 'dialogue';
+  markBackstory(syntax, mark);
   for (const s of sentences) {
     // A scene framed as a dream, a memory, a story or a picture: "In her dream…", "In the painting…".
     const opener = firstWord(tokens, s.first, s.last);
@@ -171,6 +219,46 @@ function markUnasserted(syntax: Syntax): void {
         if (opens !== undefined) mark(opens, complementEnd(syntax, i, s.last), `reported by "${t.text}"`);
       }
     }
+  }
+}
+
+/** Whether a sentence comes back to the story's now: "now", "tonight", "this morning", or a verb of the present tense. */
+function returnsToNow(syntax: Syntax, first: number, last: number): boolean {
+  const { tokens } = syntax.reading;
+  for (let k = first; k <= last; k++) {
+    const t = tokens[k];
+    if (t.quoted) continue;
+    if (nowWords.has(t.lower) || (t.lower === 'this' && nowPeriods.has(tokens[k + 1]?.lower ?? ''))) return true;
+    if (finiteTense(tokens, k) === 'present') return true;
+  }
+  return false;
+}
+
+/**
+ * Backstory told in the preterite: a sentence a backstory opener begins ("When I was a girl, my mother ran the
+ * chandlery") is told of that time, and so is each sentence after it in its paragraph until one comes back to the
+ * story's now. Tense and time words are read across the paragraph, not the sentence.
+ */
+function markBackstory(syntax: Syntax, mark: (from: number, to: number, why: string) => void): void {
+  const { tokens, sentences, text } = syntax.reading;
+  let backstory = false;
+  for (const [n, s] of sentences.entries()) {
+    if (n > 0 && text.slice(tokens[sentences[n - 1].last].end, tokens[s.first].start).includes('\n')) backstory = false;
+    let first = firstWord(tokens, s.first, s.last);
+    if (first === undefined) continue;
+    if (tokens[first].pos === 'CCONJ') first++;
+    if (first <= s.last && matchAt(tokens, first, backstoryOpeners, backstoryClasses)) {
+      backstory = true;
+      // Up to a clause that comes back to the now: "Two weeks ago Walt sat in my car, and tonight Nico hands me a drink."
+      for (let k = s.first; k <= s.last; k = clauseEnd(syntax, k) + 1) {
+        if (returnsToNow(syntax, k, clauseEnd(syntax, k))) break;
+        mark(k, clauseEnd(syntax, k), 'told of an earlier time');
+      }
+      continue;
+    }
+    if (!backstory) continue;
+    if (returnsToNow(syntax, s.first, s.last)) backstory = false;
+    else mark(s.first, s.last, 'told of an earlier time (its paragraph)');
   }
 }
 
