@@ -9,7 +9,7 @@
 import type { SliceEntity } from '../canonSlice.ts';
 import type { ConflictDraft } from '../kinds.ts';
 import { heldKinship, type Held, type Kin } from '../reader/kin.ts';
-import { kinPrefixes, kinWord, type Gender, type KinRole } from '../reader/lexicon.ts';
+import { kinModifiers, kinPrefixes, kinWord, type Gender, type KinRole } from '../reader/lexicon.ts';
 import { statedPronouns } from '../reader/pronouns.ts';
 import type { Ref } from '../reader/references.ts';
 import { asserts, listedAfter, predicatesOf } from '../reader/syntax.ts';
@@ -47,7 +47,8 @@ const possessiveAfter = (p: Passage, ref: Ref) => !ref.pronoun && /^['’]s$/.te
 /** The kin word after a possessor at token k (skipping "late", "younger"…), unless it is "-in-law", "step-"… */
 function kinAt(p: Passage, k: number): { kin: Kin; word: string; at: number } | undefined {
   const { tokens } = p.reading;
-  while (tokens[k]?.pos === 'ADJ' && !kinWord(tokens[k].lower)) k++;
+  // "late", "elder" (the tagger may read it as a noun), "younger"…
+  while ((tokens[k]?.pos === 'ADJ' || kinModifiers.has(tokens[k]?.lower ?? '')) && !kinWord(tokens[k].lower)) k++;
   const t = tokens[k];
   if (!t || (t.pos !== 'NOUN' && t.pos !== 'PROPN')) return undefined;
   const kin = kinWord(t.lower);
@@ -86,8 +87,9 @@ function claims(p: Passage): Claim[] {
       for (const predicate of predicatesOf(syntax, ref.last)) {
         if (!predicate.copula || predicate.relative || !asserts(syntax, predicate)) continue;
         const next = startingAt.get(predicate.verb + 1);
-        if (next && possessiveAfter(p, next)) {
-          const kin = kinAt(p, next.last + 2);
+        if (next && (possessiveAfter(p, next) || next.pronoun === 'possessive')) {
+          // "Tam was Edda's husband", "Kit was my elder brother"
+          const kin = kinAt(p, next.pronoun ? next.last + 1 : next.last + 2);
           if (kin) found.push({ possessor: next.entity, named: ref.entity, kin: kin.kin, word: kin.word, from: ref.first, to: kin.at });
         } else if (tokens[predicate.verb + 1]?.lower === 'the') {
           const kin = kinAt(p, predicate.verb + 2);

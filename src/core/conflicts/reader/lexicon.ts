@@ -289,6 +289,8 @@ const kinWords: Record<string, [KinRole, Gender | undefined]> = {
 export const kinWord = (word: string): [KinRole, Gender | undefined] | undefined => kinWords[word.toLowerCase()];
 /** Kin words in the passage that name a role the graph cannot hold as such ("sister-in-law", "stepmother", "half-brother"). */
 export const kinPrefixes = set('step half foster god');
+/** Words that qualify a kin word without changing its role: "my elder brother", "her baby sister". */
+export const kinModifiers = set('elder eldest older oldest younger youngest little big baby late dear poor own beloved');
 /** The role seen from the other end: X is Y's parent ⇔ Y is X's child. */
 export const inverseRole: Record<KinRole, KinRole> = {
   parent: 'child', child: 'parent', sibling: 'sibling', spouse: 'spouse', grandparent: 'grandchild', grandchild: 'grandparent',

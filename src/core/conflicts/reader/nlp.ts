@@ -209,6 +209,9 @@ function retagVerbs(tokens: Token[], known: (word: string) => boolean): void {
   }
 }
 
+/** Verbs whose past is their bare form. */
+const invariantPasts = new Set(['let', 'put', 'set', 'cut', 'hit', 'shut', 'cast', 'cost', 'hurt', 'quit', 'spread', 'burst', 'thrust', 'bet', 'split', 'shed', 'slit', 'spit', 'upset', 'beset', 'broadcast', 'forecast']);
+
 const participles = new Set(['been', 'gone', 'got', 'done', 'seen', 'made', 'left', 'taken']);
 
 /**
@@ -260,7 +263,11 @@ export function finiteTense(tokens: Token[], i: number): 'past' | 'present' | un
     let k = i - 1;
     while (k >= 0 && tokens[k].pos === 'ADV') k--;
     const subject = tokens[k];
-    return subject && ['PRON', 'PROPN', 'NOUN'].includes(subject.pos) && tokens[k - 1]?.pos !== 'ADP' ? 'present' : undefined;
+    if (!subject || !['PRON', 'PROPN', 'NOUN'].includes(subject.pos) || tokens[k - 1]?.pos === 'ADP') return undefined;
+    // After "he", "she", "it" or a name the present takes "-s": a bare "let", "put", "set" is their past.
+    const singular = ['he', 'she', 'it'].includes(subject.lower) || subject.pos === 'PROPN';
+    if (singular && t.lower === t.lemma) return invariantPasts.has(t.lower) ? 'past' : undefined;
+    return 'present';
   }
   return 'past';
 }

@@ -13,8 +13,8 @@
 // pronoun never does.
 import type { SliceEntity } from '../canonSlice.ts';
 import type { Held } from './kin.ts';
-import { kinPrefixes, kinWord, normaliseTitle, noticing, standIns } from './lexicon.ts';
-import { verbIn, type Reading } from './nlp.ts';
+import { kinModifiers, kinPrefixes, kinWord, normaliseTitle, noticing, possessives, standIns } from './lexicon.ts';
+import { verbIn, type Reading, type Token } from './nlp.ts';
 import { fits, type Pronouns } from './pronouns.ts';
 import { atSubjectPosition, inSubordinate, listedAfter, predicatesOf, speechTagBefore, type Syntax } from './syntax.ts';
 
@@ -163,6 +163,16 @@ export function findReferences(syntax: Syntax, entities: SliceEntity[], pronouns
       continue;
     }
     const t = tokens[i];
+    // "Mother came in": in a story its narrator tells, a kin word used as a name is the narrator's relative.
+    if (narrator && namesKin(tokens, i)) {
+      const kin = kinReference(syntax, { entity: narrator, first: i, last: i, subject: false, narrator: true }, namedAt, entities, kinship, pronounsOf, i);
+      if (kin) {
+        kin.subject = isSubject(syntax, kin);
+        kin.main = kin.subject && !inSubordinate(syntax, i);
+        refs.push(kin);
+        continue;
+      }
+    }
     const own = firstPerson[t.lower];
     if (narrator && own && t.pos === 'PRON' && !t.quoted && (t.lower !== 'i' || t.text === 'I')) {
       const mine: Ref = { entity: narrator, first: i, last: i, pronoun: own, subject: false, narrator: true };
@@ -197,6 +207,23 @@ export function findReferences(syntax: Syntax, entities: SliceEntity[], pronouns
   }
 }
 
+/** Kin words a child calls a relative by, as a name. */
+const calledBy = new Set(['parent', 'grandparent', 'auncle']);
+
+/**
+ * A capitalised kin word standing as a name in the narration ("Mother came in", "I told Father"): no article or
+ * possessor before it, no name after it ("Father Brown", "Uncle Tom" are titles of a name), no hyphen.
+ */
+function namesKin(tokens: Token[], i: number): boolean {
+  const t = tokens[i];
+  const kin = kinWord(t.lower);
+  if (!kin || !calledBy.has(kin[0]) || t.quoted || !/^\p{Lu}\p{Ll}/u.test(t.text) || (t.pos !== 'PROPN' && t.pos !== 'NOUN')) return false;
+  const before = tokens[i - 1];
+  const next = tokens[i + 1];
+  if (before && (before.pos === 'DET' || before.pos === 'ADJ' || possessives.has(before.lower) || /^['’]s$/.test(before.lower) || before.text === '-')) return false;
+  return !next || !(next.pos === 'PROPN' || /^\p{Lu}/u.test(next.text) || next.text === '-' || /^['’]s$/.test(next.lower));
+}
+
 /** "June's husband", "her mother": the possessor's one relative of the kin word's role (and gender) in the graph. */
 function kinReference(
   syntax: Syntax,
@@ -205,13 +232,15 @@ function kinReference(
   entities: SliceEntity[],
   kinship: Held[],
   pronounsOf: (e: SliceEntity) => Pronouns | undefined,
+  /** a kin word standing alone as a name ("Mother came in"), at this token */
+  bare?: number,
 ): Ref | undefined {
   const { tokens } = syntax.reading;
-  let at = possessor.pronoun === 'possessive' ? possessor.last + 1 : !possessor.pronoun && /^['’]s$/.test(tokens[possessor.last + 1]?.lower ?? '') ? possessor.last + 2 : -1;
+  let at = bare ?? (possessor.pronoun === 'possessive' ? possessor.last + 1 : !possessor.pronoun && /^['’]s$/.test(tokens[possessor.last + 1]?.lower ?? '') ? possessor.last + 2 : -1);
   // "my poor mother", "his copper-haired brother": adjectives and hyphenated compounds before the kin word.
   for (const limit = at + 5; at >= 0 && at < limit && tokens[at] && !kinWord(tokens[at].lower); at++) {
     const t = tokens[at];
-    if (!(t.pos === 'ADJ' || t.text === '-' || tokens[at + 1]?.text === '-' || tokens[at - 1]?.text === '-')) break;
+    if (!(t.pos === 'ADJ' || kinModifiers.has(t.lower) || t.text === '-' || tokens[at + 1]?.text === '-' || tokens[at - 1]?.text === '-')) break;
   }
   const word = tokens[at];
   if (!word || (word.pos !== 'NOUN' && word.pos !== 'PROPN')) return undefined;
@@ -239,7 +268,7 @@ function kinReference(
     return !gender || pronouns === undefined || pronouns === gender;
   });
   const [relative] = possible;
-  return possible.length === 1 && relative?.type === 'character' ? { entity: relative, first: possessor.first, last: at, subject: false, kin: true } : undefined;
+  return possible.length === 1 && relative?.type === 'character' ? { entity: relative, first: bare ?? possessor.first, last: at, subject: false, kin: true } : undefined;
 }
 
 function isSubject(syntax: Syntax, ref: Ref): boolean {
