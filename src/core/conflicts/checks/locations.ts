@@ -11,8 +11,8 @@
 // move also clashes with where the canon holds the character as of the passage (state `location`), unless one place
 // lies inside the other.
 import type { ConflictDraft } from '../kinds.ts';
-import { containedIn, contains, directional, kinWord, motion, namesOneMoment, people, placing, pointing, simultaneity, timeNouns } from '../reader/lexicon.ts';
-import { verbIn, type Token } from '../reader/nlp.ts';
+import { containedIn, contains, directional, inside, kinWord, motion, namesOneMoment, pathMotion, people, placing, pointing, simultaneity, timeNouns, timeShifts } from '../reader/lexicon.ts';
+import { finiteTense, verbIn, type Token } from '../reader/nlp.ts';
 import type { Ref } from '../reader/references.ts';
 import { asserts, atSubjectPosition, clauseEnd, clauseStart, predicatesOf, type Predicate } from '../reader/syntax.ts';
 import { sentenceOf, spanAt, words, type Passage } from './passage.ts';
@@ -23,7 +23,7 @@ const dayShifts = new Set(['next', 'following', 'later', 'after', 'afterwards', 
  * `direct`: the place is said of the character itself ("Cathy stayed at the Grange", "Lucie in Paris", "knew Lucie to
  * be in Paris"), not of a thing in the clause ("the shoemaker of the garret in Paris").
  */
-type Placement = { character: Ref['entity']; place: Ref['entity']; prep: number; ref: Ref; clause: number; moving: boolean; direct: boolean };
+type Placement = { character: Ref['entity']; place: Ref['entity']; prep: number; ref: Ref; clause: number; moving: boolean; direct: boolean; present: boolean };
 
 /** The placing preposition governing a location reference, or undefined when the place is a goal, a source or a label. */
 function prepositionOf(p: Passage, ref: Ref): number | undefined {
@@ -109,13 +109,17 @@ function placements(p: Passage): Placement[] {
     const span = tokens.slice(start, end + 1);
     // "out at Hale Ranch" is where someone is; "out of X", "to X" are a source and a goal.
     const heading = (t: Token, j: number) => directional.has(t.lower) && !(t.lower === 'out' && placing.has(tokens[start + j + 1]?.lower ?? ''));
-    const moving = span.some((t) => t.pos === 'VERB' && verbIn(motion, t)) || span.some((t, j) => heading(t, j) && p.refs.some((r) => r.first === start + j + 1 || r.first === start + j + 2));
+    // Crossing a square in Lyon is being in Lyon: a motion along a way inside the place moves nobody out of it.
+    const within = inside.has(tokens[prep].lower);
+    const moves = (t: Token) => t.pos === 'VERB' && verbIn(motion, t) && !(within && verbIn(pathMotion, t));
+    const moving = span.some(moves) || span.some((t, j) => heading(t, j) && p.refs.some((r) => r.first === start + j + 1 || r.first === start + j + 2));
     if (span.some((t) => ['or', 'either', 'whether', 'nor'].includes(t.lower))) continue;
     // Right after a noun that is not the character ("the garret in Paris"), the place is the noun's.
     let k = prep - 1;
     while (k > start && tokens[k].pos === 'ADV') k--;
     const direct = owner === attached || !['NOUN', 'PROPN', 'ADJ', 'NUM'].includes(tokens[k]?.pos ?? '') || p.refs.some((r) => r.last === k);
-    found.push({ character: owner.entity, place: ref.entity, prep, ref, clause, moving, direct });
+    const present = verb !== undefined && finiteTense(tokens, predicateAt(p, verb).auxes[0] ?? verb) === 'present' && !span.some((t) => timeShifts.has(t.lower));
+    found.push({ character: owner.entity, place: ref.entity, prep, ref, clause, moving, direct, present });
   }
   return found;
 }
@@ -164,9 +168,11 @@ function simultaneous(p: Passage, a: Placement, b: Placement): boolean {
   const from = clauseStart(p.syntax, a.prep);
   const to = clauseEnd(p.syntax, b.prep);
   const between = tokens.slice(from, to + 1);
-  // A clause of motion between them makes the two a journey.
-  if (between.some((t) => t.pos === 'VERB' && verbIn(motion, t))) return false;
+  // A clause of motion between them makes the two a journey (the placements' own clauses were read for it already).
+  if (between.some((t, j) => t.pos === 'VERB' && verbIn(motion, t) && ![a.clause, b.clause].includes(p.syntax.clause[from + j]))) return false;
   if (a.clause === b.clause) return true;
+  // "I am in Calais, and as I cross the square in Lyon…": two clauses of one sentence told in the present are one now.
+  if (p.reading.narration === 'present' && a.present && b.present && tokens[a.prep].sentence === tokens[b.prep].sentence) return true;
   // The words that can tie them to one moment: a's clause, and b's sentence up to the end of b's clause.
   const sentenceStart = p.reading.sentences[tokens[b.prep].sentence].first;
   const words = [...tokens.slice(from, clauseEnd(p.syntax, a.prep) + 1), ...tokens.slice(Math.max(sentenceStart, clauseEnd(p.syntax, a.prep) + 1), to + 1)].map((t) => t.lower);

@@ -90,6 +90,13 @@ export const motion = set(`
   make push pull
 `);
 
+/** Motion along a way: with "in", "on" or "within" a place ("as I cross the square in Lyon") it happens inside the place. */
+export const pathMotion = set('cross walk wander stroll pace hurry run ride drive climb row swim roam rush dash stride march stumble limp creep crawl');
+/** Prepositions that put a motion along a way inside their place. */
+export const inside = set('in on within inside around about');
+/** Words that move a clause off the story's now: "tomorrow he sails", "later she is in Lyon". */
+export const timeShifts = set('tomorrow yesterday later soon then next once sometimes often usually every earlier before after afterwards tonight');
+
 /** Prepositions that put someone at a place ("at the gate of X", "in X", "beside X"). */
 export const placing = set('at in on inside within aboard beside outside upon beneath under behind near by atop amid among');
 /** Prepositions of motion or direction: a place after them is a goal or a source, not where someone is. */
