@@ -120,13 +120,17 @@ export async function loadCanonSlice(prisma: PrismaClient, projectId: string, pa
     take: limits.factsPerEntity,
   };
   const entitySelect = { id: true, type: true, name: true, aliases: true, state: true, baseState: true, facts: factSelect };
+  // The narrator of a passage in the first person, whom "I" and "my" refer to (references.ts), and whose relatives it
+  // may name by a kin word alone ("my mother").
+  const narrators = saysI(passage) ? await narratorsOf(prisma, projectId) : [];
+  const speakers = [...new Set([...named, ...narrators])];
   const [namedEntities, relationships, latestRules, latestPromises] = await Promise.all([
     prisma.entity.findMany({ where: { projectId, id: { in: named }, status: 'approved' }, select: entitySelect, orderBy: { id: 'asc' } }),
     prisma.relationship.findMany({
-      where: { projectId, OR: [{ fromId: { in: named } }, { toId: { in: named } }] },
+      where: { projectId, OR: [{ fromId: { in: speakers } }, { toId: { in: speakers } }] },
       select: { id: true, fromId: true, toId: true, kind: true },
       orderBy: { id: 'asc' },
-      take: named.length * limits.neighbours,
+      take: speakers.length * limits.neighbours,
     }),
     relevant(prisma, projectId, 'rule', passage, named, limits.rules).then((ids) =>
       prisma.entity.findMany({ where: { id: { in: ids }, status: 'approved' }, select: entitySelect, orderBy: { id: 'asc' } }),
@@ -142,10 +146,9 @@ export async function loadCanonSlice(prisma: PrismaClient, projectId: string, pa
     ),
   ]);
 
-  // The relatives of the characters it names, which it may name by a kin word alone ("June's husband"), and the
-  // narrator of a passage in the first person, whom "I" and "my" refer to (references.ts).
+  // The relatives of the characters it names and of its narrator, which it may name by a kin word alone ("June's
+  // husband", "my mother").
   const kin = [...new Set(relationships.filter((r) => kinOfKind(r.kind)).flatMap((r) => [r.fromId, r.toId]))].filter((id) => !named.includes(id));
-  const narrators = saysI(passage) ? await narratorsOf(prisma, projectId) : [];
   const more = [...new Set([...kin.slice(0, limits.relatives), ...narrators])].filter((id) => !named.includes(id));
   const others = more.length === 0 ? [] : await prisma.entity.findMany({
     where: { projectId, id: { in: more }, type: 'character', status: 'approved' },

@@ -378,6 +378,7 @@ function ageStatements(p: Passage, ref: Ref): Statement[] {
       // the years lived, as "turned" does.
       const turned = verb.lemma === 'turn';
       const seen = verb.lemma === 'see' && numberAt(tokens, predicate.verb + 1) !== undefined;
+      if (!(predicate.copula || turned || seen)) continue;
       const mood = moodOf(syntax, predicate);
       const unasserted = mood.modal || syntax.unasserted[predicate.verb] !== undefined;
       let k = predicate.verb + 1;
@@ -433,8 +434,10 @@ function titleStatements(p: Passage, ref: Ref): Statement[] {
     }
     return undefined;
   };
-  // Before the name: "Prioress Hilde", "Lt. Sato", "Lieutenant Commander Abara".
-  for (let n = longestTitle + 1; n >= 1; n--) {
+  // Before the name: "Prioress Hilde", "Lt. Sato", "Lieutenant Commander Abara" (a capitalised word or an
+  // abbreviation's full stop right before it).
+  const titled = ref.first > 0 && (/^\p{Lu}/u.test(tokens[ref.first - 1].text) || tokens[ref.first - 1].text === '.');
+  for (let n = titled ? longestTitle + 1 : 0; n >= 1; n--) {
     const start = ref.first - n;
     if (start < 0 || tokens[start].sentence !== tokens[ref.first].sentence) continue;
     const found = titleAt(start, n, true);

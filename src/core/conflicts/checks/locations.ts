@@ -125,13 +125,24 @@ function placements(p: Passage): Placement[] {
 }
 
 /** Whether one place lies inside the other through the graph's containment relationships (transitively). */
-function nested(p: Passage, a: string, b: string): boolean {
-  const parents = new Map<string, string[]>();
+const parentsOf = new WeakMap<Passage['slice'], Map<string, string[]>>();
+
+/** The places each place lies inside, by the slice's containment relationships; built once a slice. */
+function containment(p: Passage): Map<string, string[]> {
+  let parents = parentsOf.get(p.slice);
+  if (parents) return parents;
+  parents = new Map<string, string[]>();
   for (const r of p.slice.relationships) {
     const first = r.kind.toLowerCase().split(/[^a-z]+/).find(Boolean) ?? '';
     if (containedIn.has(first)) parents.set(r.from, [...(parents.get(r.from) ?? []), r.to]);
     if (contains.has(first)) parents.set(r.to, [...(parents.get(r.to) ?? []), r.from]);
   }
+  parentsOf.set(p.slice, parents);
+  return parents;
+}
+
+function nested(p: Passage, a: string, b: string): boolean {
+  const parents = containment(p);
   const within = (inner: string, outer: string) => {
     const seen = new Set<string>();
     const stack = [inner];
@@ -152,11 +163,10 @@ function hasPhrase(words: string[], phrase: string[]): boolean {
   return false;
 }
 
-/** The time of day a clause names after a preposition ("at noon", "at vespers"), if any. */
-function timeOfDay(p: Passage, clause: number): string | undefined {
+/** The time of day the clause of token `at` names after a preposition ("at noon", "at vespers"), if any. */
+function timeOfDay(p: Passage, at: number): string | undefined {
   const { tokens } = p.reading;
-  for (let k = 0; k < tokens.length; k++) {
-    if (p.syntax.clause[k] !== clause) continue;
+  for (let k = clauseStart(p.syntax, at); k <= clauseEnd(p.syntax, at); k++) {
     if (timeNouns.has(tokens[k].lower) && ['at', 'by', 'in'].includes(tokens[k - 1]?.lower ?? '')) return tokens[k].lower;
   }
   return undefined;
@@ -177,7 +187,7 @@ function simultaneous(p: Passage, a: Placement, b: Placement): boolean {
   const sentenceStart = p.reading.sentences[tokens[b.prep].sentence].first;
   const words = [...tokens.slice(from, clauseEnd(p.syntax, a.prep) + 1), ...tokens.slice(Math.max(sentenceStart, clauseEnd(p.syntax, a.prep) + 1), to + 1)].map((t) => t.lower);
   if (namesOneMoment(words) || simultaneity.some((phrase) => hasPhrase(words, phrase))) return true;
-  const [ta, tb] = [timeOfDay(p, a.clause), timeOfDay(p, b.clause)];
+  const [ta, tb] = [timeOfDay(p, a.prep), timeOfDay(p, b.prep)];
   // "at noon, and at noon the next day": the same hour of another day.
   const otherDay = tokens.slice(clauseStart(p.syntax, b.prep), clauseEnd(p.syntax, b.prep) + 1).some((t) => dayShifts.has(t.lower));
   return ta !== undefined && ta === tb && !otherDay;

@@ -29,31 +29,40 @@ function fits(slot: Slot, t: Token | undefined, classes: Classes): boolean {
   return true;
 }
 
+type Found = { end: number; taken: Record<string, number[]> };
+type Walk = { tokens: Token[]; slots: Slot[]; dir: 1 | -1; lo: number; hi: number; classes: Classes };
+
 /**
- * Slots matched from token `at`, one step of `dir` a word, within [lo, hi]; greedy, backtracking. Returns the token
- * after the last one matched (in the direction read) and what each slot took, or undefined.
+ * Slots from the s-th matched from token k, one step of `dir` a word, within [lo, hi]; greedy, backtracking. Returns
+ * the token after the last one matched (in the direction read) and what each slot took, or undefined.
  */
-function matchFrom(tokens: Token[], at: number, slots: Slot[], dir: 1 | -1, lo: number, hi: number, classes: Classes): { end: number; taken: Record<string, number[]> } | undefined {
-  const walk = (s: number, k: number): { end: number; taken: Record<string, number[]> } | undefined => {
-    if (s === slots.length) return { end: k, taken: {} };
-    const slot = slots[s];
-    const min = slot.op === '?' || slot.op === '*' ? 0 : 1;
-    const max = slot.op === '*' || slot.op === '+' ? 12 : 1;
-    let n = 0;
-    while (n < max && k + dir * n >= lo && k + dir * n <= hi && fits(slot, tokens[k + dir * n], classes)) n++;
-    for (; n >= min; n--) {
-      const rest = walk(s + 1, k + dir * n);
-      if (!rest) continue;
-      if (slot.take) {
-        const mine = Array.from({ length: n }, (_, j) => k + dir * j);
-        rest.taken[slot.take] = [...(rest.taken[slot.take] ?? []), ...mine].sort((a, b) => a - b);
-      }
-      return rest;
+function walk(w: Walk, s: number, k: number): Found | undefined {
+  if (s === w.slots.length) return { end: k, taken: {} };
+  const slot = w.slots[s];
+  const min = slot.op === '?' || slot.op === '*' ? 0 : 1;
+  const max = slot.op === '*' || slot.op === '+' ? 12 : 1;
+  let n = 0;
+  while (n < max && k + w.dir * n >= w.lo && k + w.dir * n <= w.hi && fits(slot, w.tokens[k + w.dir * n], w.classes)) n++;
+  for (; n >= min; n--) {
+    const rest = walk(w, s + 1, k + w.dir * n);
+    if (!rest) continue;
+    if (slot.take) {
+      const mine: number[] = [];
+      for (let j = 0; j < n; j++) mine.push(k + w.dir * j);
+      rest.taken[slot.take] = [...(rest.taken[slot.take] ?? []), ...mine].sort((a, b) => a - b);
     }
-    return undefined;
-  };
-  return walk(0, at);
+    return rest;
+  }
+  return undefined;
 }
+
+const reversed = new WeakMap<Slot[], Slot[]>();
+const backwards = (slots: Slot[]) => {
+  let r = reversed.get(slots);
+  if (!r) reversed.set(slots, (r = [...slots].reverse()));
+  return r;
+};
+const none: Slot[] = [];
 
 /** The first rule of the table that matches around the reference spanning tokens first..last, within its sentence. */
 export function matchAround<Meta>(tokens: Token[], first: number, last: number, rules: Rule<Meta>[], classes: Classes): (Match & { meta?: Meta }) | undefined {
@@ -63,9 +72,9 @@ export function matchAround<Meta>(tokens: Token[], first: number, last: number, 
   let hi = last;
   while (hi + 1 < tokens.length && tokens[hi + 1].sentence === sentence) hi++;
   for (const rule of rules) {
-    const before = matchFrom(tokens, first - 1, [...(rule.before ?? [])].reverse(), -1, lo, hi, classes);
+    const before = walk({ tokens, slots: backwards(rule.before ?? none), dir: -1, lo, hi, classes }, 0, first - 1);
     if (!before) continue;
-    const after = matchFrom(tokens, last + 1, rule.after ?? [], 1, lo, hi, classes);
+    const after = walk({ tokens, slots: rule.after ?? none, dir: 1, lo, hi, classes }, 0, last + 1);
     if (!after) continue;
     const taken: Record<string, number[]> = { ...before.taken };
     for (const [name, at] of Object.entries(after.taken)) taken[name] = [...(taken[name] ?? []), ...at];
@@ -80,7 +89,7 @@ export function matchAt<Meta>(tokens: Token[], at: number, rules: Rule<Meta>[], 
   let hi = at;
   while (hi + 1 < tokens.length && tokens[hi + 1].sentence === sentence) hi++;
   for (const rule of rules) {
-    const m = matchFrom(tokens, at, rule.after ?? [], 1, at, hi, classes);
+    const m = walk({ tokens, slots: rule.after ?? none, dir: 1, lo: at, hi, classes }, 0, at);
     if (m) return { rule: rule.id, from: at, to: m.end - 1, taken: m.taken, meta: rule.meta };
   }
   return undefined;

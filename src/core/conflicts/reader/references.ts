@@ -301,9 +301,12 @@ function resolve(
   // "Danny's body", "the body of Will"
   const standingIn = (r: Ref) =>
     (/^['’]s$/.test(tokens[r.last + 1]?.lower ?? '') && standIns.has(tokens[r.last + 2]?.lemma ?? '')) || (tokens[r.first - 1]?.lower === 'of' && standIns.has(tokens[r.first - 2]?.lemma ?? ''));
-  const candidates = refs.filter(
-    (r) => r.entity.type === 'character' && !r.narrator && sentence - tokens[r.first].sentence <= 2 && fits(kind, pronounsOf(r.entity)) && !(asserted && syntax.unasserted[r.first] !== undefined) && !standingIn(r),
-  );
+  // The refs of the sentence and the two before it: read back from the last, as the refs are in the passage's order.
+  let from = refs.length;
+  while (from > 0 && sentence - tokens[refs[from - 1].first].sentence <= 2) from--;
+  const candidates = refs
+    .slice(from)
+    .filter((r) => r.entity.type === 'character' && !r.narrator && fits(kind, pronounsOf(r.entity)) && !(asserted && syntax.unasserted[r.first] !== undefined) && !standingIn(r));
   if (candidates.length === 0) return undefined;
   const sameClause = candidates.filter((r) => syntax.clause[r.first] === syntax.clause[at]);
   const clauseSubject = sameClause.filter((r) => r.subject).at(-1);

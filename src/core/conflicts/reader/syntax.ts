@@ -75,6 +75,8 @@ export type Syntax = {
   clause: number[];
   /** why a token is not asserted by the narration, or undefined */
   unasserted: (string | undefined)[];
+  /** predicatesOf by the subject's last token: every check asks it of the same subjects */
+  predicates: Map<number, Predicate[]>;
 };
 
 export function analyse(reading: Reading): Syntax {
@@ -99,7 +101,7 @@ export function analyse(reading: Reading): Syntax {
     if (n !== before) subordinate = opensSubordinate;
     clause[i] = n;
   }
-  const syntax: Syntax = { reading, clause, unasserted: new Array(tokens.length).fill(undefined) };
+  const syntax: Syntax = { reading, clause, unasserted: new Array(tokens.length).fill(undefined), predicates: new Map() };
   markUnasserted(syntax);
   return syntax;
 }
@@ -369,6 +371,12 @@ export type Predicate = {
  * verb ("Cael knelt").
  */
 export function predicatesOf(syntax: Syntax, last: number): Predicate[] {
+  let found = syntax.predicates.get(last);
+  if (!found) syntax.predicates.set(last, (found = findPredicates(syntax, last)));
+  return found;
+}
+
+function findPredicates(syntax: Syntax, last: number): Predicate[] {
   const { tokens } = syntax.reading;
   const sentence = tokens[last].sentence;
   const found: Predicate[] = [];
