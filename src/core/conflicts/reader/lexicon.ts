@@ -294,6 +294,10 @@ const kinWords: Record<string, [KinRole, Gender | undefined]> = {
   nephew: ['nibling', 'he'], niece: ['nibling', 'she'], cousin: ['cousin', undefined],
 };
 export const kinWord = (word: string): [KinRole, Gender | undefined] | undefined => kinWords[word.toLowerCase()];
+/** Roles a child calls a relative by, as a name ("Mother came in", "I told Father"). */
+export const calledByKin = new Set<KinRole>(['parent', 'grandparent', 'auncle']);
+/** The kin words of those roles. */
+export const kinNames = Object.keys(kinWords).filter((w) => calledByKin.has(kinWords[w][0]));
 /** Kin words in the passage that name a role the graph cannot hold as such ("sister-in-law", "stepmother", "half-brother"). */
 export const kinPrefixes = set('step half foster god');
 /** Words that qualify a kin word without changing its role: "my elder brother", "her baby sister". */

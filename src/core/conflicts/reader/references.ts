@@ -13,7 +13,7 @@
 // pronoun never does.
 import type { SliceEntity } from '../canonSlice.ts';
 import type { Held } from './kin.ts';
-import { kinModifiers, kinPrefixes, kinWord, normaliseTitle, noticing, possessives, standIns } from './lexicon.ts';
+import { calledByKin, kinModifiers, kinNames, kinPrefixes, kinWord, normaliseTitle, noticing, possessives, standIns } from './lexicon.ts';
 import { verbIn, type Reading, type Token } from './nlp.ts';
 import { fits, type Pronouns } from './pronouns.ts';
 import { atSubjectPosition, inSubordinate, listedAfter, predicatesOf, speechTagBefore, type Syntax } from './syntax.ts';
@@ -45,9 +45,12 @@ const personal: Record<string, [Pronouns, NonNullable<Ref['pronoun']>]> = {
   themself: ['they', 'reflexive'], themselves: ['they', 'reflexive'],
 };
 const firstPerson: Record<string, NonNullable<Ref['pronoun']>> = { i: 'nominative', me: 'object', my: 'possessive', mine: 'possessive', myself: 'reflexive' };
-const firstPersonWord = new RegExp(`\\b(I|${Object.keys(firstPerson).filter((w) => w !== 'i').join('|')})\\b`);
-/** Whether a passage may speak in the first person, so that its narrator is worth looking up (canonSlice.ts). */
-export const saysI = (text: string) => firstPersonWord.test(text);
+// "My mother came in": at a sentence's start too.
+const firstPersonWord = new RegExp(`\\b(I|${Object.keys(firstPerson).filter((w) => w !== 'i').map((w) => `[${w[0].toUpperCase()}${w[0]}]${w.slice(1)}`).join('|')})\\b`);
+// "Mother came in": a kin word used as a name is the narrator's relative (namesKin).
+const kinAsName = new RegExp(`\\b(${kinNames.map((w) => w[0].toUpperCase() + w.slice(1)).join('|')})\\b`);
+/** Whether a passage may speak in the first person, or of the narrator's kin by name, so that its narrator is worth looking up (canonSlice.ts). */
+export const saysI = (text: string) => firstPersonWord.test(text) || kinAsName.test(text);
 
 type Term = { entity: SliceEntity; words: string[]; bare: boolean };
 
@@ -207,9 +210,6 @@ export function findReferences(syntax: Syntax, entities: SliceEntity[], pronouns
   }
 }
 
-/** Kin words a child calls a relative by, as a name. */
-const calledBy = new Set(['parent', 'grandparent', 'auncle']);
-
 /**
  * A capitalised kin word standing as a name in the narration ("Mother came in", "I told Father"): no article or
  * possessor before it, no name after it ("Father Brown", "Uncle Tom" are titles of a name), no hyphen.
@@ -217,7 +217,7 @@ const calledBy = new Set(['parent', 'grandparent', 'auncle']);
 function namesKin(tokens: Token[], i: number): boolean {
   const t = tokens[i];
   const kin = kinWord(t.lower);
-  if (!kin || !calledBy.has(kin[0]) || t.quoted || !/^\p{Lu}\p{Ll}/u.test(t.text) || (t.pos !== 'PROPN' && t.pos !== 'NOUN')) return false;
+  if (!kin || !calledByKin.has(kin[0]) || t.quoted || !/^\p{Lu}\p{Ll}/u.test(t.text) || (t.pos !== 'PROPN' && t.pos !== 'NOUN')) return false;
   const before = tokens[i - 1];
   const next = tokens[i + 1];
   if (before && (before.pos === 'DET' || before.pos === 'ADJ' || possessives.has(before.lower) || /^['’]s$/.test(before.lower) || before.text === '-')) return false;
