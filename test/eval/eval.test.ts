@@ -5,11 +5,12 @@ import { loadSets, runEvaluation } from './eval.ts';
 // Held-out sets whose first reading by the core is below the floors of the rest: each has its own floor, a little below
 // what it measured when first read, and is checked in an evaluation of its own.
 const heldOut: Record<string, { precision: number; recall: number; alarmsPerTenThousandWords?: number }> = {
-  // High fantasy told as a chronicle, first read at 0.90 precision (26/29) and 0.68 recall (26/38).
-  harrow: { precision: 0.85, recall: 0.65 },
+  // High fantasy told as a chronicle, first read at 0.90 precision (26/29) and 0.68 recall (26/38); 0.97 recall (37/38)
+  // after the literary phrasing of issue 26.
+  harrow: { precision: 0.85, recall: 0.95 },
   // A contemporary procedural told in the first person and the present tense, first read at 0.81 precision (22/27)
-  // and 0.56 recall (22/39).
-  ledger: { precision: 0.75, recall: 0.5 },
+  // and 0.56 recall (22/39); 0.77 recall (30/39) after the literary phrasing of issue 26.
+  ledger: { precision: 0.75, recall: 0.75 },
   // A Victorian seafaring saga told in the third person, past tense, by an omniscient narrator (three generations, so
   // kin words everywhere), first read at 0.85 precision (23/27) and 0.72 recall (23/32).
   tidewater: { precision: 0.8, recall: 0.65 },
