@@ -434,7 +434,7 @@ const listable = new Set(['DET', 'ADJ', 'NOUN', 'PROPN', 'NUM']);
  * The token after a list that continues at the comma at k ("…, Tom, and the twins", "…, Jem and I"): noun phrases
  * parted by commas, the last after "and" or "or"; undefined when no such list follows.
  */
-export function listEnd(tokens: Token[], k: number): number | undefined {
+function listEnd(tokens: Token[], k: number): number | undefined {
   const sentence = tokens[k].sentence;
   let j = k;
   for (let items = 0; items < 8; items++) {
