@@ -1,5 +1,5 @@
 // One way to reach the store: the pg driver adapter under Prisma, pointed at PostgreSQL (DATABASE_URL) or at the
-// embedded PGlite served on loopback.
+// embedded PGlite served on a Unix socket by its own thread (pglite.ts).
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import { PrismaClient } from '../generated/prisma/client.ts';
@@ -29,8 +29,8 @@ export type Database = {
   /** PGlite: the owner-only directory of the store's socket */
   socketDir?: string;
   /**
-   * On PGlite, where every tenant's statements run one at a time (and in the serving process, nothing else runs while
-   * one does): a long writer calls it between short slices to let the others' statements through. Absent on PostgreSQL.
+   * On PGlite, where every tenant's statements run one at a time: a long writer calls it between short slices to let
+   * the others' statements through. Absent on PostgreSQL.
    */
   yieldStore?: (sliceMs: number) => Promise<void>;
   connectionString: string;

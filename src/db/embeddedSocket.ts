@@ -120,6 +120,21 @@ const endsIdle = (tail: Buffer) => tail.length === 6 && tail[0] === 0x5a && tail
 // Only these messages end with ReadyForQuery: a Query, a Sync, and the end of a COPY from the client.
 const turnEnders = new Set(['Q', 'S', 'c', 'f'].map((c) => c.charCodeAt(0)));
 
+type Batch = { bytes: Buffer; lastType: number };
+
+/**
+ * What a connection has sent so far, to run in one call: PGlite runs consecutive messages (a query's Parse, Bind,
+ * Describe, Execute and Sync) in one pass, and each call costs as much again as a short statement. The startup packet
+ * goes alone: PGlite reads a call that starts with one as that packet only.
+ */
+function takeBatch(connection: Connection): Batch {
+  const first = connection.pending[0];
+  let count = 1;
+  if (first[0] !== 0) while (count < connection.pending.length && connection.pending[count][0] !== 0) count++;
+  const taken = connection.pending.splice(0, count);
+  return { bytes: count === 1 ? first : Buffer.concat(taken), lastType: taken[count - 1][0] };
+}
+
 /** Runs the connections' messages on PGlite one turn at a time, resetting the session between connections. */
 class SessionTurns {
   private holder?: Connection;
@@ -175,7 +190,7 @@ class SessionTurns {
           await this.run(simpleQuery('DISCARD ALL'));
           this.last = connection;
         }
-        const tail = await this.run(connection.pending.shift()!, connection);
+        const tail = await this.run(takeBatch(connection), connection);
         if (endsIdle(tail) && !this.db.isInTransaction()) {
           this.holder = undefined;
           if (connection.pending.length > 0) this.waiting.push(connection);
@@ -187,9 +202,9 @@ class SessionTurns {
   }
 
   /**
-   * A long writer (an import) calls this between its slices: PGlite runs in this process, so while a slice runs, nothing
-   * else does, not even reading a request. Waiting until no connection has used the store for a moment lets the requests
-   * that queued behind the slice run all their statements, not only their first, before the next slice.
+   * A long writer (an import) calls this between its slices: PGlite runs one statement at a time, so while a slice runs,
+   * every other connection's statements queue behind it. Waiting until no connection has used the store for a moment
+   * lets the requests that queued behind the slice run all their statements, not only their first, before the next slice.
    */
   async quiet(quietMs: number, maxMs: number): Promise<void> {
     const deadline = performance.now() + maxMs;
@@ -223,17 +238,18 @@ class SessionTurns {
     this.idleTimer.unref();
   }
 
-  /** Runs one message; PGlite's answer goes to the connection (none: discarded). Returns the answer's last 6 bytes. */
-  private async run(input: Buffer, connection?: Connection): Promise<Buffer> {
-    let tail = Buffer.alloc(0);
+  /**
+   * Runs messages; PGlite's answer goes to the connection (none: discarded) in one write, not one per row. Returns the
+   * answer's last 6 bytes.
+   */
+  private async run(input: Buffer | Batch, connection?: Connection): Promise<Buffer> {
+    const { bytes, lastType } = Buffer.isBuffer(input) ? { bytes: input, lastType: input[0] } : input;
+    // PGlite's views are into its own memory, which the next message overwrites: copied.
+    const chunks: Buffer[] = [];
     try {
       await this.db.runExclusive(() =>
-        this.db.execProtocolRawStream(new Uint8Array(input.buffer, input.byteOffset, input.length), {
-          onRawData: (data) => {
-            const copy = Buffer.from(data);
-            tail = Buffer.concat([tail, copy.subarray(Math.max(0, copy.length - 6))]).subarray(-6);
-            if (connection && connection.phase === 'ready' && connection.socket.writable) connection.socket.write(copy);
-          },
+        this.db.execProtocolRawStream(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length), {
+          onRawData: (data) => void chunks.push(Buffer.from(data)),
         }),
       );
     } catch {
@@ -243,7 +259,9 @@ class SessionTurns {
     } finally {
       this.lastRun = performance.now();
     }
-    return turnEnders.has(input[0]) ? tail : Buffer.alloc(0);
+    const answer = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
+    if (connection && connection.phase === 'ready' && connection.socket.writable) connection.socket.write(answer);
+    return turnEnders.has(lastType) ? answer.subarray(-6) : Buffer.alloc(0);
   }
 }
 
