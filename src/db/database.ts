@@ -39,6 +39,8 @@ export type Database = {
 
 export class DatabaseUnavailableError extends Error {}
 
+const embeddedPoolSize = 4;
+
 /** Takes the embedded store for a command; a gateway holding it is an error here (callers that can use it check first). */
 async function claimForCommand(dataDir: string): Promise<EmbeddedClaim> {
   const real = await prepareDataDir(dataDir);
@@ -64,8 +66,9 @@ export async function openDatabase(config: Pick<Config, 'databaseUrl' | 'dataDir
     await embedded?.close();
     throw error;
   }
-  // PGlite runs one statement at a time; a single connection per process avoids pool reconnect churn.
-  const pool = new pg.Pool({ connectionString, max: embedded ? 1 : (options.poolSize ?? 10) });
+  // PGlite runs one statement at a time; a few connections keep the next statement queued at the store's thread while
+  // this one works on the last answer (they share one session: see ownerToken in embeddedSocket.ts).
+  const pool = new pg.Pool({ connectionString, max: embedded ? embeddedPoolSize : (options.poolSize ?? 10), ...(embedded && { idleTimeoutMillis: 0 }) });
   const meteringPool = embedded ? pool : new pg.Pool({ connectionString, max: 4, options: '-c synchronous_commit=off' });
   for (const p of new Set([pool, meteringPool])) p.on('error', () => undefined); // an idle client lost; the pool reconnects
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });

@@ -42,9 +42,9 @@ const restartPauseMs = 1_000;
 // Unix socket paths are limited to 107 bytes on Linux (103 on macOS).
 const maxSocketPath = 100;
 
-/** pg takes a directory as host and connects to its .s.PGSQL.5432. */
-const connectionStringFor = (socketDir: string, secret: string) =>
-  `postgresql://lore:${encodeURIComponent(secret)}@localhost/postgres?host=${encodeURIComponent(socketDir)}`;
+/** pg takes a directory as host and connects to its .s.PGSQL.5432. The owner's token marks its own connections. */
+const connectionStringFor = (socketDir: string, secret: string, ownerToken: string) =>
+  `postgresql://lore:${encodeURIComponent(secret)}@localhost/postgres?host=${encodeURIComponent(socketDir)}&application_name=${ownerToken}`;
 
 export const embeddedFiles = (dataDir: string) => ({
   /** the pid lock of earlier versions: a pid is not a lock (storeLock.ts); removed when found */
@@ -78,6 +78,7 @@ export async function openEmbeddedPostgres(dataDir: string, lock: StoreLock, hol
     await lock.release();
   };
   const secret = randomBytes(32).toString('base64url');
+  const ownerToken = randomBytes(24).toString('hex');
   try {
     await rm(files.legacyLock, { force: true });
     await mkdir(files.pgdata, { recursive: true, mode: 0o700 });
@@ -85,12 +86,12 @@ export async function openEmbeddedPostgres(dataDir: string, lock: StoreLock, hol
     await rm(files.secret, { force: true });
     await writeFile(files.secret, `${secret}\n`, { mode: 0o600, flag: 'wx' });
     socketDir = await socketDirectory(files.socketDir);
-    thread = await startStoreThread({ pgdata: files.pgdata, socketDir: socketDir.dir, secret });
+    thread = await startStoreThread({ pgdata: files.pgdata, socketDir: socketDir.dir, secret, ownerToken });
   } catch (error) {
     await release().catch(() => undefined);
     throw new Error(`cannot open the embedded database in ${files.pgdata}: ${(error as Error).message}`);
   }
-  const connectionString = connectionStringFor(socketDir.dir, secret);
+  const connectionString = connectionStringFor(socketDir.dir, secret, ownerToken);
   try {
     await applyMigrations(connectionString);
     await writeOwnerRecord(dataDir, { ...holder, socket: socketDir.dir });

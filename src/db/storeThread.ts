@@ -7,7 +7,7 @@ import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { serveEmbeddedSocket } from './embeddedSocket.ts';
 
-export type StoreThreadData = { pgdata: string; socketDir: string; secret: string };
+export type StoreThreadData = { pgdata: string; socketDir: string; secret: string; ownerToken: string };
 export type ToStoreThread = { type: 'quiet'; id: number; quietMs: number; maxMs: number } | { type: 'close' };
 export type FromStoreThread =
   | { type: 'ready' }
@@ -16,13 +16,13 @@ export type FromStoreThread =
   | { type: 'closed'; error?: string };
 
 const port = parentPort!;
-const { pgdata, socketDir, secret } = workerData as StoreThreadData;
+const { pgdata, socketDir, secret, ownerToken } = workerData as StoreThreadData;
 const post = (message: FromStoreThread) => port.postMessage(message);
 
 let db: PGlite | undefined;
 try {
   db = await PGlite.create({ dataDir: pgdata, extensions: { pg_trgm, vector } });
-  const door = await serveEmbeddedSocket(db, { socketDir, secret });
+  const door = await serveEmbeddedSocket(db, { socketDir, secret, ownerToken });
   const opened = db;
   port.on('message', (message: ToStoreThread) => {
     if (message.type === 'quiet') {
