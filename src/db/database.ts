@@ -1,5 +1,5 @@
 // One way to reach the store: the pg driver adapter under Prisma, pointed at PostgreSQL (DATABASE_URL) or at the
-// embedded PGlite served on loopback.
+// embedded PGlite served on a Unix socket by its own thread (pglite.ts).
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import { PrismaClient } from '../generated/prisma/client.ts';
@@ -29,8 +29,8 @@ export type Database = {
   /** PGlite: the owner-only directory of the store's socket */
   socketDir?: string;
   /**
-   * On PGlite, where every tenant's statements run one at a time (and in the serving process, nothing else runs while
-   * one does): a long writer calls it between short slices to let the others' statements through. Absent on PostgreSQL.
+   * On PGlite, where every tenant's statements run one at a time: a long writer calls it between short slices to let
+   * the others' statements through. Absent on PostgreSQL.
    */
   yieldStore?: (sliceMs: number) => Promise<void>;
   connectionString: string;
@@ -38,6 +38,8 @@ export type Database = {
 };
 
 export class DatabaseUnavailableError extends Error {}
+
+const embeddedPoolSize = 4;
 
 /** Takes the embedded store for a command; a gateway holding it is an error here (callers that can use it check first). */
 async function claimForCommand(dataDir: string): Promise<EmbeddedClaim> {
@@ -64,8 +66,9 @@ export async function openDatabase(config: Pick<Config, 'databaseUrl' | 'dataDir
     await embedded?.close();
     throw error;
   }
-  // PGlite runs one statement at a time; a single connection per process avoids pool reconnect churn.
-  const pool = new pg.Pool({ connectionString, max: embedded ? 1 : (options.poolSize ?? 10) });
+  // PGlite runs one statement at a time; a few connections keep the next statement queued at the store's thread while
+  // this one works on the last answer (they share one session: see ownerToken in embeddedSocket.ts).
+  const pool = new pg.Pool({ connectionString, max: embedded ? embeddedPoolSize : (options.poolSize ?? 10), ...(embedded && { idleTimeoutMillis: 0 }) });
   const meteringPool = embedded ? pool : new pg.Pool({ connectionString, max: 4, options: '-c synchronous_commit=off' });
   for (const p of new Set([pool, meteringPool])) p.on('error', () => undefined); // an idle client lost; the pool reconnects
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });

@@ -3,10 +3,11 @@
 //
 // PGlite is one PostgreSQL backend: one session that every connection shares. Connections take turns: a connection
 // holds the session from its first message until PostgreSQL is ready for a new query outside a transaction, so
-// transactions and extended-query exchanges never interleave. Whenever the session passes to another connection it is
-// reset (DISCARD ALL), so a setting one client makes (`SET search_path = ''`, `SET default_transaction_read_only = on`,
+// transactions and extended-query exchanges never interleave. Whenever the session passes to another client it is
+// reset (DISCARD ALL; the owner's own connections count as one client, see ownerToken), so a setting one client makes (`SET search_path = ''`, `SET default_transaction_read_only = on`,
 // a role, a prepared statement, a temporary table) ends with its turn and never reaches the gateway's queries. A
 // connection that keeps the session in the middle of a turn without sending anything, while others wait, is cut off.
+import { timingSafeEqual } from 'node:crypto';
 import { chmod, rm } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
@@ -25,6 +26,13 @@ export type EmbeddedSocketOptions = {
   idleTurnLimitMs?: number;
   authTimeoutMs?: number;
   maxConnections?: number;
+  /**
+   * Drawn by the owner at each start and known only to its process: its own connections send it as their
+   * application_name and share one session without a reset between them, so that its pool's connections can take turns
+   * back to back (one of them always has the next statement queued) instead of one connection waiting on the owner's
+   * thread between statements.
+   */
+  ownerToken?: string;
 };
 
 export type EmbeddedSocket = {
@@ -113,18 +121,37 @@ type Connection = {
   phase: 'startup' | 'sasl-initial' | 'sasl-final' | 'ready' | 'closed';
   exchange: ScramExchange;
   pending: Buffer[];
+  /** whose settings it runs with: its own, or the owner's (ownerSession) */
+  session: object;
 };
+
+const ownerSession = {};
 
 /** Whether PGlite's answer ended with ReadyForQuery, idle (not in a transaction): the end of a turn. */
 const endsIdle = (tail: Buffer) => tail.length === 6 && tail[0] === 0x5a && tail.readInt32BE(1) === 5 && tail[5] === 0x49;
 // Only these messages end with ReadyForQuery: a Query, a Sync, and the end of a COPY from the client.
 const turnEnders = new Set(['Q', 'S', 'c', 'f'].map((c) => c.charCodeAt(0)));
 
+type Batch = { bytes: Buffer; lastType: number };
+
+/**
+ * What a connection has sent so far, to run in one call: PGlite runs consecutive messages (a query's Parse, Bind,
+ * Describe, Execute and Sync) in one pass, and each call costs as much again as a short statement. The startup packet
+ * goes alone: PGlite reads a call that starts with one as that packet only.
+ */
+function takeBatch(connection: Connection): Batch {
+  const first = connection.pending[0];
+  let count = 1;
+  if (first[0] !== 0) while (count < connection.pending.length && connection.pending[count][0] !== 0) count++;
+  const taken = connection.pending.splice(0, count);
+  return { bytes: count === 1 ? first : Buffer.concat(taken), lastType: taken[count - 1][0] };
+}
+
 /** Runs the connections' messages on PGlite one turn at a time, resetting the session between connections. */
 class SessionTurns {
   private holder?: Connection;
-  /** the connection whose settings the session carries now */
-  private last?: Connection;
+  /** whose settings the session carries now */
+  private last?: object;
   private readonly waiting: Connection[] = [];
   private running = false;
   private idleTimer?: NodeJS.Timeout;
@@ -171,11 +198,11 @@ class SessionTurns {
           connection = this.holder = next;
         }
         clearTimeout(this.idleTimer);
-        if (this.last !== connection) {
+        if (this.last !== connection.session) {
           await this.run(simpleQuery('DISCARD ALL'));
-          this.last = connection;
+          this.last = connection.session;
         }
-        const tail = await this.run(connection.pending.shift()!, connection);
+        const tail = await this.run(takeBatch(connection), connection);
         if (endsIdle(tail) && !this.db.isInTransaction()) {
           this.holder = undefined;
           if (connection.pending.length > 0) this.waiting.push(connection);
@@ -187,9 +214,9 @@ class SessionTurns {
   }
 
   /**
-   * A long writer (an import) calls this between its slices: PGlite runs in this process, so while a slice runs, nothing
-   * else does, not even reading a request. Waiting until no connection has used the store for a moment lets the requests
-   * that queued behind the slice run all their statements, not only their first, before the next slice.
+   * A long writer (an import) calls this between its slices: PGlite runs one statement at a time, so while a slice runs,
+   * every other connection's statements queue behind it. Waiting until no connection has used the store for a moment
+   * lets the requests that queued behind the slice run all their statements, not only their first, before the next slice.
    */
   async quiet(quietMs: number, maxMs: number): Promise<void> {
     const deadline = performance.now() + maxMs;
@@ -213,8 +240,9 @@ class SessionTurns {
 
   private armIdleTimer() {
     clearTimeout(this.idleTimer);
-    if (this.waiting.length === 0) return;
     const holder = this.holder!;
+    // The owner's transactions wait on its own thread; they are as trusted as the store's owner.
+    if (this.waiting.length === 0 || holder.session === ownerSession) return;
     this.idleTimer = setTimeout(() => {
       if (this.holder !== holder || holder.pending.length > 0 || this.waiting.length === 0) return;
       this.cutOff(holder);
@@ -223,17 +251,18 @@ class SessionTurns {
     this.idleTimer.unref();
   }
 
-  /** Runs one message; PGlite's answer goes to the connection (none: discarded). Returns the answer's last 6 bytes. */
-  private async run(input: Buffer, connection?: Connection): Promise<Buffer> {
-    let tail = Buffer.alloc(0);
+  /**
+   * Runs messages; PGlite's answer goes to the connection (none: discarded) in one write, not one per row. Returns the
+   * answer's last 6 bytes.
+   */
+  private async run(input: Buffer | Batch, connection?: Connection): Promise<Buffer> {
+    const { bytes, lastType } = Buffer.isBuffer(input) ? { bytes: input, lastType: input[0] } : input;
+    // PGlite's views are into its own memory, which the next message overwrites: copied.
+    const chunks: Buffer[] = [];
     try {
       await this.db.runExclusive(() =>
-        this.db.execProtocolRawStream(new Uint8Array(input.buffer, input.byteOffset, input.length), {
-          onRawData: (data) => {
-            const copy = Buffer.from(data);
-            tail = Buffer.concat([tail, copy.subarray(Math.max(0, copy.length - 6))]).subarray(-6);
-            if (connection && connection.phase === 'ready' && connection.socket.writable) connection.socket.write(copy);
-          },
+        this.db.execProtocolRawStream(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length), {
+          onRawData: (data) => void chunks.push(Buffer.from(data)),
         }),
       );
     } catch {
@@ -243,12 +272,22 @@ class SessionTurns {
     } finally {
       this.lastRun = performance.now();
     }
-    return turnEnders.has(input[0]) ? tail : Buffer.alloc(0);
+    const answer = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
+    if (connection && connection.phase === 'ready' && connection.socket.writable) connection.socket.write(answer);
+    return turnEnders.has(lastType) ? answer.subarray(-6) : Buffer.alloc(0);
   }
 }
 
 export async function serveEmbeddedSocket(db: PGlite, options: EmbeddedSocketOptions): Promise<EmbeddedSocket> {
-  const { socketDir, secret, idleTurnLimitMs = 10_000, authTimeoutMs = 10_000, maxConnections = 64 } = options;
+  const { socketDir, secret, idleTurnLimitMs = 10_000, authTimeoutMs = 10_000, maxConnections = 64, ownerToken } = options;
+  const token = ownerToken === undefined ? undefined : Buffer.from(ownerToken);
+  /** Whether a startup packet's application_name is the owner's token. */
+  const isOwner = (packet: Buffer) => {
+    const fields = packet.subarray(8).toString('latin1').split('\0');
+    const at = fields.findIndex((field, i) => i % 2 === 0 && field === 'application_name');
+    const name = at >= 0 ? Buffer.from(fields[at + 1] ?? '', 'latin1') : undefined;
+    return token !== undefined && name !== undefined && name.length === token.length && timingSafeEqual(name, token);
+  };
   const verifier: ScramVerifier = scramVerifier(secret);
   const connections = new Set<Connection>();
   const cutOff = (connection: Connection) => {
@@ -278,6 +317,7 @@ export async function serveEmbeddedSocket(db: PGlite, options: EmbeddedSocketOpt
         // PGlite has no backend to signal; a cancel request is dropped as PostgreSQL drops one it cannot match.
         if (code === cancelRequest) return void connection.socket.destroy();
         if (code >> 16 !== 3) return refuse(connection, '0A000', 'unsupported frontend protocol');
+        if (isOwner(packet)) connection.session = ownerSession;
         connection.socket.write(authentication(10, Buffer.concat([cstring(scramMechanism), Buffer.from([0])])));
         connection.phase = 'sasl-initial';
         continue;
@@ -318,7 +358,7 @@ export async function serveEmbeddedSocket(db: PGlite, options: EmbeddedSocketOpt
   }
 
   const server = net.createServer((socket) => {
-    const connection: Connection = { socket, reader: new MessageReader(), phase: 'startup', exchange: new ScramExchange(verifier), pending: [] };
+    const connection: Connection = { socket, reader: new MessageReader(), phase: 'startup', exchange: new ScramExchange(verifier), pending: [], session: {} };
     socket.on('error', () => socket.destroy());
     if (connections.size >= maxConnections) return refuse(connection, '53300', 'too many connections to the embedded store');
     connections.add(connection);
