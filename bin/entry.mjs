@@ -1,5 +1,6 @@
-// Which code a bin runs: the JavaScript build in dist/cli (scripts/build-cli.mjs) while it is newer than every source
-// file it was built from, else the TypeScript sources through tsx, so an edit or a checkout is never run stale.
+// Which code a bin runs: the JavaScript build in dist/cli (scripts/build-cli.mjs) while every source file it was built
+// from holds what it held then, else the TypeScript sources through tsx, so an edit or a checkout is never run stale.
+import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 
 const checkout = new URL('../', import.meta.url);
@@ -12,9 +13,11 @@ export function freshBuild(name, root = checkout) {
   } catch {
     return undefined;
   }
-  for (const input of meta.inputs) {
+  for (const [input, hash] of Object.entries(meta.inputs)) {
     try {
-      if (statSync(new URL(input, root)).mtimeMs > meta.builtAt) return undefined;
+      const file = new URL(input, root);
+      // Only a file written since the build is read: it may hold what it held then.
+      if (statSync(file).mtimeMs > meta.builtAt && createHash('sha256').update(readFileSync(file)).digest('hex') !== hash) return undefined;
     } catch {
       return undefined;
     }

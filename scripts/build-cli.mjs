@@ -1,6 +1,7 @@
 // Builds the `lore` and `lore-mcp` entries into plain JavaScript (dist/cli/), so a command starts without compiling
 // TypeScript first (tsx's own start-up costs a third of a second). npm runs it in `prepare`; bin/*.mjs use the build
-// only while it is newer than every source file it was built from (dist/cli/meta.json), else the sources through tsx.
+// only while every source file it was built from is as it was (dist/cli/meta.json), else the sources through tsx.
+import { createHash } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,12 +20,16 @@ const keepOldChunksMs = 7 * 24 * 3600_000;
  * relative to import.meta.url: each module keeps the URL of its source file, relative to the chunk it lands in, so
  * those files are found where they are and the build moves with the checkout or the installed package.
  */
+const sha256 = (content) => createHash('sha256').update(content).digest('hex');
+/** The hash of each source as the build read it. */
+const readHashes = new Map();
 const sourceUrls = {
   name: 'source-import-meta-url',
   setup(pluginBuild) {
     pluginBuild.onLoad({ filter: /\.ts$/ }, async (args) => {
       if (args.path.includes(`${path.sep}node_modules${path.sep}`)) return undefined;
       const text = await readFile(args.path, 'utf8');
+      readHashes.set(path.relative(root, args.path).split(path.sep).join('/'), sha256(text));
       const fromChunk = path.relative(outdir, args.path).split(path.sep).join('/');
       return { contents: text.replaceAll('import.meta.url', `new URL(${JSON.stringify(fromChunk)}, import.meta.url).href`), loader: 'ts' };
     });
@@ -52,8 +57,13 @@ const result = await build({
   logLevel: 'warning',
   plugins: [sourceUrls],
 });
-const inputs = Object.keys(result.metafile.inputs).filter((input) => !input.startsWith('node_modules/'));
-await writeFile(path.join(building, 'meta.json'), `${JSON.stringify({ builtAt: startedAt, inputs: [...inputs, 'package.json'] })}\n`);
+// Each source with its content's hash: a file rewritten with the same content (npm's postinstall regenerates the
+// Prisma client after this build in a fresh clone) leaves the build in use.
+const inputs = {};
+for (const input of [...Object.keys(result.metafile.inputs).filter((input) => !input.startsWith('node_modules/')), 'package.json']) {
+  inputs[input] = readHashes.get(input) ?? sha256(await readFile(path.join(root, input)));
+}
+await writeFile(path.join(building, 'meta.json'), `${JSON.stringify({ builtAt: startedAt, inputs })}\n`);
 const built = await readdir(building);
 const entries = new Set(['lore.mjs', 'lore-mcp.mjs', 'meta.json']);
 await mkdir(outdir, { recursive: true });

@@ -1,6 +1,7 @@
 // The CLI's JavaScript build (scripts/build-cli.mjs, run by npm's `prepare`): a command starts from it without tsx,
-// and only while it is newer than every source file it was built from.
+// and only while every source file it was built from holds what it held then.
 import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -33,19 +34,26 @@ describe('the CLI build', { timeout: 120_000 }, () => {
     expect(cpuMs).toBeLessThan(300);
   });
 
-  it('when a source file is newer than the build, or missing, or there is no build, then the build is not used', async () => {
+  it('when a source file changed since the build, or is missing, or there is no build, then the build is not used; a file rewritten as it was keeps it', async () => {
     dir = await mkdtemp(path.join(tmpdir(), 'lore-build-'));
     const root = pathToFileURL(`${dir}/`);
     expect(freshBuild('lore', root)).toBeUndefined();
     await mkdir(path.join(dir, 'dist/cli'), { recursive: true });
-    await writeFile(path.join(dir, 'a.ts'), '');
+    await writeFile(path.join(dir, 'a.ts'), 'export const a = 1;\n');
     const builtAt = Date.now();
+    const hash = createHash('sha256').update('export const a = 1;\n').digest('hex');
     await utimes(path.join(dir, 'a.ts'), new Date(builtAt - 60_000), new Date(builtAt - 60_000));
-    await writeFile(path.join(dir, 'dist/cli/meta.json'), JSON.stringify({ builtAt, inputs: ['a.ts'] }));
-    expect(freshBuild('lore', root)?.href).toBe(new URL('dist/cli/lore.mjs', root).href);
+    await writeFile(path.join(dir, 'dist/cli/meta.json'), JSON.stringify({ builtAt, inputs: { 'a.ts': hash } }));
+    const built = new URL('dist/cli/lore.mjs', root).href;
+    expect(freshBuild('lore', root)?.href).toBe(built);
+    // As npm's postinstall does to the generated Prisma client after the build in a fresh clone.
+    await writeFile(path.join(dir, 'a.ts'), 'export const a = 1;\n');
     await utimes(path.join(dir, 'a.ts'), new Date(builtAt + 1_000), new Date(builtAt + 1_000));
+    expect(freshBuild('lore', root)?.href).toBe(built);
+    await writeFile(path.join(dir, 'a.ts'), 'export const a = 2;\n');
+    await utimes(path.join(dir, 'a.ts'), new Date(builtAt + 2_000), new Date(builtAt + 2_000));
     expect(freshBuild('lore', root)).toBeUndefined();
-    await writeFile(path.join(dir, 'dist/cli/meta.json'), JSON.stringify({ builtAt, inputs: ['gone.ts'] }));
+    await writeFile(path.join(dir, 'dist/cli/meta.json'), JSON.stringify({ builtAt, inputs: { 'gone.ts': hash } }));
     expect(freshBuild('lore', root)).toBeUndefined();
   });
 });
