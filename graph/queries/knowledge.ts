@@ -4,9 +4,8 @@ import { parseArgs } from '../args.ts';
 import { builder } from '../builder.ts';
 import { Knowledge } from '../types/Knowledge.ts';
 
-const knowledgeArgs = z
-  .object({ projectId: resourceId, entityId: resourceId, asOf: chapterRef.optional(), line: chapterLine.optional() })
-  .refine((a) => a.line === undefined || a.asOf !== undefined, { message: 'a line needs asOf, the chapter it is in', path: ['line'] });
+// A line is a place in the asOf chapter: without asOf it places nothing and is not used.
+const knowledgeArgs = z.object({ projectId: resourceId, entityId: resourceId, asOf: chapterRef.optional(), line: chapterLine.optional() });
 
 builder.queryField('knowledge', (t) =>
   t.field({
@@ -19,7 +18,7 @@ builder.queryField('knowledge', (t) =>
       projectId: t.arg.id({ required: true }),
       entityId: t.arg.id({ required: true }),
       asOf: t.arg.string({ description: 'a chapter id; absent, after the last chapter' }),
-      line: t.arg.int({ description: 'a line of that chapter: knowledge learned after it is not known yet' }),
+      line: t.arg.int({ description: 'a line of that chapter: knowledge learned after it is not known yet; without asOf it is not used' }),
     },
     resolve: async (_root, rawArgs, ctx) => {
       const args = parseArgs(knowledgeArgs, rawArgs);

@@ -12,7 +12,7 @@ export const knowledge = defineTool({
     project: projectArg,
     entity_id: resourceId.describe('The character (ent_...).'),
     as_of: chapterRef.optional().describe('A chapter id (for example ch-12): knowledge as it stands there. Leave it out for after the last chapter.'),
-    line: chapterLine.optional().describe('A line of that chapter: what is learned after it is not known yet. Needs as_of.'),
+    line: chapterLine.optional().describe('A line of that chapter: what is learned after it is not known yet. Without as_of it is not used.'),
   },
   output: {
     projectId: z.string(),

@@ -5,7 +5,7 @@ import { entityPath, intFromQuery } from '../schemas.ts';
 
 const knowledgeQuery = z.object({
   as_of: chapterRef.optional().meta({ description: 'a chapter id: knowledge as it stands there; absent, after the last chapter; an unknown chapter is a 400 naming as_of' }),
-  line: intFromQuery(chapterLine).optional().meta({ type: 'integer', minimum: 1, maximum: 1_000_000, description: 'a line of the as_of chapter: what is learned after it is not known yet; needs as_of' }),
+  line: intFromQuery(chapterLine).optional().meta({ type: 'integer', minimum: 1, maximum: 1_000_000, description: 'a line of the as_of chapter: what is learned after it is not known yet; without as_of it is not used' }),
 });
 
 const Point = z.object({ chapter: z.string().nullable().meta({ description: 'null: from the start' }), line: z.number().int().nullable() }).meta({ id: 'KnowledgePoint' });

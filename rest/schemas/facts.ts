@@ -11,7 +11,7 @@ const knower = z
   .object({
     entity_id: resourceId.meta({ description: 'the entity (a character) that knows the fact' }),
     from: chapterRef.optional().meta({ description: 'the chapter id it learns the fact in; absent: from the start' }),
-    line: chapterLine.optional().meta({ description: 'the line of that chapter it learns it at (known after it); needs from' }),
+    line: chapterLine.optional().meta({ description: 'the line of that chapter it learns it at (known after it); without from it is not used' }),
   })
   .meta({ id: 'FactKnowerRequest' });
 const knownBy = z.array(knower).max(200).meta({ description: 'who knows it, from when: then only they know it, each from their point (who knows what, when)' });

@@ -122,8 +122,11 @@ export const briefFormats = ['json', 'markdown'] as const;
 export const briefEntityIds = z.array(resourceId).max(100, 'must hold at most 100 ids');
 /** Chapters an open promise may wait before the ledger marks it at risk. */
 export const atRiskAfter = z.number().int('must be an integer').min(1, 'must be at least 1').max(100_000, 'must be at most 100000');
-/** Who knows a fact, from when (authoring): an entity id, and the chapter id (and a line of it) it learns the fact at. */
+/**
+ * Who knows a fact, from when (authoring): an entity id, and the chapter id (and a line of it) it learns the fact at. A
+ * line is a place in its chapter: without `from` it places nothing and is not used (as a passage check's line).
+ */
 export const knowerInput = z
   .object({ entityId: resourceId, from: chapterRef.nullish(), line: chapterLine.nullish() })
-  .refine((k) => k.line === undefined || k.line === null || Boolean(k.from), { message: 'a line needs from, the chapter it is in', path: ['line'] });
+  .transform((k) => (k.from ? k : { ...k, line: undefined }));
 export const knownByInput = z.array(knowerInput).max(200, 'must hold at most 200 knowers');

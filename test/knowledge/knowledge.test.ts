@@ -49,13 +49,13 @@ describe('GET /projects/{id}/entities/{entityId}/knowledge', () => {
     expect(betrayal.learned).toBeNull();
   });
 
-  it('when the chapter is unknown or a line comes without as_of, then a 400 names the field', async () => {
+  it('when the chapter is unknown, then a 400 names the field; a line without as_of is not used', async () => {
     const bad = await knowledge(ids['Ada Quill'], '?as_of=ch-99');
     expect(bad.status).toBe(400);
     expect(bad.body.errors.map((e: any) => e.path)).toContain('query.as_of');
     const lineAlone = await knowledge(ids['Ada Quill'], '?line=2');
-    expect(lineAlone.status).toBe(400);
-    expect(lineAlone.body.errors.map((e: any) => e.path)).toContain('query.line');
+    expect(lineAlone.status).toBe(200);
+    expect(lineAlone.body).toEqual((await knowledge(ids['Ada Quill'], '')).body);
   });
 
   it('when another account asks, or about an entity not in the project, then 404', async () => {
@@ -131,13 +131,17 @@ describe('authoring: REST facts and GraphQL createFact', () => {
     expect(texts((await knowledge(ids['Ada Quill'], '')).body.knows)).not.toContain('Mara sank the revenue cutter off Gull Point.');
   });
 
-  it('when known_by names an entity of no project, or a line without from, then a 400 and nothing is written', async () => {
+  it('when known_by names an entity of no project, then a 400 and nothing is written', async () => {
     const unknown = await gw.request(`/projects/${projectId}/facts`, { method: 'POST', key, json: { entity_id: ids['Mara Voss'], text: 'Mara fears the sea.', known_by: [{ entity_id: 'ent_nobody' }] } });
     expect(unknown.status, unknown.text).toBe(400);
-    const lineAlone = await gw.request(`/projects/${projectId}/facts`, { method: 'POST', key, json: { entity_id: ids['Mara Voss'], text: 'Mara fears the sea.', known_by: [{ entity_id: ids['Ada Quill'], line: 2 }] } });
-    expect(lineAlone.status, lineAlone.text).toBe(400);
     const recalled = await gw.request(`/projects/${projectId}/recall?q=Mara`, { key });
     expect(recalled.body.entities[0].facts.map((f: any) => f.text)).not.toContain('Mara fears the sea.');
+  });
+
+  it('when a knower gives a line without from, then the line is not used: known from the start', async () => {
+    const res = await gw.request(`/projects/${projectId}/facts`, { method: 'POST', key, json: { entity_id: ids['Mara Voss'], text: 'Mara hums at the tiller.', known_by: [{ entity_id: ids['Ada Quill'], line: 2 }] } });
+    expect(res.status, res.text).toBe(201);
+    expect(res.body.known_by).toEqual([{ entity_id: ids['Ada Quill'] }]);
   });
 
   it('when GraphQL createFact gives knownBy, then the fact answers secret and knownBy', async () => {

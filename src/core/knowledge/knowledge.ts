@@ -120,10 +120,8 @@ export class KnowledgeService {
 
   /** The chapter `asOf` names (an unknown one is a validation_error naming `field`), with `line`. */
   async point(projectId: string, asOf: string | undefined, line?: number, field = 'as_of'): Promise<StoryAt> {
-    if (asOf === undefined) {
-      if (line !== undefined) throw new LoreError('validation_error', 'line: a line needs as_of, the chapter it is in', { errors: [{ path: 'line', message: 'a line needs as_of' }] });
-      return undefined;
-    }
+    // Without a chapter a line places nothing: after the last chapter, as without it.
+    if (asOf === undefined) return undefined;
     const chapter = await this.prisma.chapter.findFirst({ where: { projectId, externalId: asOf }, select: { ordinal: true } });
     if (!chapter) throw unknownChapter(asOf, field);
     return { ordinal: chapter.ordinal, line };
