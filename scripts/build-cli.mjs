@@ -57,10 +57,14 @@ const result = await build({
   logLevel: 'warning',
   plugins: [sourceUrls],
 });
-// Each source with its content's hash: a file rewritten with the same content (npm's postinstall regenerates the
-// Prisma client after this build in a fresh clone) leaves the build in use.
+// Each source with its content's hash: a file rewritten with the same content leaves the build in use. The generated
+// client stands as what it is generated from, its schema and package.json (which pins Prisma): each generation writes
+// its own absolute path and its config's keys in no fixed order, so npm ci's second generation (or a moved checkout)
+// would otherwise differ from what the build read.
+const generated = 'src/generated/';
 const inputs = {};
-for (const input of [...Object.keys(result.metafile.inputs).filter((input) => !input.startsWith('node_modules/')), 'package.json']) {
+const sources = Object.keys(result.metafile.inputs).filter((input) => !input.startsWith('node_modules/') && !input.startsWith(generated));
+for (const input of [...sources, 'prisma/schema.prisma', 'package.json']) {
   inputs[input] = readHashes.get(input) ?? sha256(await readFile(path.join(root, input)));
 }
 await writeFile(path.join(building, 'meta.json'), `${JSON.stringify({ builtAt: startedAt, inputs })}\n`);

@@ -34,6 +34,14 @@ describe('the CLI build', { timeout: 120_000 }, () => {
     expect(cpuMs).toBeLessThan(300);
   });
 
+  it('when the Prisma client is generated again after the build (npm ci does), then the build stays in use: it stands for the client by its schema', async () => {
+    const meta = JSON.parse(await readFile(path.join(repoRoot, 'dist/cli/meta.json'), 'utf8')) as { inputs: Record<string, string> };
+    // Each generation writes its own absolute path and its config's keys in no fixed order.
+    expect(Object.keys(meta.inputs).filter((input) => input.startsWith('src/generated/'))).toEqual([]);
+    expect(Object.keys(meta.inputs)).toEqual(expect.arrayContaining(['prisma/schema.prisma', 'package.json', 'app/cli.ts']));
+    expect(freshBuild('lore')).toBeDefined();
+  });
+
   it('when a source file changed since the build, or is missing, or there is no build, then the build is not used; a file rewritten as it was keeps it', async () => {
     dir = await mkdtemp(path.join(tmpdir(), 'lore-build-'));
     const root = pathToFileURL(`${dir}/`);

@@ -91,7 +91,8 @@ describe('a gateway that dies under a sync', () => {
           if (/syncing/.test(stderr)) resolve();
         }),
       );
-      const exited = new Promise<CliResult>((resolve) => sync.once('exit', (code, signal) => resolve({ code, signal, stdout, stderr })));
+      // 'close', not 'exit': the last line on stderr may still be in the pipe when the process has exited.
+      const exited = new Promise<CliResult>((resolve) => sync.once('close', (code, signal) => resolve({ code, signal, stdout, stderr })));
       await writing;
       await gateway.stop('SIGKILL');
       const timeout = setTimeout(() => sync.kill('SIGKILL'), 60_000);
