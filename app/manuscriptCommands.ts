@@ -178,7 +178,7 @@ export function registerManuscriptCommands(program: Command, helpers: CliHelpers
         return;
       }
       helpers.print(
-        `extracted from ${totals.chapters} chapters of project ${totals.projectId} (${totals.asked} read by the model, ${totals.cached} read before, ${totals.empty} empty): ${totals.entitiesProposed} entities and ${totals.factsProposed} facts proposed, ${totals.dropped} dropped`,
+        `extracted from ${totals.chapters} chapters of project ${totals.projectId} (${totals.asked} read by the model, ${totals.cached} read before, ${totals.empty} empty): ${totals.entitiesProposed} entities, ${totals.factsProposed} facts and ${totals.promisesProposed} promise ledger lines proposed, ${totals.dropped} dropped`,
       );
       helpers.print(totals.candidateIds.length > 0 ? `review them: lore_author_review (MCP), or the GraphQL candidates query with status pending (${totals.candidateIds.length} candidates)` : 'nothing new to review');
     });
@@ -269,13 +269,14 @@ type ExtractTotals = {
   empty: number;
   entitiesProposed: number;
   factsProposed: number;
+  promisesProposed: number;
   dropped: number;
   candidateIds: string[];
 };
 
 /** Walks the chapters in requests of --limit, showing progress, until none is left. */
 async function extractAll(helpers: CliHelpers, executor: Operations, opts: { project: string; key: string; chapter?: string[]; limit?: number; json?: boolean }): Promise<ExtractTotals> {
-  const totals: ExtractTotals = { projectId: opts.project, chapters: 0, asked: 0, cached: 0, empty: 0, entitiesProposed: 0, factsProposed: 0, dropped: 0, candidateIds: [] };
+  const totals: ExtractTotals = { projectId: opts.project, chapters: 0, asked: 0, cached: 0, empty: 0, entitiesProposed: 0, factsProposed: 0, promisesProposed: 0, dropped: 0, candidateIds: [] };
   const progress = new Progress(progressMode(opts.json), 'extract', 'chapters');
   let startingAfter: string | undefined;
   let started = false;
@@ -298,11 +299,12 @@ async function extractAll(helpers: CliHelpers, executor: Operations, opts: { pro
       for (const c of result.chapters) totals[c.status]++;
       totals.entitiesProposed += result.entitiesProposed;
       totals.factsProposed += result.factsProposed;
+      totals.promisesProposed += result.promisesProposed;
       totals.dropped += result.dropped;
       totals.candidateIds.push(...result.candidateIds);
       if (!started) progress.start(totals.chapters + result.remainingChapters);
       started = true;
-      progress.update(totals.chapters, `${totals.entitiesProposed + totals.factsProposed} proposals`, totals.chapters + result.remainingChapters);
+      progress.update(totals.chapters, `${totals.entitiesProposed + totals.factsProposed + totals.promisesProposed} proposals`, totals.chapters + result.remainingChapters);
       if (!result.hasMore) break;
       startingAfter = result.nextStartingAfter!;
     }

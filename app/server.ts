@@ -132,8 +132,9 @@ export function createApp(services: Services, config: Config) {
     renderGraphiQL: renderGraphiQLPage,
     landingPage: false,
     // Armor bounds what one request may ask for (aliases, depth, tokens, directives, cost): an operation is rate-limited
-    // once, so two thousand aliased free fields would otherwise buy seconds of work for one call.
-    plugins: [EnvelopArmorPlugin(), commonErrorCodes, releaseContexts],
+    // once, so two thousand aliased free fields would otherwise buy seconds of work for one call. A fragment spread is no
+    // level of nesting (unflattened, armor counts each twice: the review queue's knowers would be 7 levels deep, not 5).
+    plugins: [EnvelopArmorPlugin({ maxDepth: { flattenFragments: true } }), commonErrorCodes, releaseContexts],
     maskedErrors: { maskError: maskStoreErrors },
     logging: {
       debug: (...args) => services.logger.debug(args),

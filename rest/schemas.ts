@@ -73,16 +73,24 @@ const StoryFact = z
     until: z.string().optional().meta({ description: 'chapter id it holds until (exclusive); absent: to the end' }),
   })
   .meta({ id: 'StoryFact' });
-const KnowledgePoint = z.object({ chapter: z.string().optional().meta({ description: 'absent: from the start' }), line: z.number().int().optional() });
-const KnownFact = z
+// One shape for a tracked fact wherever it is listed: the knowledge route keeps its nulls, recall leaves them out.
+const KnowledgePoint = z
+  .object({
+    chapter: z.string().nullable().optional().meta({ description: 'null (absent in recall): from the start' }),
+    line: z.number().int().nullable().optional().meta({ description: 'the line of that chapter it is learned after; null (absent in recall): none given' }),
+  })
+  .meta({ id: 'KnowledgePoint' });
+export const KnownFact = z
   .object({
     id: z.string().meta({ description: 'the fact' }),
     text: z.string(),
     about: z.object({ id: z.string(), name: z.string() }).meta({ description: 'the entity the fact is about' }),
     secret: z.boolean().meta({ description: 'nobody knows it until someone learns it' }),
-    learned: KnowledgePoint.optional().meta({ description: 'knows: where it was learned; unaware: where it is learned later, absent when never' }),
+    learned: KnowledgePoint.nullable().optional().meta({
+      description: 'knows: where it was learned; unaware: where it is learned later, null (absent in recall) when never',
+    }),
   })
-  .meta({ id: 'RecallKnownFact' });
+  .meta({ id: 'KnownFact' });
 const KnowledgeSides = z.object({ knows: z.array(KnownFact), unaware: z.array(KnownFact) }).meta({ id: 'RecallKnowledge' });
 export const RecallEntity = z
   .object({

@@ -17,7 +17,7 @@ const extractCanonArgs = z.object({
 builder.mutationField('extractCanon', (t) =>
   t.field({
     type: ExtractResult,
-    description: `Asks the caller's own LLM (BYOK) which characters, places, objects, events, rules and promises each chapter establishes and what it states about them, each resting on a quote from the chapter. Quotes not in the chapter are dropped; entities Lore has are matched by name or alias; the rest is recorded as suggested canon, pending review (candidates), never approved. Chapters in reading order, at most limit (1..${maxExtractLimit}, default ${defaultExtractLimit}) asked per call, four at a time; a chapter version proposals were drawn from before is not asked again. Costs 5 calls per request.`,
+    description: `Asks the caller's own LLM (BYOK) which characters, places, objects, events, rules and promises each chapter establishes and what it states about them, and the promises it sets up or pays off (as ledger lines), each resting on a quote from the chapter. Quotes not in the chapter are dropped; entities Lore has are matched by name or alias; the rest is recorded as suggested canon, pending review (candidates), never approved. Chapters in reading order, at most limit (1..${maxExtractLimit}, default ${defaultExtractLimit}) asked per call, four at a time; a chapter version proposals were drawn from before is not asked again. Costs 5 calls per request.`,
     authScopes: { scope: 'remember' },
     cost: 5,
     idempotent: true,

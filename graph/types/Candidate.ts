@@ -3,8 +3,9 @@ import type { Page } from '../../src/core/canon/canon.ts';
 import type { CandidateDecision as DecisionRecord, CandidateRecord, ProposedFact as ProposedFactRecord } from '../../src/core/canon/review.ts';
 import { candidateKinds, candidateStatuses, decisionChoices } from '../../src/core/canon/reviewRules.ts';
 import { builder } from '../builder.ts';
+import { FactKnower } from './KnowerInput.ts';
 
-export const CandidateKind = builder.enumType('CandidateKind', { values: candidateKinds, description: 'a fact about a known entity, or a new entity' });
+export const CandidateKind = builder.enumType('CandidateKind', { values: candidateKinds, description: 'a fact about a known entity, a new entity, or a change to a known promise\'s ledger line' });
 export const CandidateStatus = builder.enumType('CandidateStatus', { values: candidateStatuses });
 export const DecisionChoice = builder.enumType('DecisionChoice', { values: decisionChoices });
 export const DecisionStatus = builder.enumType('DecisionStatus', { values: ['approved', 'rejected'] as const });
@@ -21,6 +22,17 @@ export const ProposedFact = builder.objectRef<ProposedFactRecord>('ProposedFact'
     from: t.exposeString('from', { nullable: true, description: 'chapter id it holds from (inclusive)' }),
     until: t.exposeString('until', { nullable: true, description: 'chapter id it holds until (exclusive)' }),
     status: t.expose('status', { type: ProposedFactStatus }),
+    secret: t.exposeBoolean('secret', { description: 'nobody knows it until someone learns it (knownBy)' }),
+    knownBy: t.field({ type: [FactKnower], description: 'who knows it, from when; empty and not secret: common knowledge', resolve: (f) => f.knownBy }),
+  }),
+});
+
+export const ProposedPromise = builder.objectRef<NonNullable<CandidateRecord['promise']>>('ProposedPromise').implement({
+  description: "A promise's ledger line as proposed: written to the ledger on approval.",
+  fields: (t) => ({
+    setUpIn: t.exposeString('setUpIn', { nullable: true, description: 'the chapter id that sets it up' }),
+    paidOffIn: t.exposeString('paidOffIn', { nullable: true, description: 'the chapter id that pays it off' }),
+    involves: t.stringList({ description: 'ids of the entities it involves', resolve: (p) => p.involves ?? [] }),
   }),
 });
 
@@ -44,6 +56,12 @@ export const Candidate = builder.objectRef<CandidateRecord>('Candidate').impleme
     entityName: t.exposeString('entityName', { nullable: true }),
     facts: t.field({ type: [ProposedFact], description: 'the facts it proposes', resolve: (c) => c.facts }),
     proposal: t.field({ type: 'JSON', nullable: true, description: 'an entity proposal: { name, type, aliases, facts }', resolve: (c) => c.proposal }),
+    promise: t.field({
+      type: ProposedPromise,
+      nullable: true,
+      description: 'the ledger line it proposes: a new promise\'s, or (kind promise) a change to a known promise\'s',
+      resolve: (c) => c.promise,
+    }),
     content: t.exposeString('content', { nullable: true, description: 'the source text, as provenance' }),
     source: t.exposeString('source', { description: 'how it was proposed: "proposal", "import", "api"' }),
     proposedBy: t.exposeString('proposedBy', { description: 'the id of the key that proposed it' }),

@@ -5,12 +5,24 @@ import { maxProposedFacts } from '../../src/core/canon/reviewRules.ts';
 import { builder } from '../builder.ts';
 import { Candidate } from './Candidate.ts';
 import { ApprovalStatus, EntityType } from './Entity.ts';
+import { KnowerInput } from './KnowerInput.ts';
 
 export const ProposedFactInput = builder.inputType('ProposedFactInput', {
   fields: (t) => ({
     text: t.string({ required: true, description: 'one self-contained statement' }),
     from: t.string({ description: 'chapter id it holds from (inclusive)' }),
     until: t.string({ description: 'chapter id it holds until (exclusive)' }),
+    knownBy: t.field({ type: [KnowerInput], description: 'who knows it, from when: then only they know it (each from their point); kept on the suggested fact, canon once approved' }),
+    secret: t.boolean({ description: 'nobody knows it until someone learns it (knownBy)' }),
+  }),
+});
+
+export const ProposedPromiseInput = builder.inputType('ProposedPromiseInput', {
+  description: "A promise's ledger line, proposed; written to the ledger when the candidate is approved.",
+  fields: (t) => ({
+    setUpIn: t.string({ description: 'the chapter id that sets it up' }),
+    paidOffIn: t.string({ description: 'the chapter id that pays it off (the promise is then paid)' }),
+    involves: t.idList({ description: 'entities it involves (added to those it involves already)' }),
   }),
 });
 
@@ -21,6 +33,10 @@ export const ProposeInput = builder.inputType('ProposeInput', {
     type: t.field({ type: EntityType, description: 'required when the name is new' }),
     aliases: t.stringList({ description: 'a new entity only' }),
     facts: t.field({ type: [ProposedFactInput], description: `0..${maxProposedFacts}; at least one about a known entity` }),
+    promise: t.field({
+      type: ProposedPromiseInput,
+      description: 'a promise only: its ledger line (a new promise), or a change to it (a known promise: one candidate of kind promise, facts optional)',
+    }),
     content: t.string({ description: 'the source text, as provenance' }),
     approve: t.boolean({ description: 'approve what is recorded at once (default false): only when the author says so' }),
   }),

@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { entityLabel, maxProposedFacts } from '../../src/core/canon/reviewRules.ts';
 import { entityTypes } from '../../src/core/ingest/bundle.ts';
-import { chapterRef, factText, sourceContent, text } from '../../src/core/validation.ts';
+import { chapterLine, chapterRef, factText, resourceId, sourceContent, text } from '../../src/core/validation.ts';
 import { defineTool, entityIdPattern, projectArg, projectOf, runOperation } from './shared.ts';
 
 export const remember = defineTool({
@@ -21,6 +21,18 @@ export const remember = defineTool({
     source: sourceContent.optional().describe('The passage the proposal comes from, kept as provenance.'),
     from: chapterRef.optional().describe('Chapter id from which the facts hold (inclusive), for example "ch-30"; leave out when always true.'),
     until: chapterRef.optional().describe('Chapter id until which the facts hold (exclusive); leave out when open-ended.'),
+    known_by: z
+      .array(
+        z.object({
+          entity_id: resourceId.describe('An entity (ent_...) that knows the facts.'),
+          from: chapterRef.optional().describe('The chapter id it learns them in; leave out when it always knew.'),
+          line: chapterLine.optional().describe('The line of that chapter it learns them at (known after it).'),
+        }),
+      )
+      .max(200)
+      .optional()
+      .describe('Who knows the facts, from when: then only they know them (who knows what, when). Leave out for common knowledge.'),
+    secret: z.boolean().optional().describe('The facts are a secret: nobody knows them until someone learns them (known_by).'),
     approve: z.boolean().optional().describe('Approve into the canon at once. Only when the author explicitly asks to approve; default false (suggested for review).'),
   },
   output: {
@@ -45,7 +57,10 @@ export const remember = defineTool({
       ...(entityIdPattern.test(args.entity) ? { entityId: args.entity } : { name: args.entity }),
       type: args.type,
       aliases: args.aliases,
-      facts: texts.map((text) => ({ text, from: args.from, until: args.until })),
+      facts: texts.map((text) => ({
+        text, from: args.from, until: args.until, secret: args.secret,
+        knownBy: args.known_by?.map((k) => ({ entityId: k.entity_id, from: k.from, line: k.line })),
+      })),
       content: args.source,
       approve: args.approve,
     };

@@ -6,7 +6,7 @@ import { defineTool, projectArg, projectOf, runOperation } from './shared.ts';
 
 export const candidateOutput = z.object({
   id: z.string(),
-  kind: z.enum(candidateKinds).describe('a fact about a known entity, or a new entity'),
+  kind: z.enum(candidateKinds).describe("a fact about a known entity, a new entity, or a change to a known promise's ledger line"),
   status: z.enum(candidateStatuses),
   entity_id: z.string().optional().describe('absent once the entity is gone (a rejected entity proposal)'),
   entity_name: z.string().optional(),
@@ -18,9 +18,17 @@ export const candidateOutput = z.object({
         from: z.string().optional().describe('chapter id it holds from'),
         until: z.string().optional().describe('chapter id it holds until'),
         status: z.enum(['suggested', 'approved', 'rejected']),
+        secret: z.boolean().describe('nobody knows it until someone learns it'),
+        known_by: z
+          .array(z.object({ entity_id: z.string(), from: z.string().optional().describe('absent: from the start'), line: z.number().int().optional() }))
+          .describe('who knows it, from when; empty and not secret: common knowledge'),
       }),
     )
     .describe('the facts it proposes'),
+  promise: z
+    .object({ set_up_in: z.string().optional(), paid_off_in: z.string().optional(), involves: z.array(z.string()).describe('entity ids') })
+    .optional()
+    .describe('the ledger line it proposes, written on approval'),
   content: z.string().optional().describe('the source text'),
   source: z.string().describe('how it was proposed: proposal, import or api'),
   proposed_by: z.string().describe('the id of the key that proposed it'),
@@ -37,8 +45,17 @@ const excerpt = (text: string) => (text.length > 160 ? `${text.slice(0, 157)}...
 /** A few lines per candidate: what it proposes, where from, who proposed it and when. */
 export function renderCandidate(c: CandidateOutput): string {
   const entity = c.entity_name ? `${c.entity_name}${c.entity_id ? ` (${c.entity_id})` : ''}` : '(entity removed)';
-  const lines = [`- ${c.id}: ${c.kind === 'entity' ? `new entity ${entity}` : `fact about ${entity}`}, ${c.status}`];
-  for (const f of c.facts) lines.push(`  fact: "${f.text}"${f.from ? ` from ${f.from}` : ''}${f.until ? ` until ${f.until}` : ''}`);
+  const what = { entity: `new entity ${entity}`, fact: `fact about ${entity}`, promise: `ledger change for ${entity}` }[c.kind];
+  const lines = [`- ${c.id}: ${what}, ${c.status}`];
+  const known = (f: CandidateOutput['facts'][number]) =>
+    [f.secret ? 'secret' : '', f.known_by.length ? `known by ${f.known_by.map((k) => `${k.entity_id}${k.from ? ` from ${k.from}${k.line ? ` line ${k.line}` : ''}` : ''}`).join(', ')}` : '']
+      .filter(Boolean)
+      .join('; ');
+  for (const f of c.facts) lines.push(`  fact: "${f.text}"${f.from ? ` from ${f.from}` : ''}${f.until ? ` until ${f.until}` : ''}${known(f) ? ` (${known(f)})` : ''}`);
+  if (c.promise) {
+    const p = c.promise;
+    lines.push(`  promise: ${[p.set_up_in && `set up in ${p.set_up_in}`, p.paid_off_in && `paid off in ${p.paid_off_in}`, p.involves.length && `involves ${p.involves.join(', ')}`].filter(Boolean).join('; ')}`);
+  }
   if (c.content) lines.push(`  source: "${excerpt(c.content)}"`);
   lines.push(`  proposed by ${c.proposed_by} at ${c.created_at} (${c.source})`);
   if (c.decision) lines.push(`  ${c.decision.status} by ${c.decision.decided_by} at ${c.decision.decided_at}${c.decision.reason ? `: ${c.decision.reason}` : ''}`);

@@ -1,23 +1,12 @@
 import { z } from 'zod';
 import { chapterLine, chapterRef } from '../../src/core/validation.ts';
 import type { RouteDef } from '../route.ts';
-import { entityPath, intFromQuery } from '../schemas.ts';
+import { entityPath, intFromQuery, KnownFact } from '../schemas.ts';
 
 const knowledgeQuery = z.object({
   as_of: chapterRef.optional().meta({ description: 'a chapter id: knowledge as it stands there; absent, after the last chapter; an unknown chapter is a 400 naming as_of' }),
   line: intFromQuery(chapterLine).optional().meta({ type: 'integer', minimum: 1, maximum: 1_000_000, description: 'a line of the as_of chapter: what is learned after it is not known yet; without as_of it is not used' }),
 });
-
-const Point = z.object({ chapter: z.string().nullable().meta({ description: 'null: from the start' }), line: z.number().int().nullable() }).meta({ id: 'KnowledgePoint' });
-const KnownFact = z
-  .object({
-    id: z.string().meta({ description: 'the fact' }),
-    text: z.string(),
-    about: z.object({ id: z.string(), name: z.string() }).meta({ description: 'the entity the fact is about' }),
-    secret: z.boolean().meta({ description: 'nobody knows it until someone learns it' }),
-    learned: Point.nullable().meta({ description: 'knows: where it was learned; unaware: where it is learned later, null when never' }),
-  })
-  .meta({ id: 'KnownFact' });
 
 export const KnowledgeSchema = z
   .object({

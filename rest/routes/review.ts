@@ -3,13 +3,17 @@ import { linksTo, type RouteDef } from '../route.ts';
 import { projectPath } from '../schemas.ts';
 import { candidatePath, CandidateList, candidatesQueryParams, DecidedCandidate, decideBody, proposeBody, ProposeResult } from '../schemas/review.ts';
 
+type ProposedFactBody = { text: string; from?: string; until?: string; known_by?: { entity_id: string; from?: string; line?: number }[]; secret?: boolean };
+
+type ProposedPromiseBody = { set_up_in?: string; paid_off_in?: string; involves?: string[] };
+
 export const propose: RouteDef = {
   method: 'post',
   path: '/projects/{id}/candidates',
   operationId: 'proposeCanon',
   summary: 'Propose canon for review',
   description:
-    'Extension. Facts about a known entity (entity_id, or its exact name or alias in name) become suggested facts, each with a pending candidate; a name no entity has creates a suggested entity (type required) with its aliases and facts, under one pending candidate of kind entity. A text the entity already has as a live fact records nothing and is listed in already_canon. With approve: true, what is recorded is approved at once by the same key. Supports Idempotency-Key.',
+    'Extension. Facts about a known entity (entity_id, or its exact name or alias in name) become suggested facts, each with a pending candidate; a name no entity has creates a suggested entity (type required) with its aliases and facts, under one pending candidate of kind entity. A text the entity already has as a live fact records nothing and is listed in already_canon. A fact may say who knows it (known_by, secret): kept on the suggested fact, canon once approved. A promise may carry its ledger line (promise: set_up_in, paid_off_in, involves): for a new promise it waits on the entity candidate, for a known promise on a candidate of kind promise, and is written to the ledger on approval. With approve: true, what is recorded is approved at once by the same key. Supports Idempotency-Key.',
   scope: 'remember',
   cost: 1,
   params: projectPath,
@@ -21,7 +25,11 @@ export const propose: RouteDef = {
   operation: 'Propose',
   variables: ({ params, body, idempotencyKey }) => ({
     projectId: params.id,
-    input: { entityId: body.entity_id, name: body.name, type: body.type, aliases: body.aliases, facts: body.facts, content: body.content, approve: body.approve },
+    input: {
+      entityId: body.entity_id, name: body.name, type: body.type, aliases: body.aliases, content: body.content, approve: body.approve,
+      facts: (body.facts as ProposedFactBody[] | undefined)?.map(({ known_by, ...f }) => ({ ...f, knownBy: known_by?.map(({ entity_id, ...k }) => ({ entityId: entity_id, ...k })) })),
+      promise: body.promise && (({ set_up_in, paid_off_in, involves }: ProposedPromiseBody) => ({ setUpIn: set_up_in, paidOffIn: paid_off_in, involves }))(body.promise),
+    },
     idempotencyKey,
   }),
   respond: (data) => data.result,
@@ -63,7 +71,11 @@ const decide = (decision: 'approve' | 'reject', summary: string, description: st
   respond: (data) => data.candidate,
 });
 
-export const approveCandidate = decide('approve', 'Approve a candidate', 'Its facts become approved canon; for an entity proposal, the entity too.');
+export const approveCandidate = decide(
+  'approve',
+  'Approve a candidate',
+  'Its facts become approved canon, with who knows them; for an entity proposal, the entity too; a proposed ledger line is written to the promise ledger.',
+);
 export const rejectCandidate = decide(
   'reject',
   'Reject a candidate',

@@ -7,15 +7,19 @@ const dateTime = z.string().meta({ format: 'date-time' });
 
 export const factPath = projectPath.extend({ factId: resourceId.meta({ description: 'fact id' }) });
 
-const knower = z
+export const knower = z
   .object({
     entity_id: resourceId.meta({ description: 'the entity (a character) that knows the fact' }),
     from: chapterRef.optional().meta({ description: 'the chapter id it learns the fact in; absent: from the start' }),
     line: chapterLine.optional().meta({ description: 'the line of that chapter it learns it at (known after it); without from it is not used' }),
   })
   .meta({ id: 'FactKnowerRequest' });
-const knownBy = z.array(knower).max(200).meta({ description: 'who knows it, from when: then only they know it, each from their point (who knows what, when)' });
-const secret = z.boolean().meta({ description: 'nobody knows it until someone learns it (known_by)' });
+export const knownBy = z.array(knower).max(200).meta({ description: 'who knows it, from when: then only they know it, each from their point (who knows what, when)' });
+export const secret = z.boolean().meta({ description: 'nobody knows it until someone learns it (known_by)' });
+
+export const FactKnower = z
+  .object({ entity_id: z.string(), from: z.string().optional().meta({ description: 'absent: from the start' }), line: z.number().int().optional() })
+  .meta({ id: 'FactKnower' });
 
 export const createFactBody = z
   .object({
@@ -60,7 +64,7 @@ export const Fact = z
     replaced_by_id: z.string().optional().meta({ description: 'the fact that replaced it in a retcon' }),
     secret: z.boolean().meta({ description: 'nobody knows it until someone learns it' }),
     known_by: z
-      .array(z.object({ entity_id: z.string(), from: z.string().optional().meta({ description: 'absent: from the start' }), line: z.number().int().optional() }))
+      .array(FactKnower)
       .meta({ description: 'who knows it, from when; empty and not secret: common knowledge' }),
   })
   .meta({ id: 'FactRecord' });

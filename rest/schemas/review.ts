@@ -1,13 +1,37 @@
 // The review queue's routes (extension): proposals, the list of candidates, and decisions on them.
 import { z } from 'zod';
 import { entityTypes } from '../../src/core/ingest/bundle.ts';
-import { candidateKinds, candidateStatuses, decisionReason, entityLabel, maxProposedFacts, proposedAliases, proposedFact } from '../../src/core/canon/reviewRules.ts';
-import { resourceId, sourceContent } from '../../src/core/validation.ts';
+import { candidateKinds, candidateStatuses, decisionReason, entityLabel, maxProposedFacts, proposedAliases } from '../../src/core/canon/reviewRules.ts';
+import { chapterRef, factText, resourceId, sourceContent } from '../../src/core/validation.ts';
 import { pageQuery, projectPath } from '../schemas.ts';
+import { FactKnower, knownBy, secret } from './facts.ts';
 
 const dateTime = z.string().meta({ format: 'date-time' });
 
 export const candidatePath = projectPath.extend({ candidateId: resourceId.meta({ description: 'candidate id' }) });
+
+const proposedFactBody = z
+  .object({
+    text: factText.meta({ description: 'one self-contained statement' }),
+    from: chapterRef.optional().meta({ description: 'chapter id it holds from (inclusive)' }),
+    until: chapterRef.optional().meta({ description: 'chapter id it holds until (exclusive)' }),
+    known_by: knownBy.optional().meta({ description: 'who knows it, from when: kept on the suggested fact, canon once approved' }),
+    secret: secret.optional(),
+  })
+  .meta({ id: 'ProposedFactInput' });
+
+const proposedPromiseBody = z
+  .object({
+    set_up_in: chapterRef.optional().meta({ description: 'the chapter id that sets it up' }),
+    paid_off_in: chapterRef.optional().meta({ description: 'the chapter id that pays it off (the promise is then paid)' }),
+    involves: z.array(resourceId).min(1).max(100).optional().meta({ description: 'entity ids it involves (added to those it involves already)' }),
+  })
+  .refine((p) => p.set_up_in !== undefined || p.paid_off_in !== undefined || p.involves !== undefined, { message: 'give set_up_in, paid_off_in or involves' })
+  .meta({ id: 'ProposedPromiseInput', anyOf: [{ required: ['set_up_in'] }, { required: ['paid_off_in'] }, { required: ['involves'] }] });
+
+const ProposedPromise = z
+  .object({ set_up_in: z.string().optional(), paid_off_in: z.string().optional(), involves: z.array(z.string()).meta({ description: 'entity ids' }) })
+  .meta({ id: 'ProposedPromise' });
 
 export const proposeBody = z
   .object({
@@ -16,10 +40,13 @@ export const proposeBody = z
     type: z.enum(entityTypes).optional().meta({ description: 'required when the name is new' }),
     aliases: proposedAliases.optional().meta({ description: 'a new entity only' }),
     facts: z
-      .array(proposedFact.meta({ id: 'ProposedFactInput' }))
+      .array(proposedFactBody)
       .max(maxProposedFacts)
       .optional()
-      .meta({ description: `0..${maxProposedFacts} facts, each { text, from?, until? } (chapter ids); at least one about a known entity` }),
+      .meta({ description: `0..${maxProposedFacts} facts, each { text, from?, until? (chapter ids), known_by?, secret? }; at least one about a known entity, unless promise is given` }),
+    promise: proposedPromiseBody.optional().meta({
+      description: 'a promise only: its ledger line (a new promise), or a change to it (a known promise: one candidate of kind promise); written to the ledger on approval',
+    }),
     content: sourceContent.optional().meta({ description: 'the source text, kept as provenance' }),
     approve: z.boolean().optional().meta({ description: 'approve what is recorded at once (default false)' }),
   })
@@ -42,7 +69,7 @@ export const decideBody = z
 export const Candidate = z
   .object({
     id: z.string(),
-    kind: z.enum(candidateKinds).meta({ description: 'a fact about a known entity, or a new entity' }),
+    kind: z.enum(candidateKinds).meta({ description: "a fact about a known entity, a new entity, or a change to a known promise's ledger line" }),
     status: z.enum(candidateStatuses),
     entity_id: z.string().optional().meta({ description: 'absent once the entity is gone (a rejected entity proposal)' }),
     entity_name: z.string().optional(),
@@ -54,6 +81,8 @@ export const Candidate = z
           from: z.string().optional().meta({ description: 'chapter id it holds from (inclusive)' }),
           until: z.string().optional().meta({ description: 'chapter id it holds until (exclusive)' }),
           status: z.enum(['suggested', 'approved', 'rejected']),
+          secret: z.boolean().meta({ description: 'nobody knows it until someone learns it' }),
+          known_by: z.array(FactKnower).meta({ description: 'who knows it, from when; empty and not secret: common knowledge' }),
         }),
       )
       .meta({ description: 'the facts it proposes' }),
@@ -61,6 +90,7 @@ export const Candidate = z
       .object({ name: z.string(), type: z.enum(entityTypes), aliases: z.array(z.string()), facts: z.array(z.object({ text: z.string(), from: z.string().optional(), until: z.string().optional() })) })
       .optional()
       .meta({ description: 'an entity proposal as it was made' }),
+    promise: ProposedPromise.optional().meta({ description: "the ledger line it proposes (a new promise's, or with kind promise a change to a known promise's), written on approval" }),
     content: z.string().optional().meta({ description: 'the source text, as provenance' }),
     source: z.string().meta({ description: 'how it was proposed: proposal, import or api' }),
     proposed_by: z.string().meta({ description: 'the id of the key that proposed it' }),

@@ -120,7 +120,7 @@ describe('review over REST: facts about a known entity', () => {
     expect((await entityFacts(projectId, ids['Gull Point'])).map((f) => f.text)).not.toContain('Gull Point has a brass bell.');
 
     const rejected = CandidateList.parse((await queue(projectId, '?status=rejected')).body).data;
-    expect(rejected).toEqual([expect.objectContaining({ id: candidate.id, facts: [{ text: 'Gull Point has a brass bell.', status: 'rejected' }] })]);
+    expect(rejected).toEqual([expect.objectContaining({ id: candidate.id, facts: [{ text: 'Gull Point has a brass bell.', status: 'rejected', secret: false, known_by: [] }] })]);
     expect(rejected[0].decision).toMatchObject({ reason: 'the bell is at Harrowgate', decided_by: owner.id });
   });
 

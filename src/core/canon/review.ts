@@ -1,6 +1,9 @@
 // Review: canon that did not come from the author is suggested until someone decides. A proposal records suggested
 // facts (each with its own pending candidate) about a known entity, or a suggested entity with its facts (one candidate
 // of kind entity); a decision approves or rejects a candidate, recorded with the deciding key, the time and a reason.
+// A proposed fact may say who knows it (its knowers and secret flag are written on the suggested fact, so approving
+// it makes them canon). A promise's ledger line (setup, payoff, involved entities) is kept on its candidate, on a new
+// promise's entity candidate or a known promise's candidate of kind promise, and written to the ledger on approval.
 import { Prisma, type PrismaClient } from '../../generated/prisma/client.ts';
 import { newId } from '../../ids.ts';
 import { LoreError } from '../errors.ts';
@@ -8,20 +11,32 @@ import { currentNamesHash, recordEntityMentions } from '../ingest/mentions.ts';
 import type { GraphOutbox } from '../relationships/outbox.ts';
 import { holdProject, nameText, refreshSearchText, type Page, type TxClient } from './canon.ts';
 import { freeEntityKey, requireNamesFree } from './names.ts';
-import type { CandidateStatus, DecisionChoice, ProposeInput } from './reviewRules.ts';
+import { recordKnowledge, resolveKnowerLists, type KnowerRow, type KnowerView } from '../knowledge/knowledge.ts';
+import type { CandidateStatus, DecisionChoice, ProposedPromise, ProposeInput } from './reviewRules.ts';
 import { resolveSpans } from './storyTime.ts';
 
 /** A fact a candidate proposes; `id` while the fact exists, `status` what the review made of it. */
-export type ProposedFact = { id: string | null; text: string; from: string | null; until: string | null; status: 'suggested' | 'approved' | 'rejected' };
+export type ProposedFact = {
+  id: string | null;
+  text: string;
+  from: string | null;
+  until: string | null;
+  status: 'suggested' | 'approved' | 'rejected';
+  /** as the fact holds it while it exists (a rejected one is removed: not secret, no knowers) */
+  secret: boolean;
+  knownBy: KnowerView[];
+};
 export type CandidateDecision = { id: string; status: 'approved' | 'rejected'; reason: string | null; decidedBy: string; decidedAt: Date };
 export type CandidateRecord = {
   id: string;
-  kind: 'fact' | 'entity';
+  kind: 'fact' | 'entity' | 'promise';
   status: CandidateStatus;
   entityId: string | null;
   entityName: string | null;
   facts: ProposedFact[];
   proposal: EntityProposal | null;
+  /** the ledger line it proposes (a new promise's, or a change to a known promise's), written on approval */
+  promise: ProposedPromise | null;
   content: string | null;
   source: string;
   proposedBy: string;
@@ -39,9 +54,12 @@ export type ProposeResult = {
   alreadyCanon: string[];
 };
 
-type CandidateRow = Omit<CandidateRecord, 'facts' | 'decision' | 'removedIds'> & {
+/** What a candidate's proposal column holds: an entity proposal, with its ledger line when it is a promise; a promise candidate's line. */
+type StoredProposal = (EntityProposal & { promise?: ProposedPromise }) | { promise: ProposedPromise };
+type CandidateRow = Omit<CandidateRecord, 'facts' | 'decision' | 'removedIds' | 'proposal' | 'promise'> & {
+  proposal: StoredProposal | null;
   fact: string | null;
-  factRows: { id: string; text: string; from: string | null; until: string | null }[] | null;
+  factRows: { id: string; text: string; from: string | null; until: string | null; secret: boolean; knownBy: KnowerView[] }[] | null;
   decisionId: string | null;
   decisionStatus: 'approved' | 'rejected' | null;
   decisionReason: string | null;
@@ -49,7 +67,7 @@ type CandidateRow = Omit<CandidateRecord, 'facts' | 'decision' | 'removedIds'> &
   decidedAt: Date | null;
 };
 type Known = { id: string; name: string; type: string; status: 'approved' | 'suggested' };
-type PendingCandidate = { id: string; kind: 'fact' | 'entity'; entityId: string | null; fact: string | null; proposal: unknown };
+type PendingCandidate = { id: string; kind: 'fact' | 'entity' | 'promise'; entityId: string | null; fact: string | null; proposal: unknown };
 
 const factStatus: Record<CandidateStatus, ProposedFact['status']> = { pending: 'suggested', approved: 'approved', rejected: 'rejected' };
 const transaction = { timeout: 120_000, maxWait: 30_000 };
@@ -74,9 +92,12 @@ export class ReviewService {
       // A text given twice is one fact (live facts are unique per entity and text).
       const facts = input.facts.map((f, i) => ({ ...f, path: `input.facts.${i}` })).filter((f, i, all) => all.findIndex((g) => g.text === f.text) === i);
       const spans = await resolveSpans(tx, projectId, facts.map((f) => ({ span: f, path: f.path })));
+      const knowers = await resolveKnowerLists(tx, projectId, facts.map((f) => ({ knowers: f.knownBy ?? [], path: `${f.path}.knownBy` })));
+      if (input.promise) await this.checkPromise(tx, projectId, input.promise);
       const created = known
         ? await this.proposeFacts(tx, projectId, keyId, known, input, facts.map((f, i) => ({ text: f.text, ...spans[i] })))
         : await this.proposeEntity(tx, projectId, keyId, input, facts.map((f, i) => ({ text: f.text, from: f.from, until: f.until, ...spans[i] })));
+      await recordKnowledge(tx, projectId, facts.flatMap((f, i) => knowledgeLine(created.entity.id, f, knowers[i], created.recorded)));
 
       if (input.approve) {
         for (const id of created.candidateIds) await this.decideIn(tx, projectId, await this.pending(tx, projectId, id), 'approve', keyId);
@@ -135,7 +156,30 @@ export class ReviewService {
   private checkKnown(known: Known, input: ProposeInput) {
     if (input.type && input.type !== known.type) throw invalid('input.type', `${known.name} (${known.id}) is a ${known.type}, not a ${input.type}`);
     if (input.aliases?.length) throw invalid('input.aliases', `only for a new entity; ${known.name} (${known.id}) exists already`);
-    if (input.facts.length === 0) throw invalid('input.facts', `must hold at least one fact about ${known.name} (${known.id}), which exists already`);
+    if (input.promise && known.type !== 'promise') throw invalid('input.promise', `only for a promise; ${known.name} (${known.id}) is a ${known.type}`);
+    if (input.facts.length === 0 && !input.promise) {
+      throw invalid('input.facts', `must hold at least one fact about ${known.name} (${known.id}), which exists already`);
+    }
+  }
+
+  /** A proposed ledger line names chapters and entities of the project (errors name input.promise's fields). */
+  private async checkPromise(tx: TxClient, projectId: string, promise: ProposedPromise) {
+    const chapters = [promise.setUpIn, promise.paidOffIn].filter((c): c is string => c !== undefined);
+    const involves = promise.involves ?? [];
+    const [foundChapters, foundEntities] = await Promise.all([
+      chapters.length ? tx.chapter.findMany({ where: { projectId, externalId: { in: chapters } }, select: { externalId: true } }) : [],
+      involves.length ? tx.entity.findMany({ where: { projectId, id: { in: involves } }, select: { id: true } }) : [],
+    ]);
+    const chapterIds = new Set(foundChapters.map((c) => c.externalId));
+    const entityIds = new Set(foundEntities.map((e) => e.id));
+    const errors = [
+      ...(['setUpIn', 'paidOffIn'] as const).flatMap((field) => {
+        const chapter = promise[field];
+        return chapter !== undefined && !chapterIds.has(chapter) ? [{ path: `input.promise.${field}`, message: `${chapter} is not a chapter of this project` }] : [];
+      }),
+      ...involves.flatMap((id, i) => (entityIds.has(id) ? [] : [{ path: `input.promise.involves.${i}`, message: `${id} is not an entity of this project` }])),
+    ];
+    if (errors.length > 0) throw new LoreError('validation_error', errors.slice(0, 5).map((e) => `${e.path}: ${e.message}`).join('; '), { errors });
   }
 
   /** A suggested fact and a pending candidate of kind fact for each text the entity does not have yet. */
@@ -152,9 +196,17 @@ export class ReviewService {
       candidates.push({ id: candidateId, projectId, kind: 'fact', status: 'pending', entityId: entity.id, fact: fact.text, content: input.content, source: 'proposal', proposedBy: keyId });
       rows.push({ id: newId('fct'), projectId, entityId: entity.id, status: 'suggested', source: 'proposal', candidateId, createdBy: keyId, ...fact });
     }
+    if (input.promise) {
+      candidates.push({ id: newId('cnd'), projectId, kind: 'promise', status: 'pending', entityId: entity.id, proposal: { promise: input.promise }, content: input.content, source: 'proposal', proposedBy: keyId });
+    }
     await tx.candidate.createMany({ data: candidates });
     await tx.fact.createMany({ data: rows });
-    return { entity, candidateIds: candidates.map((c) => c.id!), alreadyCanon: facts.flatMap((f) => liveByText.get(f.text) ?? []) };
+    return {
+      entity,
+      candidateIds: candidates.map((c) => c.id!),
+      alreadyCanon: facts.flatMap((f) => liveByText.get(f.text) ?? []),
+      recorded: new Set(rows.map((r) => r.text)),
+    };
   }
 
   /** A suggested entity with its suggested facts and one pending candidate of kind entity holding the proposal. */
@@ -164,13 +216,18 @@ export class ReviewService {
   ) {
     const name = input.name!;
     const aliases = input.aliases ?? [];
+    if (input.promise && input.type !== 'promise') throw invalid('input.promise', `only for a promise, not a ${input.type}`);
     await requireNamesFree(tx, projectId, [{ path: 'input.name', name }, ...aliases.map((alias, i) => ({ path: `input.aliases.${i}`, name: alias }))]);
     const previousNames = await currentNamesHash(tx, projectId);
     const entity = await tx.entity.create({
       data: { id: newId('ent'), projectId, key: await freeEntityKey(tx, projectId, name), type: input.type!, name, aliases, status: 'suggested', nameText: nameText(name, aliases) },
       select: { id: true, name: true, type: true, status: true },
     });
-    const proposal: EntityProposal = { name, type: entity.type, aliases, facts: facts.map(({ text, from, until }) => ({ text, ...(from ? { from } : {}), ...(until ? { until } : {}) })) };
+    const proposal: StoredProposal = {
+      name, type: entity.type, aliases,
+      facts: facts.map(({ text, from, until }) => ({ text, ...(from ? { from } : {}), ...(until ? { until } : {}) })),
+      ...(input.promise ? { promise: input.promise } : {}),
+    };
     const candidate = await tx.candidate.create({
       data: { id: newId('cnd'), projectId, kind: 'entity', status: 'pending', entityId: entity.id, proposal, content: input.content, source: 'proposal', proposedBy: keyId },
       select: { id: true },
@@ -184,7 +241,7 @@ export class ReviewService {
     await recordEntityMentions(tx, projectId, [entity.id], previousNames);
     await refreshSearchText(tx, [entity.id]);
     await this.graphOutbox.record(tx, projectId, { nodes: [{ id: entity.id, label: entity.name, type: entity.type }], edges: [] });
-    return { entity, candidateIds: [candidate.id], alreadyCanon: [] };
+    return { entity, candidateIds: [candidate.id], alreadyCanon: [] as string[], recorded: new Set(facts.map((f) => f.text)) };
   }
 
   /** The candidate, still pending; another project's is not found, a decided one is already_decided. */
@@ -213,6 +270,8 @@ export class ReviewService {
   private async approve(tx: TxClient, candidate: PendingCandidate): Promise<void> {
     const entityId = candidate.entityId;
     if (!entityId) throw new LoreError('not_found', `The entity candidate ${candidate.id} is about no longer exists; reject the candidate instead.`);
+    const promise = (candidate.proposal as StoredProposal | null)?.promise;
+    if (promise) await writeLedgerLine(tx, entityId, promise);
     if (candidate.kind === 'entity') {
       const texts = ((candidate.proposal as EntityProposal | null)?.facts ?? []).map((f) => f.text);
       await tx.entity.update({ where: { id: entityId }, data: { status: 'approved', version: { increment: 1 } } });
@@ -232,7 +291,8 @@ export class ReviewService {
       await tx.fact.deleteMany({ where: { id: { in: facts.map((f) => f.id) } } });
       return facts.map((f) => f.id);
     }
-    if (!candidate.entityId) return [];
+    // A ledger change is only kept on its candidate: rejecting it removes nothing.
+    if (candidate.kind === 'promise' || !candidate.entityId) return [];
     const entity = await tx.entity.findUniqueOrThrow({ where: { id: candidate.entityId }, select: { id: true, name: true, status: true } });
     if (entity.status === 'approved') {
       throw new LoreError('in_use', `${entity.name} (${entity.id}) was approved into the canon since it was proposed; delete the entity instead of rejecting the proposal.`);
@@ -271,7 +331,9 @@ export class ReviewService {
         WHERE d."candidateId" = c.id ORDER BY d."decidedAt" DESC, d.id DESC LIMIT 1
       ) d ON true
       LEFT JOIN LATERAL (
-        SELECT json_agg(json_build_object('id', f.id, 'text', f.text, 'from', fc."externalId", 'until', uc."externalId") ORDER BY f.id) AS rows
+        SELECT json_agg(json_build_object('id', f.id, 'text', f.text, 'from', fc."externalId", 'until', uc."externalId", 'secret', f.secret,
+          'knownBy', COALESCE((SELECT json_agg(json_build_object('entityId', k."entityId", 'from', kc."externalId", 'line', k."fromLine") ORDER BY k."entityId")
+            FROM "FactKnower" k LEFT JOIN "Chapter" kc ON kc.id = k."fromChapterId" WHERE k."factId" = f.id), '[]'::json)) ORDER BY f.id) AS rows
         FROM "Fact" f LEFT JOIN "Chapter" fc ON fc.id = f."fromChapterId" LEFT JOIN "Chapter" uc ON uc.id = f."untilChapterId"
         WHERE (c.kind = 'fact' AND f."candidateId" = c.id)
            OR (c.kind = 'entity' AND f."entityId" = c."entityId" AND f."candidateId" IS NULL AND f."retiredAt" IS NULL
@@ -282,15 +344,50 @@ export class ReviewService {
       ${limit}`;
     return rows.map(({ fact, factRows, decisionId, decisionStatus, decisionReason, decidedBy, decidedAt, ...c }) => {
       const status = factStatus[c.status];
-      const byText = new Map((factRows ?? []).map((f) => [f.text, f.id]));
+      const byText = new Map((factRows ?? []).map((f) => [f.text, f]));
+      const held = (row: NonNullable<CandidateRow['factRows']>[number] | undefined) => ({ id: row?.id ?? null, secret: row?.secret ?? false, knownBy: row?.knownBy ?? [] });
+      const { promise = null, ...entityProposal } = c.proposal ?? {};
+      const proposal = c.kind === 'entity' ? (entityProposal as EntityProposal) : null;
       const facts: ProposedFact[] =
-        c.kind === 'entity'
-          ? (c.proposal?.facts ?? []).map((p) => ({ id: byText.get(p.text) ?? null, text: p.text, from: p.from ?? null, until: p.until ?? null, status }))
+        proposal
+          ? proposal.facts.map((p) => ({ ...held(byText.get(p.text)), text: p.text, from: p.from ?? null, until: p.until ?? null, status }))
           : fact === null
             ? []
-            : [{ id: factRows?.[0]?.id ?? null, text: fact, from: factRows?.[0]?.from ?? null, until: factRows?.[0]?.until ?? null, status }];
+            : [{ ...held(factRows?.[0]), text: fact, from: factRows?.[0]?.from ?? null, until: factRows?.[0]?.until ?? null, status }];
       const decision = decisionId ? { id: decisionId, status: decisionStatus!, reason: decisionReason, decidedBy: decidedBy!, decidedAt: decidedAt! } : null;
-      return { ...c, facts, decision, removedIds: [] };
+      return { ...c, proposal, promise, facts, decision, removedIds: [] };
     });
   }
+}
+
+/** The knowledge to write for a proposed fact that was recorded and says who knows it (knowers or secret). */
+function knowledgeLine(entityId: string, fact: { text: string; secret?: boolean; knownBy?: unknown[] }, knownBy: KnowerRow[], recorded: Set<string>) {
+  if (!recorded.has(fact.text) || (knownBy.length === 0 && !fact.secret)) return [];
+  return [{ entityId, text: fact.text, secret: fact.secret ?? false, knownBy }];
+}
+
+/**
+ * Writes an approved ledger line for the promise: what it gives replaces the setup or payoff, its entities join
+ * those involved, and a payoff makes the promise paid. A chapter gone since the proposal cannot be placed.
+ */
+async function writeLedgerLine(tx: TxClient, entityId: string, promise: ProposedPromise): Promise<void> {
+  const entity = await tx.entity.findUniqueOrThrow({ where: { id: entityId }, select: { projectId: true, ledger: true } });
+  const names = [promise.setUpIn, promise.paidOffIn].filter((c): c is string => c !== undefined);
+  const chapters = new Map(
+    (names.length ? await tx.chapter.findMany({ where: { projectId: entity.projectId, externalId: { in: names } }, select: { id: true, externalId: true } }) : []).map((c) => [c.externalId, c.id]),
+  );
+  const chapterId = (name: string | undefined) => {
+    if (name === undefined) return undefined;
+    const id = chapters.get(name);
+    if (!id) throw new LoreError('not_found', `Chapter ${name}, which the proposed promise names, no longer exists; reject the candidate instead.`);
+    return id;
+  };
+  const involved = promise.involves?.length ? await tx.entity.findMany({ where: { projectId: entity.projectId, id: { in: promise.involves } }, select: { id: true } }) : [];
+  const line = {
+    setUpChapterId: chapterId(promise.setUpIn) ?? entity.ledger?.setUpChapterId ?? null,
+    paidOffChapterId: chapterId(promise.paidOffIn) ?? entity.ledger?.paidOffChapterId ?? null,
+    involves: [...new Set([...(entity.ledger?.involves ?? []), ...involved.map((e) => e.id)])],
+  };
+  const status = promise.paidOffIn !== undefined ? ('paid' as const) : (entity.ledger?.status ?? 'open');
+  await tx.promiseLedger.upsert({ where: { entityId }, create: { entityId, projectId: entity.projectId, ...line, status }, update: { ...line, status } });
 }

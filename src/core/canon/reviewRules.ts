@@ -2,10 +2,10 @@
 // Kept apart from review.ts so that the surfaces, which never touch the database, can use them.
 import { z } from 'zod';
 import { entityTypes } from '../ingest/bundle.ts';
-import { chapterRef, factText, nonBlankText, resourceId, sourceContent } from '../validation.ts';
+import { chapterRef, factText, knownByInput, nonBlankText, resourceId, sourceContent } from '../validation.ts';
 
 export const candidateStatuses = ['pending', 'approved', 'rejected'] as const;
-export const candidateKinds = ['fact', 'entity'] as const;
+export const candidateKinds = ['fact', 'entity', 'promise'] as const;
 export const decisionChoices = ['approve', 'reject'] as const;
 export type CandidateStatus = (typeof candidateStatuses)[number];
 export type DecisionChoice = (typeof decisionChoices)[number];
@@ -15,7 +15,22 @@ export const maxProposedFacts = 50;
 /** An entity's name or alias, as the bundle takes it. */
 export const entityLabel = nonBlankText(200);
 export const proposedAliases = z.array(entityLabel).max(100, 'must be at most 100 aliases');
-export const proposedFact = z.object({ text: factText, from: chapterRef.optional(), until: chapterRef.optional() });
+/** A proposed fact: its story time, and who knows it from when (as a fact written directly takes them). */
+export const proposedFact = z.object({
+  text: factText,
+  from: chapterRef.optional(),
+  until: chapterRef.optional(),
+  knownBy: knownByInput.optional(),
+  secret: z.boolean().optional(),
+});
+/**
+ * A promise's ledger line, proposed: its setup and payoff chapters and the entities it involves. For a new entity of
+ * type promise, its line; for a known promise, a change to its line (a payoff, a setup, more entities involved).
+ */
+export const proposedPromise = z
+  .object({ setUpIn: chapterRef.optional(), paidOffIn: chapterRef.optional(), involves: z.array(resourceId).max(100, 'must be at most 100 entities').optional() })
+  .refine((p) => p.setUpIn !== undefined || p.paidOffIn !== undefined || (p.involves?.length ?? 0) > 0, { message: 'give setUpIn, paidOffIn or involves' });
+export type ProposedPromise = z.infer<typeof proposedPromise>;
 export const proposedFacts = z.array(proposedFact).max(maxProposedFacts, `must be at most ${maxProposedFacts} facts`);
 export const decisionReason = nonBlankText(2000);
 
@@ -27,6 +42,7 @@ export const proposeInput = z
     type: z.enum(entityTypes).optional(),
     aliases: proposedAliases.optional(),
     facts: proposedFacts.default([]),
+    promise: proposedPromise.optional(),
     content: sourceContent.optional(),
     approve: z.boolean().default(false),
   })
@@ -36,3 +52,4 @@ export const proposeInput = z
     }
   });
 export type ProposeInput = z.infer<typeof proposeInput>;
+export type ProposedFactInput = z.infer<typeof proposedFact>;

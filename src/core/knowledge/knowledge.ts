@@ -196,20 +196,31 @@ export type KnowerInput = { entityId: string; from?: string | null; line?: numbe
  * chapter of it; errors name `${path}.${i}.entityId` or `.from`) and resolved to rows.
  */
 export async function resolveKnowers(tx: TxClient, projectId: string, knowers: KnowerInput[], path: string): Promise<KnowerRow[]> {
-  const entityIds = [...new Set(knowers.map((k) => k.entityId))];
-  const chapterIds = [...new Set(knowers.flatMap((k) => (k.from ? [k.from] : [])))];
+  return (await resolveKnowerLists(tx, projectId, [{ knowers, path }]))[0];
+}
+
+/** resolveKnowers for several facts' lists at once (a proposal's facts): two reads whatever their number. */
+export async function resolveKnowerLists(tx: TxClient, projectId: string, lists: { knowers: KnowerInput[]; path: string }[]): Promise<KnowerRow[][]> {
+  const all = lists.flatMap((l) => l.knowers);
+  if (all.length === 0) return lists.map(() => []);
+  const entityIds = [...new Set(all.map((k) => k.entityId))];
+  const chapterIds = [...new Set(all.flatMap((k) => (k.from ? [k.from] : [])))];
   const [entities, chapters] = await Promise.all([
-    entityIds.length ? tx.entity.findMany({ where: { projectId, id: { in: entityIds } }, select: { id: true } }) : [],
+    tx.entity.findMany({ where: { projectId, id: { in: entityIds } }, select: { id: true } }),
     chapterIds.length ? tx.chapter.findMany({ where: { projectId, externalId: { in: chapterIds } }, select: { id: true, externalId: true } }) : [],
   ]);
   const known = new Set(entities.map((e) => e.id));
   const chapterId = new Map(chapters.map((c) => [c.externalId, c.id]));
-  const errors = knowers.flatMap((k, i) => [
-    ...(known.has(k.entityId) ? [] : [{ path: `${path}.${i}.entityId`, message: `${k.entityId} is not an entity of this project` }]),
-    ...(k.from && !chapterId.has(k.from) ? [{ path: `${path}.${i}.from`, message: `${k.from} is not a chapter of this project` }] : []),
-  ]);
+  const errors = lists.flatMap(({ knowers, path }) =>
+    knowers.flatMap((k, i) => [
+      ...(known.has(k.entityId) ? [] : [{ path: `${path}.${i}.entityId`, message: `${k.entityId} is not an entity of this project` }]),
+      ...(k.from && !chapterId.has(k.from) ? [{ path: `${path}.${i}.from`, message: `${k.from} is not a chapter of this project` }] : []),
+    ]),
+  );
   if (errors.length > 0) throw new LoreError('validation_error', errors.slice(0, 5).map((e) => `${e.path}: ${e.message}`).join('; '), { errors });
-  return uniqueKnowers(knowers.map((k) => ({ entityId: k.entityId, fromChapterId: k.from ? chapterId.get(k.from)! : null, fromLine: k.from ? (k.line ?? null) : null })));
+  return lists.map(({ knowers }) =>
+    uniqueKnowers(knowers.map((k) => ({ entityId: k.entityId, fromChapterId: k.from ? chapterId.get(k.from)! : null, fromLine: k.from ? (k.line ?? null) : null }))),
+  );
 }
 
 /** A fact's knowers as the API shows them: entity id, chapter id (null: from the start) and line. */

@@ -2,7 +2,8 @@
 // events, rules and promises it establishes and the facts it states about them, each resting on words quoted from
 // the chapter. Lore checks every quote against the chapter (one that is not there is dropped, with what rests on it),
 // matches entities it has by name or alias, and records the rest through review's propose: suggested canon, pending
-// a decision, never approved here.
+// a decision, never approved here. Promises the chapter sets up or pays off are proposed as ledger lines (the chapter
+// is the setup or payoff); a payoff must name a promise the canon has, and only entities it has are involved.
 import pLimit from 'p-limit';
 import { z } from 'zod';
 import type { Config } from '../../../config.ts';
@@ -33,6 +34,10 @@ const extractionReplySchema = z.object({
       }),
     )
     .max(60),
+  promises: z
+    .array(z.object({ name: z.string(), event: z.enum(['set_up', 'paid_off']), involves: z.array(z.string()).max(20), quote: z.string() }))
+    .max(40)
+    .optional(),
 });
 type Reply = z.infer<typeof extractionReplySchema>;
 
@@ -42,7 +47,8 @@ export const extractionSystemPrompt = [
   'Every entity and every fact must rest on words copied exactly from the chapter: a short quote (at most 20 words) of the sentence that establishes it. Do not invent, infer or summarise what the text does not say.',
   'A fact is one short sentence about one entity, true in the story (for example "Mara\'s eyes are green."). Leave out what is only said in passing and means nothing for the story.',
   'Use the name under which the story knows an entity; the entities in <known> are already in the canon: use their names exactly.',
-  'Answer JSON {"entities": [{"name": "...", "type": "character|location|object|event|rule|promise", "aliases": ["other names the chapter uses"], "quote": "words from the chapter", "facts": [{"text": "...", "quote": "words from the chapter"}]}]}; at most 25 entities and 8 facts each; {"entities": []} when the chapter establishes nothing.',
+  'A promise is set up where the text first raises it (a threat, a vow, a mystery, a debt) and paid off where the text resolves it. List in "promises" each promise this chapter sets up or pays off: its name (a promise in <known> by its exact name), the event ("set_up" or "paid_off"), the names of the entities it involves, and a quote of the words that set it up or pay it off. List a promise that is new here among the entities too, with type promise.',
+  'Answer JSON {"entities": [{"name": "...", "type": "character|location|object|event|rule|promise", "aliases": ["other names the chapter uses"], "quote": "words from the chapter", "facts": [{"text": "...", "quote": "words from the chapter"}]}], "promises": [{"name": "...", "event": "set_up|paid_off", "involves": ["entity names"], "quote": "words from the chapter"}]}; at most 25 entities and 8 facts each; {"entities": [], "promises": []} when the chapter establishes nothing.',
 ].join('\n');
 
 export type ExtractInput = {
@@ -66,6 +72,8 @@ export type ExtractedChapter = {
   factsProposed: number;
   /** entities the model named that Lore has already (their facts are proposed for them) */
   entitiesMatched: number;
+  /** ledger lines proposed: promises set up or paid off in the chapter */
+  promisesProposed: number;
   /** proposals dropped: their quote is not in the chapter, or review refused them */
   dropped: number;
   candidateIds: string[];
@@ -77,6 +85,7 @@ export type ExtractResult = {
   candidateIds: string[];
   entitiesProposed: number;
   factsProposed: number;
+  promisesProposed: number;
   dropped: number;
   /** chapters of the selection after the last one here; nextStartingAfter continues with them */
   remainingChapters: number;
@@ -85,7 +94,7 @@ export type ExtractResult = {
 };
 
 type ChapterRow = { id: string; externalId: string; title: string; ordinal: number; contentHash: string; extractedHash: string | null };
-type Known = { id: string; name: string };
+type Known = { id: string; name: string; type: string; aliases: string[] };
 
 /** The first line of every proposal's content: which chapter, at which version of its text. */
 const provenanceLine = (chapter: { externalId: string; contentHash: string }) => `Extracted from chapter ${chapter.externalId}, version ${chapter.contentHash.slice(0, 16)}`;
@@ -115,7 +124,10 @@ export class ExtractionService {
     const writeLimit = pLimit(1);
     const settled = await Promise.allSettled(
       batch.map(async (chapter): Promise<ExtractedChapter> => {
-        const base = { chapter: chapter.externalId, title: chapter.title, ordinal: chapter.ordinal, entitiesProposed: 0, factsProposed: 0, entitiesMatched: 0, dropped: 0, candidateIds: [] };
+        const base = {
+          chapter: chapter.externalId, title: chapter.title, ordinal: chapter.ordinal, entitiesProposed: 0, factsProposed: 0, entitiesMatched: 0, promisesProposed: 0, dropped: 0,
+          candidateIds: [],
+        };
         const text = texts.get(chapter.id) ?? '';
         if (!text.trim()) return { ...base, status: 'empty' };
         if (asked(chapter)) return { ...base, status: 'cached' };
@@ -138,6 +150,7 @@ export class ExtractionService {
       candidateIds: chapters.flatMap((c) => c.candidateIds),
       entitiesProposed: chapters.reduce((n, c) => n + c.entitiesProposed, 0),
       factsProposed: chapters.reduce((n, c) => n + c.factsProposed, 0),
+      promisesProposed: chapters.reduce((n, c) => n + c.promisesProposed, 0),
       dropped: chapters.reduce((n, c) => n + c.dropped, 0),
       remainingChapters: remaining,
       hasMore: remaining > 0,
@@ -162,16 +175,16 @@ export class ExtractionService {
   }
 
   /** Every entity of the project by lowercase name and alias. */
-  private async knownEntities(projectId: string): Promise<Map<string, Known & { aliases: string[] }>> {
-    const rows = await this.prisma.entity.findMany({ where: { projectId }, select: { id: true, name: true, aliases: true }, orderBy: { id: 'asc' } });
-    const byName = new Map<string, Known & { aliases: string[] }>();
+  private async knownEntities(projectId: string): Promise<Map<string, Known>> {
+    const rows = await this.prisma.entity.findMany({ where: { projectId }, select: { id: true, name: true, type: true, aliases: true }, orderBy: { id: 'asc' } });
+    const byName = new Map<string, Known>();
     // A name wins over another entity's alias.
     for (const e of rows) for (const alias of e.aliases) if (!byName.has(alias.toLowerCase())) byName.set(alias.toLowerCase(), e);
     for (const e of rows) byName.set(e.name.toLowerCase(), e);
     return byName;
   }
 
-  private async ask(text: string, known: Map<string, Known & { aliases: string[] }>, llm: LlmChoice): Promise<Reply[]> {
+  private async ask(text: string, known: Map<string, Known>, llm: LlmChoice): Promise<Reply[]> {
     const entities = [...new Map([...known.values()].map((e) => [e.id, e])).values()];
     const finder = new MentionFinder(entities.flatMap((e) => [e.name, ...e.aliases].map((t) => ({ entityId: e.id, text: t }))));
     const replies: Reply[] = [];
@@ -185,10 +198,11 @@ export class ExtractionService {
   }
 
   /** Checks the quotes and records what stands as proposals; returns the chapter's counts. */
-  private async record(input: ExtractInput, chapter: ChapterRow, text: string, replies: Reply[], known: Map<string, Known & { aliases: string[] }>) {
+  private async record(input: ExtractInput, chapter: ChapterRow, text: string, replies: Reply[], known: Map<string, Known>) {
     const quotes = new QuoteFinder(text);
     const head = provenanceLine(chapter);
-    const counts = { entitiesProposed: 0, factsProposed: 0, entitiesMatched: 0, dropped: 0, candidateIds: [] as string[] };
+    const cite = (line: number, quote: string) => `line ${line}: "${quote.slice(0, 500)}"`;
+    const counts = { entitiesProposed: 0, factsProposed: 0, entitiesMatched: 0, promisesProposed: 0, dropped: 0, candidateIds: [] as string[] };
     const propose = async (proposal: Parameters<ReviewService['propose']>[2]) => {
       try {
         const result = await this.review.propose(input.projectId, input.keyId, proposal);
@@ -201,7 +215,22 @@ export class ExtractionService {
         return undefined;
       }
     };
-    for (const proposed of replies.flatMap((r) => r.entities)) {
+    // The chapter's promise events resting on a quote of it, each with its line; a new promise's setup goes on its entity's proposal.
+    const events = replies.flatMap((r) => r.promises ?? []).flatMap((p) => {
+      const line = quotes.find(p.quote);
+      if (line === undefined) counts.dropped++;
+      return line === undefined ? [] : [{ ...p, line, key: p.name.trim().toLowerCase() }];
+    });
+    const used = new Set<(typeof events)[number]>();
+    /** The ids of the known entities an event involves (other than the promise); a name the canon lacks is dropped. */
+    const involvedIn = (event: (typeof events)[number], promiseId?: string) => {
+      const involved = event.involves.map((n) => known.get(n.trim().toLowerCase()));
+      counts.dropped += involved.filter((e) => e === undefined).length;
+      return [...new Set(involved.flatMap((e) => (e && e.id !== promiseId ? [e.id] : [])))];
+    };
+    // Promises last, so that the entities a new promise involves are known when its ledger line is made.
+    const entities = replies.flatMap((r) => r.entities).sort((a, b) => Number(a.type === 'promise') - Number(b.type === 'promise'));
+    for (const proposed of entities) {
       const name = proposed.name.trim();
       const at = quotes.find(proposed.quote);
       const facts = proposed.facts.flatMap((f) => {
@@ -215,7 +244,6 @@ export class ExtractionService {
         continue;
       }
       const match = [name, ...proposed.aliases].map((n) => known.get(n.trim().toLowerCase())).find(Boolean);
-      const cite = (line: number, quote: string) => `line ${line}: "${quote.slice(0, 500)}"`;
       if (match) {
         counts.entitiesMatched++;
         for (const fact of facts.slice(0, maxProposedFacts)) {
@@ -225,20 +253,45 @@ export class ExtractionService {
         continue;
       }
       const aliases = [...new Set(proposed.aliases.map((a) => a.trim()).filter((a) => entityLabel.safeParse(a).success && a.toLowerCase() !== name.toLowerCase() && !known.has(a.toLowerCase())))].slice(0, 100);
-      const citations = [...(at !== undefined ? [cite(at, proposed.quote.trim())] : []), ...facts.map((f) => cite(f.line, f.quote))];
+      const setUp = proposed.type === 'promise' ? events.find((e) => e.event === 'set_up' && !used.has(e) && [name, ...aliases].some((n) => n.toLowerCase() === e.key)) : undefined;
+      if (setUp) used.add(setUp);
+      const involves = setUp ? involvedIn(setUp) : [];
+      const citations = [
+        ...(at !== undefined ? [cite(at, proposed.quote.trim())] : []), ...facts.map((f) => cite(f.line, f.quote)), ...(setUp ? [cite(setUp.line, setUp.quote.trim())] : []),
+      ];
       const result = await propose({
         name,
         type: proposed.type,
         aliases,
         facts: facts.slice(0, maxProposedFacts).map((f) => ({ text: f.text })),
+        ...(setUp ? { promise: { setUpIn: chapter.externalId, ...(involves.length ? { involves } : {}) } } : {}),
         content: `${head}\n${citations.join('\n')}`.slice(0, 20_000),
         approve: false,
       });
       if (!result) continue;
       counts.entitiesProposed++;
+      if (setUp) counts.promisesProposed++;
       counts.factsProposed += Math.min(facts.length, maxProposedFacts);
-      const created = { id: result.entity.id, name: result.entity.name, aliases };
+      const created = { id: result.entity.id, name: result.entity.name, type: proposed.type, aliases };
       for (const n of [name, ...aliases]) known.set(n.toLowerCase(), created);
+    }
+    // A known promise (or one this chapter proposed without its setup) set up or paid off here: a change to its ledger line.
+    for (const event of events.filter((e) => !used.has(e))) {
+      const promise = known.get(event.key);
+      // Only a promise the canon has gets a ledger line: a payoff of a promise nobody set up is not canon to review.
+      if (promise?.type !== 'promise') {
+        counts.dropped++;
+        continue;
+      }
+      const involves = involvedIn(event, promise.id);
+      const result = await propose({
+        entityId: promise.id,
+        facts: [],
+        promise: { [event.event === 'set_up' ? 'setUpIn' : 'paidOffIn']: chapter.externalId, ...(involves.length ? { involves } : {}) },
+        content: `${head}\n${cite(event.line, event.quote.trim())}`,
+        approve: false,
+      });
+      if (result) counts.promisesProposed++;
     }
     return counts;
   }
