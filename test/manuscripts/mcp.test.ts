@@ -52,7 +52,7 @@ describe('lore_author_extract', () => {
     expect(result.isError, textOf(result)).toBeFalsy();
     const out = result.structuredContent as any;
     expect(out).toMatchObject({ projectId, entities_proposed: 1, facts_proposed: 2, remaining_chapters: 0 });
-    expect(out.chapters).toEqual([{ chapter: 'ch-01', title: 'Low Tide', status: 'asked', entities_proposed: 1, facts_proposed: 2, entities_matched: 1, dropped: 0 }]);
+    expect(out.chapters).toEqual([{ chapter: 'ch-01', title: 'Low Tide', status: 'asked', entities_proposed: 1, facts_proposed: 2, entities_matched: 1, promises_proposed: 0, dropped: 0 }]);
     expect(textOf(result)).toContain('lore_author_review');
     // The provider key went to the provider, in its own header, and nowhere else.
     expect(fake.requests.at(-1)!.headers.authorization).toBe(`Bearer ${providerKey}`);
