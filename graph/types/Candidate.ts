@@ -32,7 +32,7 @@ export const ProposedPromise = builder.objectRef<NonNullable<CandidateRecord['pr
   fields: (t) => ({
     setUpIn: t.exposeString('setUpIn', { nullable: true, description: 'the chapter id that sets it up' }),
     paidOffIn: t.exposeString('paidOffIn', { nullable: true, description: 'the chapter id that pays it off' }),
-    involves: t.stringList({ description: 'ids of the entities it involves', resolve: (p) => p.involves ?? [] }),
+    involves: t.idList({ description: 'ids of the entities it involves', resolve: (p) => p.involves ?? [] }),
   }),
 });
 

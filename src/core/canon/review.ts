@@ -361,7 +361,7 @@ export class ReviewService {
 }
 
 /** The knowledge to write for a proposed fact that was recorded and says who knows it (knowers or secret). */
-function knowledgeLine(entityId: string, fact: { text: string; secret?: boolean; knownBy?: unknown[] }, knownBy: KnowerRow[], recorded: Set<string>) {
+function knowledgeLine(entityId: string, fact: { text: string; secret?: boolean }, knownBy: KnowerRow[], recorded: Set<string>) {
   if (!recorded.has(fact.text) || (knownBy.length === 0 && !fact.secret)) return [];
   return [{ entityId, text: fact.text, secret: fact.secret ?? false, knownBy }];
 }
