@@ -50,8 +50,9 @@ export type Mention = { id: string; chapter: string; line: number; snippet: stri
 export type GraphData = { nodes: { id: string; label: string; type: string }[]; edges: { from: string; to: string; kind: string }[] };
 export type ChapterHeading = { id: string; title: string; ordinal: number };
 export type Candidate = {
-  id: string; kind: 'entity' | 'fact'; entityId: string | null; entityName: string | null; proposal: { name?: string; type?: string; aliases?: string[] } | null;
-  facts: { id: string | null; text: string; from: string | null; until: string | null; status: string }[];
+  id: string; kind: 'entity' | 'fact' | 'promise'; entityId: string | null; entityName: string | null; proposal: { name?: string; type?: string; aliases?: string[] } | null;
+  facts: { id: string | null; text: string; from: string | null; until: string | null; status: string; secret: boolean }[];
+  promise: { setUpIn: string | null; paidOffIn: string | null } | null;
   content: string | null; source: string; proposedBy: string; createdAt: string;
 };
 export type Conflict = { id: string; severity: string; kind: string; title: string; rationale: string; refs: string[]; episode: string | null };

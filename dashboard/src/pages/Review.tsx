@@ -59,7 +59,8 @@ export function ReviewPage({ projectId }: { projectId: string }) {
       )}
       <ol className="queue">
         {items.map((c) => {
-          const title = c.kind === 'entity' ? `New ${c.proposal?.type ?? 'entity'}: ${c.proposal?.name ?? c.entityName}` : `About ${c.entityName ?? 'a deleted entity'}`;
+          const about = c.kind === 'promise' ? 'Promise ledger' : 'About';
+          const title = c.kind === 'entity' ? `New ${c.proposal?.type ?? 'entity'}: ${c.proposal?.name ?? c.entityName}` : `${about} ${c.entityName ?? 'a deleted entity'}`;
           return (
             <li key={c.id} aria-labelledby={`cand-${c.id}`}>
               <div className="row">
@@ -77,10 +78,16 @@ export function ReviewPage({ projectId }: { projectId: string }) {
                 <ul>
                   {c.facts.map((f, i) => (
                     <li key={f.id ?? i}>
-                      {f.text} <span className="muted">({span(f.from, f.until)})</span>
+                      {f.text} <span className="muted">({span(f.from, f.until)}{f.secret ? ', secret' : ''})</span>
                     </li>
                   ))}
                 </ul>
+              )}
+              {c.promise && (
+                <p>
+                  {[c.promise.setUpIn && `Set up in ${c.promise.setUpIn}`, c.promise.paidOffIn && `paid off in ${c.promise.paidOffIn}`].filter(Boolean).join(', ') ||
+                    'Involves more entities'}
+                </p>
               )}
               {c.content && (
                 <figure>
