@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CandidateList, DecidedCandidate, ProposeResult } from '../../rest/schemas/review.ts';
 import { KnowledgeSchema } from '../../rest/routes/knowledge.ts';
+import { RecallResponse } from '../../rest/schemas.ts';
 import { secretsBundle } from '../knowledge/fixtures.ts';
 import { callTool, connectMcp, textOf } from '../mcp/harness.ts';
 import { entityIdsByName, importBundle, startTestGateway, type TestGateway } from '../support/gateway.ts';
@@ -62,6 +63,11 @@ describe('who knows a proposed fact', () => {
     const later = await knowledge(projectId, ids['Ada Quill'], '?as_of=ch-03&line=2');
     expect(later.knows.find((f) => f.text === 'Mara sank the revenue cutter.')).toMatchObject({ secret: true, learned: { chapter: 'ch-03', line: 1 } });
     expect(texts((await knowledge(projectId, ids['Jon Rook'])).unaware)).toContain('Mara sank the revenue cutter.');
+    // Recall lists the same facts in the same documented shape (KnownFact), its nulls left out.
+    const recall = RecallResponse.parse((await gw.request(`/projects/${projectId}/recall?as_of=ch-03&q=Ada`, { key })).body);
+    const ada = recall.entities.find((e) => e.id === ids['Ada Quill'])!;
+    expect(ada.knowledge!.knows.find((f) => f.text === 'Mara sank the revenue cutter.')).toMatchObject({ secret: true, learned: { chapter: 'ch-03', line: 1 } });
+    expect(ada.knowledge!.unaware.find((f) => f.text === 'Jon will betray the smugglers.')!.learned).toBeUndefined();
   });
 
   it('when a new entity is proposed with a fact Jon knows from the start, then approving the entity makes Jon its only knower', async () => {
