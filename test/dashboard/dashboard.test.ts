@@ -31,6 +31,8 @@ function bundle() {
   keth.state = {};
   keth.stateChanges = [{ until: 'ch-02', state: { status: 'alive' } }, { from: 'ch-02', state: { status: 'dead' } }];
   keth.facts = [{ text: 'Keth sails with his sister.', until: 'ch-02' }, { text: 'Keth drowned at Gull Point.', from: 'ch-02' }];
+  // Between two of Keth's neighbours: Mara's relationship, not his.
+  b.relationships.push({ from: 'mara', to: 'gull-point', kind: 'fears' });
   return b;
 }
 
@@ -141,6 +143,7 @@ describe('the dashboard', () => {
     // Provenance, mentions in reading order and relationships.
     expect(await page.getByRole('region', { name: /Approved facts/ }).textContent()).toMatch(/approved by key_/);
     expect(await page.getByRole('region', { name: /Mentions/ }).getByRole('listitem').allTextContents()).toEqual([expect.stringMatching(/^Low Tide, line 3/), expect.stringMatching(/^The Drowning, line 2/)]);
+    expect(await page.getByRole('region', { name: 'Relationships' }).getByRole('listitem').allTextContents()).toEqual(['Keth Voss died at Gull Point', 'Mara Voss sibling of Keth Voss']);
     await page.getByRole('region', { name: 'Relationships' }).getByRole('link', { name: 'Mara Voss' }).waitFor();
     expect(await seriousViolations()).toEqual([]);
 
@@ -223,7 +226,7 @@ describe('the dashboard', () => {
   it('when the graph is opened around an entity, then clicking a node opens that entity', async () => {
     await page.goto(`${gw.url}/projects/${projectId}/graph?root=${ids['Mara Voss']}`);
     await heading('Graph').waitFor();
-    await eventually(() => page.getByRole('status').textContent()).toMatch(/3 entities, 2 relationships/);
+    await eventually(() => page.getByRole('status').textContent()).toMatch(/4 entities, 4 relationships/);
     expect(await seriousViolations()).toEqual([]);
     // The Heron is the only object: find its colour on the canvas and click there.
     await page.waitForTimeout(300);
