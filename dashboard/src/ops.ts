@@ -56,5 +56,6 @@ export type Candidate = {
   facts: { id: string | null; text: string; from: string | null; until: string | null; status: string }[];
   content: string | null; source: string; proposedBy: string; createdAt: string;
 };
-export type Conflict = { id: string; severity: string; kind: string; title: string; rationale: string; refs: string[]; episode: string | null };
+export type CitedCanon = { id: string; kind: 'entity' | 'fact' | 'relationship' | 'beat'; label: string; entityId: string | null; chapter: string | null };
+export type Conflict = { id: string; severity: string; kind: string; title: string; rationale: string; refs: string[]; cited?: CitedCanon[]; episode: string | null };
 export type ChapterName = { entityId: string; canonicalName: string; aliases: string[]; type: EntityType; line: number; column: number };

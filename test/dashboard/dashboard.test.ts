@@ -79,7 +79,9 @@ beforeAll(async () => {
   for (const text of ['Mara fears deep water.', 'Mara was born on Gull Point.']) {
     await graphql('mutation ($p: ID!, $e: ID!, $t: String!) { propose(projectId: $p, input: { entityId: $e, facts: [{ text: $t }], content: "From the harbour ledger." }) { entity { id } } }', { p: projectId, e: ids['Mara Voss'], t: text });
   }
-  fake.fallback = { object: { conflicts: [{ severity: 'P2', kind: 'continuity_error', episode: 'ch-01', title: 'The Heron sails without her captain', rationale: 'The canon has Mara captain the Heron; the passage says "the Heron left port without Mara".', refs: [ids['Mara Voss'], ids['the Heron']] }] } };
+  const mara = await graphql('query ($p: ID!, $e: ID!) { entity(projectId: $p, entityId: $e) { facts { id text } } }', { p: projectId, e: ids['Mara Voss'] });
+  const captains = mara.entity.facts.find((f: { text: string }) => f.text === 'Mara captains the Heron.').id;
+  fake.fallback = { object: { conflicts: [{ severity: 'P2', kind: 'continuity_error', episode: 'ch-01', title: 'The Heron sails without her captain', rationale: 'The canon has Mara captain the Heron; the passage says "the Heron left port without Mara".', refs: [ids['Mara Voss'], captains, ids['the Heron']] }] } };
   await graphql('mutation ($p: ID!) { checkConflicts(projectId: $p, text: "At dawn the Heron left port without Mara.") { id } }', { p: projectId }, { 'X-LLM-Provider': 'openai', 'X-LLM-Key': providerKey, 'X-LLM-Model': 'test-model' });
 
   // Playwright gives each launch a fresh profile of its own (and removes it on close).
@@ -187,7 +189,9 @@ describe('the dashboard', () => {
     const conflict = page.locator('ol.conflicts > li');
     await eventually(() => conflict.count()).toBe(1);
     expect(await conflict.textContent()).toMatch(/P2.*continuity error.*the Heron left port without Mara/);
-    await conflict.getByRole('link', { name: ids['Mara Voss'] }).waitFor();
+    // The canon it cites, by name, each a link to its entity (a fact to the entity it is about).
+    expect(await conflict.locator('.refs').textContent()).toBe('Cites: Mara Voss, fact “Mara captains the Heron.”, the Heron');
+    expect(await conflict.locator('.refs a').evaluateAll((links) => links.map((a) => a.getAttribute('href')))).toEqual([ids['Mara Voss'], ids['Mara Voss'], ids['the Heron']].map((id) => `/projects/${projectId}/entities/${id}`));
     expect(await seriousViolations()).toEqual([]);
     await conflict.getByRole('button', { name: 'Resolve' }).click();
     await eventually(() => conflict.count()).toBe(0);
