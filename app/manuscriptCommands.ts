@@ -180,7 +180,7 @@ export function registerManuscriptCommands(program: Command, helpers: CliHelpers
       helpers.print(
         `extracted from ${totals.chapters} chapters of project ${totals.projectId} (${totals.asked} read by the model, ${totals.cached} read before, ${totals.empty} empty): ${totals.entitiesProposed} entities, ${totals.factsProposed} facts and ${totals.promisesProposed} promise ledger lines proposed, ${totals.dropped} dropped`,
       );
-      helpers.print(totals.candidateIds.length > 0 ? `review them: lore_author_review (MCP), or the GraphQL candidates query with status pending (${totals.candidateIds.length} candidates)` : 'nothing new to review');
+      helpers.print(totals.candidateIds.length > 0 ? `review them (${totals.candidateIds.length} candidates) on the dashboard's Review page (/projects/${totals.projectId}/review on the gateway), with lore_author_review (MCP), or with the GraphQL candidates query (status pending)` : 'nothing new to review');
     });
 }
 

@@ -95,14 +95,17 @@ export function App() {
   );
 }
 
-/** The project's name for the header: from the projects list (free to read); none for a key that cannot list projects. */
+/**
+ * The project's name for the header: from the projects list, names only (the counts cost a count over every entity,
+ * review and conflict); none for a key that cannot list projects.
+ */
 function useProjectName(projectId: string | undefined): string | undefined {
   const [names, setNames] = useState<Map<string, string>>(new Map());
   const asked = useRef(new Set<string>());
   useEffect(() => {
     if (!projectId || names.has(projectId) || asked.current.has(projectId)) return;
     asked.current.add(projectId);
-    gql<{ projects: Project[] }>(ops.projects).then(
+    gql<{ projects: Pick<Project, 'id' | 'name'>[] }>(ops.projectNames).then(
       (d) => setNames(new Map(d.projects.map((p) => [p.id, p.name]))),
       () => undefined,
     );

@@ -13,6 +13,7 @@ import entities from '../../graph/operations/dashboard/Entities.graphql?raw';
 import entityDetail from '../../graph/operations/dashboard/EntityDetail.graphql?raw';
 import mentionMap from '../../graph/operations/dashboard/MentionMap.graphql?raw';
 import openConflicts from '../../graph/operations/dashboard/OpenConflicts.graphql?raw';
+import projectNames from '../../graph/operations/dashboard/ProjectNames.graphql?raw';
 import projects from '../../graph/operations/dashboard/Projects.graphql?raw';
 import relationshipGraph from '../../graph/operations/dashboard/RelationshipGraph.graphql?raw';
 import retconFact from '../../graph/operations/dashboard/RetconFact.graphql?raw';
@@ -27,7 +28,7 @@ import usageAndAudit from '../../graph/operations/dashboard/UsageAndAudit.graphq
 
 export const ops = {
   auditEntries, chapterList, chapterText, checkPassage, createEntity, createFact, createProject, decide, deleteEntity, entities,
-  entityDetail, mentionMap, openConflicts, projects, relationshipGraph, retconFact, retireFact, reviewQueue, searchEntities,
+  entityDetail, mentionMap, openConflicts, projectNames, projects, relationshipGraph, retconFact, retireFact, reviewQueue, searchEntities,
   settleConflict, signIn, timeline, updateEntity, usageAndAudit,
 };
 
@@ -45,6 +46,7 @@ export type Fact = StoryFact & {
 export type EntityDetail = {
   id: string; key: string; type: EntityType; canonicalName: string; aliases: string[]; approvalStatus: string; confidence: number | null;
   version: number; currentState: Record<string, unknown>; approvedFacts: StoryFact[]; suggestedFacts: StoryFact[]; facts: Fact[]; history: Fact[];
+  relationships: { id: string; kind: string; direction: 'outgoing' | 'incoming'; other: { id: string; canonicalName: string; type: EntityType } }[];
 };
 export type Mention = { id: string; chapter: string; line: number; snippet: string };
 export type GraphData = { nodes: { id: string; label: string; type: string }[]; edges: { from: string; to: string; kind: string }[] };
@@ -55,5 +57,6 @@ export type Candidate = {
   promise: { setUpIn: string | null; paidOffIn: string | null } | null;
   content: string | null; source: string; proposedBy: string; createdAt: string;
 };
-export type Conflict = { id: string; severity: string; kind: string; title: string; rationale: string; refs: string[]; episode: string | null };
+export type CitedCanon = { id: string; kind: 'entity' | 'fact' | 'relationship' | 'beat'; label: string; entityId: string | null; chapter: string | null };
+export type Conflict = { id: string; severity: string; kind: string; title: string; rationale: string; refs: string[]; cited?: CitedCanon[]; episode: string | null };
 export type ChapterName = { entityId: string; canonicalName: string; aliases: string[]; type: EntityType; line: number; column: number };

@@ -1,4 +1,5 @@
 import { builder } from '../builder.ts';
+import { CitedCanon } from './CitedCanon.ts';
 
 export const ConflictStatus = builder.enumType('ConflictStatus', { values: ['pending', 'resolved', 'dismissed'] as const });
 
@@ -12,6 +13,12 @@ export const Conflict = builder.prismaObject('Conflict', {
     title: t.exposeString('title'),
     rationale: t.exposeString('rationale'),
     refs: t.exposeStringList('refs'),
+    cited: t.loadableList({
+      type: CitedCanon,
+      description: 'the canon refs names, in order, resolved (what each is, a label, the entity to open); refs naming nothing left out',
+      resolve: (conflict) => JSON.stringify({ projectId: conflict.projectId, refs: conflict.refs }),
+      load: (keys: string[], ctx) => ctx.services.overview.cited(keys.map((k) => JSON.parse(k) as { projectId: string; refs: string[] })),
+    }),
     status: t.expose('status', { type: ConflictStatus }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
   }),

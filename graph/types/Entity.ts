@@ -1,6 +1,7 @@
 import { entityTypes } from '../../src/core/ingest/bundle.ts';
 import { factsPerEntity, lastMentionCount, type EntityRecord } from '../../src/core/canon/entities.ts';
 import { builder } from '../builder.ts';
+import { EntityRelationship } from './EntityRelationship.ts';
 import { Fact } from './Fact.ts';
 import { Knowledge } from './Knowledge.ts';
 import { Mention } from './Mention.ts';
@@ -59,6 +60,12 @@ export const Entity = builder.objectRef<ReadEntity>('Entity').implement({
         "characters only: what it knows and what the reader knows that it does not know yet (secret or restricted facts), as of the chapter recall was asked as of (else after the last chapter); null for other types",
       resolve: (entity) => (entity.type === 'character' ? JSON.stringify([entity.projectId, entity.readAsOf ?? null, entity.id, entity.name]) : null),
       load: (keys: string[], ctx) => ctx.services.knowledge.batch(keys),
+    }),
+    relationships: t.loadableList({
+      type: EntityRelationship,
+      description: 'every relationship it has, by either end, with the entity at the other end; by kind',
+      resolve: (entity) => entity.id,
+      load: (entityIds: string[], ctx) => ctx.services.canon.relationshipsOf(entityIds),
     }),
     history: t.loadableList({
       type: Fact,

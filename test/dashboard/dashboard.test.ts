@@ -31,6 +31,8 @@ function bundle() {
   keth.state = {};
   keth.stateChanges = [{ until: 'ch-02', state: { status: 'alive' } }, { from: 'ch-02', state: { status: 'dead' } }];
   keth.facts = [{ text: 'Keth sails with his sister.', until: 'ch-02' }, { text: 'Keth drowned at Gull Point.', from: 'ch-02' }];
+  // Between two of Keth's neighbours: Mara's relationship, not his.
+  b.relationships.push({ from: 'mara', to: 'gull-point', kind: 'fears' });
   return b;
 }
 
@@ -77,7 +79,9 @@ beforeAll(async () => {
   for (const text of ['Mara fears deep water.', 'Mara was born on Gull Point.']) {
     await graphql('mutation ($p: ID!, $e: ID!, $t: String!) { propose(projectId: $p, input: { entityId: $e, facts: [{ text: $t }], content: "From the harbour ledger." }) { entity { id } } }', { p: projectId, e: ids['Mara Voss'], t: text });
   }
-  fake.fallback = { object: { conflicts: [{ severity: 'P2', kind: 'continuity_error', episode: 'ch-01', title: 'The Heron sails without her captain', rationale: 'The canon has Mara captain the Heron; the passage says "the Heron left port without Mara".', refs: [ids['Mara Voss'], ids['the Heron']] }] } };
+  const mara = await graphql('query ($p: ID!, $e: ID!) { entity(projectId: $p, entityId: $e) { facts { id text } } }', { p: projectId, e: ids['Mara Voss'] });
+  const captains = mara.entity.facts.find((f: { text: string }) => f.text === 'Mara captains the Heron.').id;
+  fake.fallback = { object: { conflicts: [{ severity: 'P2', kind: 'continuity_error', episode: 'ch-01', title: 'The Heron sails without her captain', rationale: 'The canon has Mara captain the Heron; the passage says "the Heron left port without Mara".', refs: [ids['Mara Voss'], captains, ids['the Heron']] }] } };
   await graphql('mutation ($p: ID!) { checkConflicts(projectId: $p, text: "At dawn the Heron left port without Mara.") { id } }', { p: projectId }, { 'X-LLM-Provider': 'openai', 'X-LLM-Key': providerKey, 'X-LLM-Model': 'test-model' });
 
   // Playwright gives each launch a fresh profile of its own (and removes it on close).
@@ -141,6 +145,7 @@ describe('the dashboard', () => {
     // Provenance, mentions in reading order and relationships.
     expect(await page.getByRole('region', { name: /Approved facts/ }).textContent()).toMatch(/approved by key_/);
     expect(await page.getByRole('region', { name: /Mentions/ }).getByRole('listitem').allTextContents()).toEqual([expect.stringMatching(/^Low Tide, line 3/), expect.stringMatching(/^The Drowning, line 2/)]);
+    expect(await page.getByRole('region', { name: 'Relationships' }).getByRole('listitem').allTextContents()).toEqual(['Keth Voss died at Gull Point', 'Mara Voss sibling of Keth Voss']);
     await page.getByRole('region', { name: 'Relationships' }).getByRole('link', { name: 'Mara Voss' }).waitFor();
     expect(await seriousViolations()).toEqual([]);
 
@@ -184,7 +189,9 @@ describe('the dashboard', () => {
     const conflict = page.locator('ol.conflicts > li');
     await eventually(() => conflict.count()).toBe(1);
     expect(await conflict.textContent()).toMatch(/P2.*continuity error.*the Heron left port without Mara/);
-    await conflict.getByRole('link', { name: ids['Mara Voss'] }).waitFor();
+    // The canon it cites, by name, each a link to its entity (a fact to the entity it is about).
+    expect(await conflict.locator('.refs').textContent()).toBe('Cites: Mara Voss, fact “Mara captains the Heron.”, the Heron');
+    expect(await conflict.locator('.refs a').evaluateAll((links) => links.map((a) => a.getAttribute('href')))).toEqual([ids['Mara Voss'], ids['Mara Voss'], ids['the Heron']].map((id) => `/projects/${projectId}/entities/${id}`));
     expect(await seriousViolations()).toEqual([]);
     await conflict.getByRole('button', { name: 'Resolve' }).click();
     await eventually(() => conflict.count()).toBe(0);
@@ -223,7 +230,7 @@ describe('the dashboard', () => {
   it('when the graph is opened around an entity, then clicking a node opens that entity', async () => {
     await page.goto(`${gw.url}/projects/${projectId}/graph?root=${ids['Mara Voss']}`);
     await heading('Graph').waitFor();
-    await eventually(() => page.getByRole('status').textContent()).toMatch(/3 entities, 2 relationships/);
+    await eventually(() => page.getByRole('status').textContent()).toMatch(/4 entities, 4 relationships/);
     expect(await seriousViolations()).toEqual([]);
     // The Heron is the only object: find its colour on the canvas and click there.
     await page.waitForTimeout(300);

@@ -32,6 +32,25 @@ describe('/graphql', () => {
     expect(result.data.recall[0]).toEqual({ id: expect.any(String), canonicalName: expect.any(String), type: expect.any(String) });
   });
 
+  it("when an entity's relationships are asked for, then each it has by either end comes with the entity at the other end, and no other", async () => {
+    const { key } = await gw.createKey('pro');
+    const { projectId } = await importBundle(gw, key, saltmarshBundle());
+    const recalled = await gw.graphql('query ($p: ID!) { recall(projectId: $p, limit: 100) { id canonicalName } }', { p: projectId }, key);
+    const id = (name: string) => recalled.data.recall.find((e: { canonicalName: string }) => e.canonicalName === name).id;
+    const result = await gw.graphql(
+      'query ($p: ID!, $e: ID!, $f: ID!) { keth: entity(projectId: $p, entityId: $e) { relationships { kind direction other { id canonicalName type } } } heron: entity(projectId: $p, entityId: $f) { relationships { kind direction other { canonicalName } } } }',
+      { p: projectId, e: id('Keth Voss'), f: id('the Heron') },
+      key,
+    );
+    expect(result.errors).toBeUndefined();
+    // Mara captains the Heron: a relationship of Keth's sister, not of Keth.
+    expect(result.data.keth.relationships).toEqual([
+      { kind: 'died_at', direction: 'outgoing', other: { id: id('Gull Point'), canonicalName: 'Gull Point', type: 'location' } },
+      { kind: 'sibling_of', direction: 'incoming', other: { id: id('Mara Voss'), canonicalName: 'Mara Voss', type: 'character' } },
+    ]);
+    expect(result.data.heron.relationships).toEqual([{ kind: 'captains', direction: 'incoming', other: { canonicalName: 'Mara Voss' } }]);
+  });
+
   it('when no key is sent, then each field errors with AUTH_MISSING_KEY', async () => {
     const result = await gw.graphql('{ projects { id } usage { used } }');
     expect(result.data ?? null).toBeNull();

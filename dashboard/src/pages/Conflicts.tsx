@@ -1,7 +1,7 @@
 import { useState, type FormEvent, type ReactNode } from 'react';
 import { gql } from '../api.ts';
-import { ops, type Conflict } from '../ops.ts';
-import { entityPath, Link } from '../router.tsx';
+import { ops, type CitedCanon, type Conflict } from '../ops.ts';
+import { entityPath, Link, projectPath } from '../router.tsx';
 import { Heading, Problem, Status } from '../ui.tsx';
 import { useData } from '../useData.ts';
 import { allChapters } from './chapters.ts';
@@ -32,15 +32,24 @@ function Highlighted({ text, quotes }: { text: string; quotes: string[] }) {
   return <p className="passage">{parts}</p>;
 }
 
-function Refs({ projectId, refs }: { projectId: string; refs: string[] }) {
+/** The canon a conflict cites: each named and linked to its entity (or a beat to its chapter) when Lore resolved it. */
+function Refs({ projectId, refs, cited = [] }: { projectId: string; refs: string[]; cited?: CitedCanon[] }) {
   if (refs.length === 0) return null;
+  const byId = new Map(cited.map((c) => [c.id, c]));
+  const link = (r: string) => {
+    const c = byId.get(r);
+    if (c?.entityId) return <Link to={entityPath(projectId, c.entityId)}>{c.kind === 'fact' ? `“${c.label}”` : c.label}</Link>;
+    if (c?.chapter) return <Link to={projectPath(projectId, `chapters/${encodeURIComponent(c.chapter)}`)}>{c.label}</Link>;
+    return r.startsWith('ent_') ? <Link to={entityPath(projectId, r)}>{r}</Link> : <code>{r}</code>;
+  };
   return (
     <p className="refs">
       Cites:{' '}
       {refs.map((r, i) => (
         <span key={r}>
           {i > 0 && ', '}
-          {r.startsWith('ent_') ? <Link to={entityPath(projectId, r)}>{r}</Link> : <code>{r}</code>}
+          {byId.get(r) && byId.get(r)!.kind !== 'entity' && <span className="muted">{byId.get(r)!.kind} </span>}
+          {link(r)}
         </span>
       ))}
     </p>
@@ -66,7 +75,7 @@ function ConflictBody({ projectId, c }: { projectId: string; c: Conflict }) {
           ))}
         </p>
       )}
-      <Refs projectId={projectId} refs={c.refs} />
+      <Refs projectId={projectId} refs={c.refs} cited={c.cited} />
     </>
   );
 }

@@ -1,27 +1,34 @@
 import { useState, type FormEvent } from 'react';
 import { ApiError, gql } from '../api.ts';
-import { entityTypes, ops, type EntityDetail, type EntityType, type Fact, type GraphData, type Mention, type StoryFact } from '../ops.ts';
+import { entityTypes, ops, type ChapterHeading, type EntityDetail, type EntityType, type Fact, type Mention, type StoryFact } from '../ops.ts';
 import { entityPath, Link, navigate, projectPath } from '../router.tsx';
 import { Heading, Problem, span, Status, when } from '../ui.tsx';
 import { useData } from '../useData.ts';
 import { allChapters } from './chapters.ts';
 
-type Detail = { entity: EntityDetail; mentions: { data: Mention[]; hasMore: boolean }; graph: GraphData };
+type Detail = {
+  entity: EntityDetail;
+  mentions: { data: Mention[]; hasMore: boolean };
+  chapters: { data: ChapterHeading[]; hasMore: boolean; nextStartingAfter: string | null };
+};
 
 export function EntityPage({ projectId, entityId }: { projectId: string; entityId: string }) {
   const [asOf, setAsOf] = useState('');
-  const chapters = useData(() => allChapters(projectId), [projectId]);
+  // One request for everything the page shows, the picker's first 100 chapters included: on a big project every
+  // further request waits its turn on the server and the machine.
   const detail = useData(() => gql<Detail>(ops.entityDetail, { projectId, entityId, asOf: asOf || null }), [projectId, entityId, asOf]);
+  const after = detail.data?.chapters.hasMore ? detail.data.chapters.nextStartingAfter : null;
+  const laterChapters = useData(() => (after ? allChapters(projectId, after) : Promise.resolve([])), [projectId, after]);
   const [notice, setNotice] = useState<string>();
   const [error, setError] = useState<unknown>();
   const [stale, setStale] = useState(false);
 
   if (detail.error && !detail.data) return <Problem error={detail.error} />;
   if (!detail.data) return <p aria-busy="true">Loading…</p>;
-  const { entity, mentions, graph } = detail.data;
+  const { entity, mentions } = detail.data;
+  const chapters = [...detail.data.chapters.data, ...(laterChapters.data ?? [])];
   const byId = new Map(entity.facts.map((f) => [f.id, f]));
-  const names = new Map(graph.nodes.map((n) => [n.id, n.label]));
-  const chapterTitle = new Map((chapters.data ?? []).map((c) => [c.id, c.title]));
+  const chapterTitle = new Map(chapters.map((c) => [c.id, c.title]));
 
   async function run(action: () => Promise<unknown>, done: string) {
     setError(undefined);
@@ -77,7 +84,7 @@ export function EntityPage({ projectId, entityId }: { projectId: string; entityI
         <label htmlFor="as-of">As of chapter</label>
         <select id="as-of" value={asOf} onChange={(e) => setAsOf(e.target.value)}>
           <option value="">Latest (after the last chapter)</option>
-          {(chapters.data ?? []).map((c) => (
+          {chapters.map((c) => (
             <option key={c.id} value={c.id}>
               {c.ordinal}. {c.title || c.id} ({c.id})
             </option>
@@ -142,16 +149,19 @@ export function EntityPage({ projectId, entityId }: { projectId: string; entityI
 
       <section aria-labelledby="relationships">
         <h2 id="relationships">Relationships</h2>
-        {graph.edges.length === 0 ? (
+        {entity.relationships.length === 0 ? (
           <p className="muted">None.</p>
         ) : (
           <ul>
-            {graph.edges.map((e) => (
-              <li key={`${e.from}-${e.kind}-${e.to}`}>
-                <EntityRef projectId={projectId} id={e.from} self={entityId} name={names.get(e.from)} /> <span className="kind">{e.kind.replaceAll('_', ' ')}</span>{' '}
-                <EntityRef projectId={projectId} id={e.to} self={entityId} name={names.get(e.to)} />
-              </li>
-            ))}
+            {entity.relationships.map((r) => {
+              const self = <strong>{entity.canonicalName}</strong>;
+              const other = r.other.id === entityId ? self : <Link to={entityPath(projectId, r.other.id)}>{r.other.canonicalName}</Link>;
+              return (
+                <li key={`${r.id}-${r.direction}`}>
+                  {r.direction === 'outgoing' ? self : other} <span className="kind">{r.kind.replaceAll('_', ' ')}</span> {r.direction === 'outgoing' ? other : self}
+                </li>
+              );
+            })}
           </ul>
         )}
         <p>
@@ -201,11 +211,6 @@ export function EntityPage({ projectId, entityId }: { projectId: string; entityI
       </section>
     </>
   );
-}
-
-function EntityRef({ projectId, id, self, name }: { projectId: string; id: string; self: string; name?: string }) {
-  if (id === self) return <strong>{name ?? id}</strong>;
-  return <Link to={entityPath(projectId, id)}>{name ?? id}</Link>;
 }
 
 function FactItem({ fact, full, suggested, onRetcon, onRetire }: { fact: StoryFact; full?: Fact; suggested: boolean; onRetcon: (text: string) => void; onRetire: (reason: string) => void }) {

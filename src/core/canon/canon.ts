@@ -3,9 +3,19 @@
 import { Prisma, type PrismaClient } from '../../generated/prisma/client.ts';
 import { newId } from '../../ids.ts';
 import { LoreError } from '../errors.ts';
+import type { EntityHeading } from './overview.ts';
 import { rows, statement, type SqlClient } from '../../db/sql.ts';
 
 export type TxClient = Prisma.TransactionClient;
+
+/** A relationship seen from one of its ends: outgoing when that entity is its `from` (it is `kind` of other). */
+export type EntityRelationship = {
+  id: string;
+  kind: string;
+  weight: number;
+  direction: 'outgoing' | 'incoming';
+  other: { id: string; name: string; type: EntityHeading['type']; aliases: string[]; status: EntityHeading['status'] };
+};
 
 /**
  * A PostgreSQL advisory lock on `name` for the rest of the transaction (the commit or rollback releases it): writers
@@ -69,6 +79,28 @@ export class CanonService {
     const byEntity = new Map(entityIds.map((id) => [id, [] as typeof facts]));
     for (const fact of facts) byEntity.get(fact.entityId)?.push(fact);
     return entityIds.map((id) => byEntity.get(id)!);
+  }
+
+  /**
+   * Each entity's relationships by either end, with the entity at the other end, in the order of the ids, each list by
+   * kind then id: one statement for any number of entities (an entity page, a page of recall).
+   */
+  async relationshipsOf(entityIds: readonly string[]): Promise<EntityRelationship[][]> {
+    const ids = [...entityIds];
+    const end = { select: { id: true, name: true, type: true, aliases: true, status: true } } as const;
+    const found = await this.prisma.relationship.findMany({
+      where: { OR: [{ fromId: { in: ids } }, { toId: { in: ids } }] },
+      select: { id: true, fromId: true, toId: true, kind: true, weight: true, from: end, to: end },
+      orderBy: [{ kind: 'asc' }, { id: 'asc' }],
+    });
+    const byEntity = new Map(ids.map((id) => [id, [] as EntityRelationship[]]));
+    for (const r of found) {
+      const edge = { id: r.id, kind: r.kind, weight: r.weight };
+      byEntity.get(r.fromId)?.push({ ...edge, direction: 'outgoing', other: r.to as EntityRelationship['other'] });
+      // A self-loop is listed once.
+      if (r.toId !== r.fromId) byEntity.get(r.toId)?.push({ ...edge, direction: 'incoming', other: r.from as EntityRelationship['other'] });
+    }
+    return ids.map((id) => byEntity.get(id)!);
   }
 
   async mentions(projectId: string, entityId: string, limit: number, startingAfter?: string): Promise<Page<MentionItem>> {

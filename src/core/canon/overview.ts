@@ -24,8 +24,45 @@ export type FactProvenance = {
 
 const headingSelect = { id: true, name: true, type: true, aliases: true, status: true } as const;
 
+/**
+ * A canon id a conflict cites, resolved for a reader: what it is, a label (an entity's name, a fact's text, a
+ * relationship as "from kind to", a beat's summary), the entity to open for it and, for a beat, its chapter.
+ */
+export type CitedCanon = { id: string; kind: 'entity' | 'fact' | 'relationship' | 'beat'; label: string; entityId: string | null; chapter: string | null };
+
 export class CanonOverview {
   constructor(private readonly prisma: PrismaClient) {}
+
+  /**
+   * The canon each list of refs cites, in its order, each list scoped to its project; refs that name nothing (since
+   * deleted, or never canon) are left out. Four statements for any number of lists.
+   */
+  async cited(lists: readonly { projectId: string; refs: string[] }[]): Promise<CitedCanon[][]> {
+    const ids = [...new Set(lists.flatMap((l) => l.refs))];
+    const projectIds = [...new Set(lists.map((l) => l.projectId))];
+    const where = { id: { in: ids }, projectId: { in: projectIds } };
+    const [entities, facts, relationships, beats] = ids.length === 0 ? [[], [], [], []] : await Promise.all([
+      this.prisma.entity.findMany({ where, select: { id: true, projectId: true, name: true } }),
+      this.prisma.fact.findMany({ where, select: { id: true, projectId: true, text: true, entityId: true } }),
+      this.prisma.relationship.findMany({ where, select: { id: true, projectId: true, kind: true, fromId: true, from: { select: { name: true } }, to: { select: { name: true } } } }),
+      this.prisma.beat.findMany({ where, select: { id: true, projectId: true, summary: true, chapter: { select: { externalId: true } } } }),
+    ]);
+    const found = new Map<string, CitedCanon & { projectId: string }>();
+    for (const e of entities) found.set(e.id, { id: e.id, projectId: e.projectId, kind: 'entity', label: e.name, entityId: e.id, chapter: null });
+    for (const f of facts) found.set(f.id, { id: f.id, projectId: f.projectId, kind: 'fact', label: f.text, entityId: f.entityId, chapter: null });
+    for (const r of relationships) {
+      found.set(r.id, { id: r.id, projectId: r.projectId, kind: 'relationship', label: `${r.from.name} ${r.kind.replaceAll('_', ' ')} ${r.to.name}`, entityId: r.fromId, chapter: null });
+    }
+    for (const b of beats) found.set(b.id, { id: b.id, projectId: b.projectId, kind: 'beat', label: b.summary, entityId: null, chapter: b.chapter.externalId });
+    return lists.map((l) =>
+      l.refs.flatMap((ref) => {
+        const hit = found.get(ref);
+        if (!hit || hit.projectId !== l.projectId) return [];
+        const { projectId: _, ...cited } = hit;
+        return [cited];
+      }),
+    );
+  }
 
   /** Entities of the project (of one type when given) in name order; `startingAfter`: the last entity id of the previous page. */
   async entityList(projectId: string, type: EntityType | undefined, limit: number, startingAfter?: string): Promise<EntityList> {
