@@ -2,7 +2,6 @@
 // places) of the seeded 5,000-entity project, at the default budget, through the core with nothing cached between
 // runs (the tokenizer's tables are loaded by the warm-up). Target: p50 < 30 ms.
 import { BriefService } from '../../src/core/brief/brief.ts';
-import { KnowledgeService } from '../../src/core/knowledge/knowledge.ts';
 import type { PrismaClient } from '../../src/generated/prisma/client.ts';
 import type { SqlClient } from '../../src/db/sql.ts';
 import { prng } from '../support/prng.ts';
@@ -20,8 +19,7 @@ export async function benchBrief(prisma: PrismaClient, sql: SqlClient, projectId
     return [...chosen];
   };
   const { text, words } = corePassage(pick('character', 15), pick('location', 5));
-  const knowledge = new KnowledgeService(prisma);
-  const service = new BriefService(sql, (id, characters, at) => knowledge.of(id, characters, at, null));
+  const service = new BriefService(sql);
   const request = { projectId, text, chapter: 'ch-40', budget: 2000, format: 'markdown' as const };
   for (let i = 0; i < 5; i++) await service.brief(request);
   const times: number[] = [];
