@@ -1,5 +1,5 @@
 import type { Brief as BriefRecord } from '../../src/core/brief/brief.ts';
-import type { Omitted } from '../../src/core/brief/pack.ts';
+import type { Omitted } from '../../src/core/brief/omitted.ts';
 import { briefFormats } from '../../src/core/validation.ts';
 import { builder } from '../builder.ts';
 

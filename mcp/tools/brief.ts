@@ -1,18 +1,8 @@
 // lore_author_brief: the canon a scene needs, as of its chapter, in one call and within a token budget.
 import { z } from 'zod';
+import { omittedCounts } from '../../src/core/brief/omitted.ts';
 import { briefBudget, briefEntityIds, briefFormats, chapterRef, defaultBriefBudget, passageText } from '../../src/core/validation.ts';
 import { defineTool, projectArg, projectOf, runOperation } from './shared.ts';
-
-const omittedOutput = z.object({
-  entities: z.number().int(),
-  facts: z.number().int(),
-  relationships: z.number().int(),
-  neighbours: z.number().int(),
-  rules: z.number().int(),
-  promises: z.number().int(),
-  knowledge: z.number().int(),
-  beats: z.number().int(),
-});
 
 export const brief = defineTool({
   name: 'lore_author_brief',
@@ -34,7 +24,7 @@ export const brief = defineTool({
     encoding: z.string().describe('tokenizer encoding'),
     budget: z.number().int(),
     tokens: z.number().int().describe('tokens of the rendering, never over budget'),
-    omitted: omittedOutput.describe('items of each kind that did not fit'),
+    omitted: omittedCounts.describe('items of each kind that did not fit'),
     content: z
       .record(z.string(), z.unknown())
       .optional()

@@ -1,5 +1,6 @@
 // The brief (POST /projects/{id}/brief): a scene in, the canon that matters for it out, within a token budget.
 import { z } from 'zod';
+import { omittedCounts } from '../../src/core/brief/omitted.ts';
 import { briefBudget, briefEntityIds, briefFormats, chapterRef, defaultBriefBudget, passageText } from '../../src/core/validation.ts';
 import { jsonObject } from './json.ts';
 
@@ -67,18 +68,7 @@ export const Brief = z
     encoding: z.string().meta({ description: 'the tokenizer encoding tokens are counted in: o200k_base' }),
     budget: z.number().int(),
     tokens: z.number().int().meta({ description: 'tokens of content as compact JSON (format json) or of markdown: never more than budget' }),
-    omitted: z
-      .object({
-        entities: z.number().int(),
-        facts: z.number().int(),
-        relationships: z.number().int(),
-        neighbours: z.number().int(),
-        rules: z.number().int(),
-        promises: z.number().int(),
-        knowledge: z.number().int(),
-        beats: z.number().int(),
-      })
-      .meta({ description: 'items of each kind that did not fit the budget' }),
+    omitted: omittedCounts.meta({ description: 'items of each kind that did not fit the budget' }),
     content: BriefContent.optional().meta({ description: 'format json' }),
     markdown: z.string().optional().meta({ description: 'format markdown' }),
   })

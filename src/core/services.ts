@@ -80,7 +80,7 @@ export function createServices(db: Database, config: Config, logger: Logger) {
     extraction: new ExtractionService(prisma, new ReviewService(prisma, graphOutbox), config.llm),
     exporter: new Exporter(prisma),
     conflicts: new ConflictChecker(prisma, config.llm),
-    brief: new BriefService(db.sql, (projectId, characters, at) => knowledge.of(projectId, characters, at, null)),
+    brief: new BriefService(db.sql),
     promises: new PromiseLedgerService(prisma),
     knowledge,
     timeline: new TimelineService(prisma, config.llm),

@@ -2,40 +2,22 @@
 // places) of the seeded 5,000-entity project, at the default budget, through the core with nothing cached between
 // runs (the tokenizer's tables are loaded by the warm-up). Target: p50 < 30 ms.
 import { BriefService } from '../../src/core/brief/brief.ts';
-import { KnowledgeService } from '../../src/core/knowledge/knowledge.ts';
 import type { PrismaClient } from '../../src/generated/prisma/client.ts';
 import type { SqlClient } from '../../src/db/sql.ts';
-import { prng } from '../support/prng.ts';
 import { corePassage } from './conflictCore.ts';
+import { namePicker, timeRuns } from './timing.ts';
 
 export const briefTarget = { p50Ms: 30 };
 
 export async function benchBrief(prisma: PrismaClient, sql: SqlClient, projectId: string, runs = 40): Promise<string> {
-  const entities = await prisma.entity.findMany({ where: { projectId, status: 'approved' }, select: { name: true, type: true }, orderBy: { id: 'asc' } });
-  const random = prng(272727);
-  const pick = (type: string, n: number) => {
-    const pool = entities.filter((e) => e.type === type).map((e) => e.name);
-    const chosen = new Set<string>();
-    while (chosen.size < Math.min(n, pool.length)) chosen.add(pool[Math.floor(random() * pool.length)]);
-    return [...chosen];
-  };
+  const pick = await namePicker(prisma, projectId, 272727);
   const { text, words } = corePassage(pick('character', 15), pick('location', 5));
-  const knowledge = new KnowledgeService(prisma);
-  const service = new BriefService(sql, (id, characters, at) => knowledge.of(id, characters, at, null));
+  const service = new BriefService(sql);
   const request = { projectId, text, chapter: 'ch-40', budget: 2000, format: 'markdown' as const };
-  for (let i = 0; i < 5; i++) await service.brief(request);
-  const times: number[] = [];
-  let last;
-  for (let i = 0; i < runs; i++) {
-    const t0 = performance.now();
-    last = await service.brief(request);
-    times.push(performance.now() - t0);
-  }
-  times.sort((a, b) => a - b);
-  const p50 = times[Math.floor(runs / 2)];
+  const { medianMs: p50, p90Ms: p90, last } = await timeRuns(() => service.brief(request), runs, 5);
   const total = await prisma.entity.count({ where: { projectId } });
   return (
-    `brief: ${words} words of a ${total.toLocaleString('en')}-entity project, ${last!.tokens} of ${last!.budget} tokens (omitted ${JSON.stringify(last!.omitted)}): ` +
-    `p50 ${p50.toFixed(1)} ms, p90 ${times[Math.floor(runs * 0.9)].toFixed(1)} ms over ${runs} runs (target < ${briefTarget.p50Ms} ms): ${p50 < briefTarget.p50Ms ? 'met' : 'NOT met'}`
+    `brief: ${words} words of a ${total.toLocaleString('en')}-entity project, ${last.tokens} of ${last.budget} tokens (omitted ${JSON.stringify(last.omitted)}): ` +
+    `p50 ${p50.toFixed(1)} ms, p90 ${p90.toFixed(1)} ms over ${runs} runs (target < ${briefTarget.p50Ms} ms): ${p50 < briefTarget.p50Ms ? 'met' : 'NOT met'}`
   );
 }

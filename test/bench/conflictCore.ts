@@ -6,7 +6,7 @@ import { loadCanonSlice, type CanonSlice } from '../../src/core/conflicts/canonS
 import { buildCheckPrompt, checkSystemPrompt } from '../../src/core/conflicts/checker.ts';
 import { findDeterministicConflicts } from '../../src/core/conflicts/deterministic.ts';
 import type { PrismaClient } from '../../src/generated/prisma/client.ts';
-import { prng } from '../support/prng.ts';
+import { namePicker, timeRuns } from './timing.ts';
 
 export const coreTarget = { ms: 50, promptTokens: 4_000 };
 
@@ -31,32 +31,17 @@ export function corePassage(who: string[], where: string[]): { text: string; wor
 }
 
 /** Median and 90th percentile of the core on one passage and slice, after ten warm-ups (the first loads the English model, the rest let the JIT settle). */
-export function timeCore(text: string, slice: CanonSlice, runs = 50): { medianMs: number; p90Ms: number; runs: number } {
-  for (let i = 0; i < 10; i++) findDeterministicConflicts(text, slice, null);
-  const times: number[] = [];
-  for (let i = 0; i < runs; i++) {
-    const t0 = performance.now();
-    findDeterministicConflicts(text, slice, null);
-    times.push(performance.now() - t0);
-  }
-  times.sort((a, b) => a - b);
-  return { medianMs: times[Math.floor(runs / 2)], p90Ms: times[Math.floor(runs * 0.9)], runs };
+export function timeCore(text: string, slice: CanonSlice, runs = 50) {
+  return timeRuns(() => findDeterministicConflicts(text, slice, null), runs, 10);
 }
 
 /** The bench line on a seeded project: 20 approved entities picked with a fixed seed, the core timed, the prompt sized. */
 export async function benchConflictCore(prisma: PrismaClient, projectId: string): Promise<string> {
-  const entities = await prisma.entity.findMany({ where: { projectId, status: 'approved' }, select: { name: true, type: true }, orderBy: { id: 'asc' } });
-  const random = prng(161616);
-  const pick = (type: string, n: number) => {
-    const pool = entities.filter((e) => e.type === type).map((e) => e.name);
-    const chosen = new Set<string>();
-    while (chosen.size < Math.min(n, pool.length)) chosen.add(pool[Math.floor(random() * pool.length)]);
-    return [...chosen];
-  };
+  const pick = await namePicker(prisma, projectId, 161616);
   const { text, words } = corePassage(pick('character', 15), pick('location', 5));
   const total = await prisma.entity.count({ where: { projectId } });
   const slice = await loadCanonSlice(prisma, projectId, text);
-  const timing = timeCore(text, slice);
+  const timing = await timeCore(text, slice);
   // Counted as the checker counts a provider that reports no usage: a token per four characters.
   const promptTokens = Math.ceil((checkSystemPrompt.length + buildCheckPrompt(slice, text, null).length) / 4);
   const met = timing.medianMs < coreTarget.ms && promptTokens < coreTarget.promptTokens;

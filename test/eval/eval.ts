@@ -433,7 +433,7 @@ async function coreBench(
   while (spots.size < 5) spots.add(pick(places).name);
   const { text, words } = corePassage([...people], [...spots]);
   const slice = await loadCanonSlice(prisma, projectId, text);
-  const { medianMs, p90Ms, runs } = timeCore(text, slice);
+  const { medianMs, p90Ms, runs } = await timeCore(text, slice);
   fake.script({ object: { conflicts: [] } });
   const logged = tokens.length;
   const checked = await executor.run('CheckConflicts', { projectId, text }, { requestId: 'eval-core-bench', credential: key.key, llm });

@@ -9,8 +9,9 @@ import { heldKinship } from '../conflicts/reader/kin.ts';
 import { kinWord, type KinRole } from '../conflicts/reader/lexicon.ts';
 import { LoreError } from '../errors.ts';
 import { holdsSql, stateAtSql, unknownChapter } from '../canon/storyTime.ts';
-import { pack, type Omitted } from './pack.ts';
-import type { Knowledge } from '../knowledge/knowledge.ts';
+import type { Omitted } from './omitted.ts';
+import { pack } from './pack.ts';
+import { knowledgeAt } from '../knowledge/knowledge.ts';
 import type { BriefBeat, BriefContent, BriefEntity, BriefFact, BriefFormat, BriefKnowledge, BriefNeighbour, BriefPromise, BriefRelationship, BriefRule, NamedBy } from './render.ts';
 import { encodingName, tokenCounter } from './tokens.ts';
 
@@ -77,12 +78,13 @@ const statements = {
   entities: twoWays('entities', (columns) => `SELECT ${columns('e.id = ANY($3::text[])')} FROM "Entity" e
     WHERE e."projectId" = $1 AND e.id = ANY($4::text[]) AND e.status = 'approved'`),
   // The rules the scene names first, then those sharing the most words with it (English stemming): a small
-  // project's every rule, a large one's most relevant.
-  // $3: the named ids, $4: the scene's words as an OR query
-  rules: twoWays('rules', (columns) => `WITH q AS (SELECT to_tsquery('english', $4) AS tsq)
-    SELECT ${columns('TRUE')} FROM "Entity" e, q
+  // project's every rule, a large one's most relevant; their columns are read by `entities` (this statement alone
+  // plans in a fraction of the time: PostgreSQL kept planning the two together afresh on every call).
+  // $2: the named ids, $3: the scene's words as an OR query
+  rules: statement('brief_rules', `WITH q AS (SELECT to_tsquery('english', $3) AS tsq)
+    SELECT e.id FROM "Entity" e, q
     WHERE e."projectId" = $1 AND e.type = 'rule' AND e.status = 'approved'
-    ORDER BY (e.id = ANY($3::text[])) DESC, ts_rank(to_tsvector('english', e."searchText"), q.tsq) DESC, e.id
+    ORDER BY (e.id = ANY($2::text[])) DESC, ts_rank(e."relevanceVector", q.tsq) DESC, e.id
     LIMIT ${limits.rules}`),
   // The promises open at the chapter (set up by then, not paid off or dropped) that the scene names, that a
   // relationship ties to a named entity, or whose ledger line involves one. $3: the named ids and their neighbours,
@@ -106,19 +108,15 @@ const statements = {
     ORDER BY c.ordinal, c.id, b.position`),
 };
 
-/** What named characters know at a chapter ordinal (undefined: after the last chapter): KnowledgeService.of. */
-export type KnowledgeReader = (projectId: string, characters: { id: string; name: string }[], at: { ordinal: number } | undefined) => Promise<Knowledge[]>;
+type RelationshipRow = { id: string; fromId: string; toId: string; kind: string };
 
 export class BriefService {
-  constructor(
-    private readonly sql: SqlClient,
-    private readonly knowledge: KnowledgeReader,
-  ) {}
+  constructor(private readonly sql: SqlClient) {}
 
   async brief(request: BriefRequest): Promise<Brief> {
     const { projectId } = request;
     const given = [...new Set(request.entityIds ?? [])];
-    const [chapter, count, found] = await Promise.all([
+    const [chapter, tokens, found] = await Promise.all([
       request.chapter ? this.chapter(projectId, request.chapter) : undefined,
       tokenCounter(),
       request.text ? this.named(projectId, request.text) : [],
@@ -127,34 +125,18 @@ export class BriefService {
     const at = chapter?.ordinal ?? null;
     const namedBy = new Map<string, NamedBy>(given.map((id) => [id, 'id']));
     for (const id of found) if (!namedBy.has(id)) namedBy.set(id, 'text');
-
-    // Relationships of the named entities: kinship the scene's kin words point along, and the one-step neighbours.
-    const relationships = namedBy.size
-      ? await rows<{ id: string; fromId: string; toId: string; kind: string }>(this.sql, statements.relationships, [projectId, [...namedBy.keys()]])
-      : [];
-    const kinRoles = request.text ? rolesIn(request.text) : new Set<KinRole>();
-    if (kinRoles.size > 0) {
-      const edges = relationships.map((r) => ({ id: r.id, from: r.fromId, to: r.toId, kind: r.kind }));
-      for (const held of heldKinship(edges)) {
-        if (namedBy.has(held.of) && namedBy.get(held.of) !== 'kin' && !namedBy.has(held.who) && kinRoles.has(held.kin.role)) namedBy.set(held.who, 'kin');
-      }
-    }
+    // The tracked facts (who knows what) are read beside the canon around the named entities, not after it.
+    const [{ relationships, neighbourIds, entityRows, ruleRows, promiseRows, beats }, knows] = await Promise.all([
+      this.around(projectId, at, namedBy, request.text),
+      namedBy.size > 0 ? knowledgeAt(this.sql, projectId, at === null ? undefined : { ordinal: at }, null) : undefined,
+    ]);
     const named = [...namedBy.keys()];
     const isNamed = (id: string) => namedBy.has(id);
-    const neighbourIds = [...new Set(relationships.flatMap((r) => [r.fromId, r.toId]).filter((id) => !isNamed(id)))];
-    const words = [...new Set(request.text?.toLowerCase().match(/[\p{L}\p{N}]{3,}/gu) ?? [])].slice(0, 200);
-    const way = at === null ? 'latest' : 'timed';
-    const [entityRows, ruleRows, promiseRows, beats] = await Promise.all([
-      named.length + neighbourIds.length ? rows<EntityRow>(this.sql, statements.entities[way], [projectId, at, named, [...named, ...neighbourIds]]) : [],
-      rows<EntityRow>(this.sql, statements.rules[way], [projectId, at, named, words.join(' | ') || 'nothing']),
-      rows<EntityRow & { set_up_in: string | null; age: number | null }>(this.sql, statements.promises[way], [projectId, at, [...named, ...neighbourIds], named]),
-      rows<BriefBeat>(this.sql, statements.beats, [projectId, at]),
-    ]);
     const byId = new Map(entityRows.map((e) => [e.id, e]));
     const namedRows = named.map((id) => byId.get(id)).filter((e): e is EntityRow => e !== undefined);
     // Who knows what: only characters with tracked facts on either side are listed.
     const characters = namedRows.filter((e) => e.type === 'character').map(({ id, name }) => ({ id, name }));
-    const knowledge = (await this.knowledge(projectId, characters, at === null ? undefined : { ordinal: at }))
+    const knowledge = (knows ? characters.map(knows) : [])
       .filter((k) => k.knows.length > 0 || k.unaware.length > 0)
       .map((k): BriefKnowledge => ({
         id: k.entity.id,
@@ -168,7 +150,7 @@ export class BriefService {
       .filter((e): e is EntityRow => e !== undefined && e.type !== 'rule' && e.type !== 'promise')
       .slice(0, limits.neighbours);
     const present = new Set(entityRows.map((e) => e.id));
-    const relationship = (r: (typeof relationships)[number]): BriefRelationship => ({ id: r.id, from: r.fromId, kind: r.kind, to: r.toId });
+    const relationship = (r: RelationshipRow): BriefRelationship => ({ id: r.id, from: r.fromId, kind: r.kind, to: r.toId });
 
     const candidates: BriefContent = {
       entities: namedRows.map((e): BriefEntity => ({ id: e.id, type: e.type, name: e.name, aliases: e.aliases, state: e.state, named_by: namedBy.get(e.id)!, facts: e.facts })),
@@ -187,7 +169,7 @@ export class BriefService {
       knowledge,
       beats,
     };
-    const packed = pack(candidates, { budget: request.budget, format: request.format, chapter: chapter?.externalId ?? null, count });
+    const packed = pack(candidates, { budget: request.budget, format: request.format, chapter: chapter?.externalId ?? null, tokens });
     return {
       chapter: chapter?.externalId ?? null,
       format: request.format,
@@ -197,6 +179,42 @@ export class BriefService {
       omitted: packed.omitted,
       ...(request.format === 'json' ? { content: packed.content } : { markdown: packed.rendering }),
     };
+  }
+
+  /**
+   * The canon around the named entities, at chapter ordinal `at` (null: after the last chapter): their relationships,
+   * then the relatives the text names by a kin word (added to `namedBy`), the named entities and their one-step
+   * neighbours, the rules, the open promises and the last beats, read at once.
+   */
+  private async around(projectId: string, at: number | null, namedBy: Map<string, NamedBy>, text: string | undefined) {
+    // Relationships of the named entities: kinship the scene's kin words point along, and the one-step neighbours.
+    const relationships = namedBy.size ? await rows<RelationshipRow>(this.sql, statements.relationships, [projectId, [...namedBy.keys()]]) : [];
+    const kinRoles = text ? rolesIn(text) : new Set<KinRole>();
+    if (kinRoles.size > 0) {
+      const edges = relationships.map((r) => ({ id: r.id, from: r.fromId, to: r.toId, kind: r.kind }));
+      for (const held of heldKinship(edges)) {
+        if (namedBy.has(held.of) && namedBy.get(held.of) !== 'kin' && !namedBy.has(held.who) && kinRoles.has(held.kin.role)) namedBy.set(held.who, 'kin');
+      }
+    }
+    const named = [...namedBy.keys()];
+    const neighbourIds = [...new Set(relationships.flatMap((r) => [r.fromId, r.toId]).filter((id) => !namedBy.has(id)))];
+    const words = [...new Set(text?.toLowerCase().match(/[\p{L}\p{N}]{3,}/gu) ?? [])].slice(0, 200);
+    const way = at === null ? 'latest' : 'timed';
+    const [entityRows, ruleRows, promiseRows, beats] = await Promise.all([
+      named.length + neighbourIds.length ? rows<EntityRow>(this.sql, statements.entities[way], [projectId, at, named, [...named, ...neighbourIds]]) : [],
+      this.rules(projectId, at, named, words),
+      rows<EntityRow & { set_up_in: string | null; age: number | null }>(this.sql, statements.promises[way], [projectId, at, [...named, ...neighbourIds], named]),
+      rows<BriefBeat>(this.sql, statements.beats, [projectId, at]),
+    ]);
+    return { relationships, neighbourIds, entityRows, ruleRows, promiseRows, beats };
+  }
+
+  /** The most relevant rules (see statements.rules), with their state and facts at `at`, most relevant first. */
+  private async rules(projectId: string, at: number | null, named: string[], words: string[]): Promise<EntityRow[]> {
+    const ids = (await rows<{ id: string }>(this.sql, statements.rules, [projectId, named, words.join(' | ') || 'nothing'])).map((r) => r.id);
+    if (ids.length === 0) return [];
+    const read = new Map((await rows<EntityRow>(this.sql, statements.entities[at === null ? 'latest' : 'timed'], [projectId, at, ids, ids])).map((e) => [e.id, e]));
+    return ids.map((id) => read.get(id)).filter((e): e is EntityRow => e !== undefined);
   }
 
   private async chapter(projectId: string, chapter: string): Promise<{ externalId: string; ordinal: number }> {
@@ -219,7 +237,7 @@ export class BriefService {
   private async named(projectId: string, text: string): Promise<string[]> {
     const names = await rows<{ id: string; name: string; aliases: string[] }>(this.sql, statements.names, [projectId]);
     const inText = new Set(text.toLowerCase().match(wordPattern));
-    const likely = names.filter((e) => [e.name, ...e.aliases].some((n) => inText.has(leadingWord(n))));
+    const likely = names.filter((e) => inText.has(leadingWord(e.name)) || e.aliases.some((n) => inText.has(leadingWord(n))));
     const finder = new MentionFinder(likely.flatMap((e) => nameVariants([e.name, ...e.aliases]).map((t) => ({ entityId: e.id, text: t }))));
     const counts = new Map<string, number>();
     for (const m of finder.find(text)) counts.set(m.entityId, (counts.get(m.entityId) ?? 0) + 1);
@@ -229,11 +247,16 @@ export class BriefService {
 }
 
 const wordPattern = /[\p{L}\p{N}]+/gu;
+const articles = new Set(['the', 'a', 'an']);
+/** wordPattern, for reading a name's first two words only (run for every name of the project) */
+const nameWord = /[\p{L}\p{N}]+/gu;
 
 /** The word a name cannot be found without: its first, or the one after a leading article ("the Abbess"). */
 function leadingWord(name: string): string {
-  const [first = '', second] = name.toLowerCase().match(wordPattern) ?? [];
-  return second !== undefined && ['the', 'a', 'an'].includes(first) ? second : first;
+  const lower = name.toLowerCase();
+  nameWord.lastIndex = 0;
+  const first = nameWord.exec(lower)?.[0] ?? '';
+  return (articles.has(first) && nameWord.exec(lower)?.[0]) || first;
 }
 
 /** The kin roles the text's words name ("brother", "wife"): the relatives of named characters it may mean. */

@@ -2,15 +2,17 @@
 // (a first fact of each before any second one), the relationships between them, their neighbours, the rules, the
 // promises, what each named character knows and does not know yet, then the beats, latest first. An item is taken
 // whole or not at all; what is left out is counted per kind.
-// Items are weighed alone, then the chosen rendering is counted whole, and the least important items are dropped
+// Items are weighed alone (an item's count stops once past the room left, so what cannot fit is not read through),
+// then the chosen rendering is counted whole, and the least important items are dropped
 // until it fits: a token can straddle two items' text, so only the whole count is trusted.
 import { emptyContent, markdown, renderJson, renderMarkdown, sectionTitles, type BriefContent, type BriefFormat } from './render.ts';
+import type { Omitted, OmittedKind } from './omitted.ts';
+import type { TokenCounter } from './tokens.ts';
 
-export type OmittedKind = 'entities' | 'facts' | 'relationships' | 'neighbours' | 'rules' | 'promises' | 'knowledge' | 'beats';
-export type Omitted = Record<OmittedKind, number>;
 export type Packed = { content: BriefContent; rendering: string; tokens: number; omitted: Omitted };
 
-type Item = { kind: OmittedKind; of: object; parent?: object; json: () => string; markdown: () => string; section: keyof typeof sectionTitles };
+type Section = keyof typeof sectionTitles;
+type Item = { kind: OmittedKind; of: object; parent?: object; json: () => string; markdown: () => string; section: Section };
 
 function itemsByPriority(candidates: BriefContent, names: Map<string, string>): Item[] {
   const items: Item[] = [];
@@ -41,6 +43,14 @@ function itemsByPriority(candidates: BriefContent, names: Map<string, string>): 
   return items;
 }
 
+/** The tokens of each section's heading, counted once per process: they never change. */
+const headings = new Map<Section, number>();
+function headingTokens(section: Section, count: TokenCounter['count']): number {
+  let tokens = headings.get(section);
+  if (tokens === undefined) headings.set(section, (tokens = count(markdown.section(sectionTitles[section]))));
+  return tokens;
+}
+
 /** The candidates' items that `chosen` holds, in their rendering order. */
 function selected(candidates: BriefContent, chosen: Set<object>): BriefContent {
   const has = (x: object) => chosen.has(x);
@@ -57,9 +67,10 @@ function selected(candidates: BriefContent, chosen: Set<object>): BriefContent {
 
 export function pack(
   candidates: BriefContent,
-  options: { budget: number; format: BriefFormat; chapter: string | null; count: (text: string) => number },
+  options: { budget: number; format: BriefFormat; chapter: string | null; tokens: TokenCounter },
 ): Packed {
-  const { budget, format, chapter, count } = options;
+  const { budget, format, chapter } = options;
+  const { count, within } = options.tokens;
   const names = new Map<string, string>([...candidates.entities, ...candidates.neighbours].map((e) => [e.id, e.name]));
   const render = (content: BriefContent) => (format === 'json' ? renderJson(content) : renderMarkdown(content, chapter, names));
   const omitted: Omitted = { entities: 0, facts: 0, relationships: 0, neighbours: 0, rules: 0, promises: 0, knowledge: 0, beats: 0 };
@@ -73,15 +84,13 @@ export function pack(
       continue;
     }
     // In JSON an item costs its text and a comma; in Markdown its lines, and its section's heading if it is the first.
-    const cost =
-      format === 'json'
-        ? count(item.json()) + 1
-        : count(item.markdown()) + (opened.has(item.section) ? 0 : count(markdown.section(sectionTitles[item.section])));
-    if (used + cost > budget) {
+    const extra = format === 'json' ? 1 : opened.has(item.section) ? 0 : headingTokens(item.section, count);
+    const itemTokens = within(format === 'json' ? item.json() : item.markdown(), budget - used - extra);
+    if (itemTokens === false) {
       omitted[item.kind]++;
       continue;
     }
-    used += cost;
+    used += itemTokens + extra;
     chosen.add(item.of);
     taken.push(item);
     opened.add(item.section);

@@ -5,10 +5,19 @@ type Encoding = typeof import('gpt-tokenizer/encoding/o200k_base');
 
 export const encodingName = 'o200k_base';
 
+export type TokenCounter = {
+  count: (text: string) => number;
+  /** The text's tokens if they are at most `limit`, else false: counting stops once past it (most of a long text that cannot fit is never read). */
+  within: (text: string, limit: number) => number | false;
+};
+
 let loading: Promise<Encoding> | undefined;
 
 /** The token counter, loaded once. */
-export async function tokenCounter(): Promise<(text: string) => number> {
+export async function tokenCounter(): Promise<TokenCounter> {
   const encoding = await (loading ??= import('gpt-tokenizer/encoding/o200k_base'));
-  return (text) => encoding.countTokens(text);
+  return {
+    count: (text) => encoding.countTokens(text),
+    within: (text, limit) => (limit < 0 ? false : encoding.isWithinTokenLimit(text, limit)),
+  };
 }

@@ -93,8 +93,8 @@ async function relevant(prisma: PrismaClient, projectId: string, type: 'rule' | 
     WITH q AS (SELECT to_tsquery('english', ${query || 'nothing'}) AS tsq)
     SELECT e.id FROM "Entity" e, q
     WHERE e."projectId" = ${projectId} AND e.type = ${type}::"EntityType"
-      AND (e.id = ANY(${named}::text[]) OR to_tsvector('english', e."searchText") @@ q.tsq)
-    ORDER BY (e.id = ANY(${named}::text[])) DESC, ts_rank(to_tsvector('english', e."searchText"), q.tsq) DESC, e.id
+      AND (e.id = ANY(${named}::text[]) OR e."relevanceVector" @@ q.tsq)
+    ORDER BY (e.id = ANY(${named}::text[])) DESC, ts_rank(e."relevanceVector", q.tsq) DESC, e.id
     LIMIT ${take}::int`;
   return rows.map((r) => r.id);
 }

@@ -7,6 +7,7 @@ import { LoreError } from '../errors.ts';
 import type { TxClient } from '../canon/canon.ts';
 import { holdsAt, unknownChapter } from '../canon/storyTime.ts';
 import type { BundleFact } from '../ingest/bundle.ts';
+import { rows, statement, type SqlClient } from '../../db/sql.ts';
 
 /** A knower as stored: the entity, and the chapter (and line of it) it learns the fact at; null chapter: from the start. */
 export type KnowerRow = { entityId: string; fromChapterId: string | null; fromLine: number | null };
@@ -99,18 +100,31 @@ type TrackedRow = {
 /** How many tracked facts one answer lists at most per side, first by id. */
 export const knowledgeLimit = 200;
 
-/** The project's tracked facts (secret, or with knowers) that the reader knows at `at`: approved, live, holding. */
-export async function trackedFacts(db: Pick<PrismaClient, '$queryRaw'>, projectId: string, at: StoryAt): Promise<TrackedRow[]> {
-  const found = await db.$queryRaw<TrackedRow[]>`
+/** The project's tracked facts (secret, or with knowers), approved and live, by id: $1 the project. */
+const tracked = statement('knowledge_tracked', `
     SELECT f.id, f.text, f.secret, f."entityId" AS "aboutId", e.name AS "aboutName", fc.ordinal AS "fromOrdinal", uc.ordinal AS "untilOrdinal",
       COALESCE((SELECT json_agg(json_build_object('entity', k."entityId", 'chapter', kc."externalId", 'ordinal', kc.ordinal, 'line', k."fromLine") ORDER BY k."entityId")
         FROM "FactKnower" k LEFT JOIN "Chapter" kc ON kc.id = k."fromChapterId" WHERE k."factId" = f.id), '[]'::json) AS knowers
     FROM "Fact" f JOIN "Entity" e ON e.id = f."entityId"
     LEFT JOIN "Chapter" fc ON fc.id = f."fromChapterId" LEFT JOIN "Chapter" uc ON uc.id = f."untilChapterId"
-    WHERE f.id IN (SELECT id FROM "Fact" WHERE "projectId" = ${projectId} AND secret UNION SELECT "factId" FROM "FactKnower" WHERE "projectId" = ${projectId})
+    WHERE f.id IN (SELECT id FROM "Fact" WHERE "projectId" = $1 AND secret UNION SELECT "factId" FROM "FactKnower" WHERE "projectId" = $1)
       AND f.status = 'approved' AND f."retiredAt" IS NULL
-    ORDER BY f.id`;
-  return found.filter((f) => holdsAt({ from: f.fromOrdinal, until: f.untilOrdinal }, at?.ordinal, at?.line));
+    ORDER BY f.id`);
+
+const holdingAt = (found: TrackedRow[], at: StoryAt) => found.filter((f) => holdsAt({ from: f.fromOrdinal, until: f.untilOrdinal }, at?.ordinal, at?.line));
+
+/** The project's tracked facts (secret, or with knowers) that the reader knows at `at`: approved, live, holding. */
+export async function trackedFacts(db: Pick<PrismaClient, '$queryRawUnsafe'>, projectId: string, at: StoryAt): Promise<TrackedRow[]> {
+  return holdingAt(await db.$queryRawUnsafe<TrackedRow[]>(tracked.text, projectId), at);
+}
+
+/**
+ * What any entity knows and does not know yet at `at`, from one read of the project's tracked facts on the pool: the
+ * brief's path, where Prisma's query compiler cost more than the statement (src/db/sql.ts).
+ */
+export async function knowledgeAt(sql: SqlClient, projectId: string, at: StoryAt, asOf: string | null): Promise<(entity: { id: string; name: string }) => Knowledge> {
+  const found = holdingAt(await rows<TrackedRow>(sql, tracked, [projectId]), at);
+  return (entity) => knowledgeOf(entity, found, at, asOf);
 }
 
 export type TrackedFact = TrackedRow;
