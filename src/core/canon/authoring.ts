@@ -1,20 +1,21 @@
 // Authoring: entities and relationships written one at a time, and a project deleted whole. Every write runs in one
 // transaction under the project's writer lock (holdProject) and checks there that the project is still the account's,
 // so a write racing a project delete answers 404 instead of failing on a foreign key; nothing is written on any error.
-import { Prisma, type PrismaClient } from '../../generated/prisma/client.ts';
+import type { PrismaClient } from '../../generated/prisma/client.ts';
 import type { EntityType } from '../../generated/prisma/enums.ts';
 import { rows, statement, utcTimestamp, type SqlClient, type SqlTransaction } from '../../db/sql.ts';
 import { recordAudit } from '../audit/inTransaction.ts';
 import { newId } from '../../ids.ts';
 import { LoreError } from '../errors.ts';
-import { currentNamesHash, recordEntityMentions } from '../ingest/mentions.ts';
+import { chaptersDigestSql, currentNamesHash, findEntityMentions, namesChange, recordEntityMentions, recordFoundMentions } from '../ingest/mentions.ts';
+import { insertRows, rawDb } from '../ingest/rows.ts';
 import type { GraphOutbox } from '../relationships/outbox.ts';
 import { stableStringify } from '../json.ts';
-import { holdProject, holdProjectLock, nameText, refreshSearchText, type TxClient } from './canon.ts';
+import { holdProject, holdProjectLock, nameText, refreshSearchTextSql, type TxClient } from './canon.ts';
 import type { EntityReader, EntityRecord } from './entities.ts';
-import { freeEntityKey, requireNamesFree } from './names.ts';
+import { clashingNames, freeKeyOf, keyBase, nameClashesSql, requireNamesFreeOf, type NameClash } from './names.ts';
 import { entityNotFound, projectNotFound } from './projects.ts';
-import { recomputeLatestState, resolveSpans, stateAtSql } from './storyTime.ts';
+import { latestStateRecompute, spansIn, stateAtSql, type ChapterRef } from './storyTime.ts';
 import { removeAccountProjects, Slices } from './slices.ts';
 
 type State = Record<string, unknown>;
@@ -96,10 +97,89 @@ const versionConflict = (entityId: string, current: number, expected: number) =>
     errors: [{ path: 'input.expectedVersion', message: `the entity is at version ${current}` }],
   });
 
-/** The entity statements of src/core/canon/entities.ts, run inside a writer's transaction (to answer with its write). */
-function inTransaction(tx: TxClient): SqlClient {
-  return { query: async (config) => ({ rows: await tx.$queryRawUnsafe(config.text, ...(config.values ?? [])) }) as never };
+type Names = { name: string; aliases: string[] };
+type ChapterRows = ChapterRef[];
+type CreateChecks = {
+  owned: boolean; keyHolder: { id: string; name: string } | null; clashes: NameClash[]; takenKeys: string[]; chapters: ChapterRows; digest: string;
+  namesVersion: string;
+};
+type UpdateChecks = {
+  owned: boolean; name: string; aliases: string[]; type: EntityType; baseState: State; version: number | null; clashes: NameClash[]; chapters: ChapterRows;
+  digest: string; namesVersion: string;
+};
+
+const isRename = (current: Names, next: Names) => next.name !== current.name || stableStringify(next.aliases) !== stableStringify(current.aliases);
+
+// The chapters of the project ($1) among the ids in `ids`, as timed state values name them.
+const spanChapters = (ids: string) => `(SELECT COALESCE(json_agg(json_build_object('id', id, 'externalId', "externalId", 'ordinal', ordinal)), '[]')
+  FROM "Chapter" WHERE "projectId" = $1 AND "externalId" = ANY(${ids}::text[]))`;
+const spanChapterIds = (changes: StateChangeInput[]) => [...new Set(changes.flatMap((c) => [c.from, c.until].filter((id): id is string => Boolean(id))))];
+
+// A new entity's checks in one statement, under the project's lock: the project ($1) is the account's ($2), the key
+// ($3) free, the names ($4, clashingNames) free; the keys taken that start with the name's slug ($5, when no key is
+// given); the chapters its timed values name ($6); the chapters' digest (findEntityMentions).
+const createChecks = statement('entity_create_checks', `
+  SELECT EXISTS (SELECT 1 FROM "Project" WHERE id = $1 AND "accountId" = $2) AS owned,
+    (SELECT json_build_object('id', id, 'name', name) FROM "Entity" WHERE "projectId" = $1 AND key = $3) AS "keyHolder",
+    ${nameClashesSql('$1', '$4', 'NULL::text')} AS clashes,
+    (SELECT COALESCE(array_agg(key), '{}') FROM "Entity" WHERE "projectId" = $1 AND starts_with(key, $5)) AS "takenKeys",
+    ${spanChapters('$6')} AS chapters,
+    ${chaptersDigestSql('$1')} AS digest, (SELECT "namesVersion"::text FROM "Project" WHERE id = $1) AS "namesVersion"`);
+
+// An entity's checks before a change of its names, type or timed values, under the project's lock: the project ($1) is
+// the account's ($2), the entity ($3, locked for the change), the names it is to have ($4) free, the chapters its
+// timed values name ($5), the chapters' digest.
+const updateChecks = statement('entity_update_checks', `
+  SELECT EXISTS (SELECT 1 FROM "Project" WHERE id = $1 AND "accountId" = $2) AS owned, e.name, e.aliases, e.type::text AS type, e."baseState", e.version,
+    ${nameClashesSql('$1', '$4', '$3::text')} AS clashes, ${spanChapters('$5')} AS chapters, ${chaptersDigestSql('$1')} AS digest,
+    (SELECT "namesVersion"::text FROM "Project" WHERE id = $1) AS "namesVersion"
+  FROM (SELECT 1) one LEFT JOIN LATERAL (
+    SELECT name, aliases, type, "baseState", version FROM "Entity" WHERE id = $3 AND "projectId" = $1 FOR UPDATE
+  ) e ON true`);
+
+const clashesOnly = statement('entity_name_clashes', `SELECT ${nameClashesSql('$1', '$2', '$3::text')} AS clashes`);
+
+// An entity's names before its project's lock is taken, when the project is the account's ($3).
+const ownedEntityNames = statement('owned_entity_names', `
+  SELECT e.name, e.aliases FROM "Entity" e JOIN "Project" p ON p.id = e."projectId" AND p."accountId" = $3 WHERE e.id = $1 AND e."projectId" = $2`);
+
+// A new entity: its latest state is its base state until timed values are added (latestStateRecompute).
+const entityInsert = statement('entity_insert', `
+  INSERT INTO "Entity" (id, "projectId", key, type, name, aliases, "baseState", state, status, confidence, "nameText", "searchText", "createdAt", "updatedAt")
+  VALUES ($1, $2, $3, $4::text::"EntityType", $5, $6::text[], $7::jsonb, $7::jsonb, $8::text::"ApprovalStatus", $9::float8, $10, $10,
+    $11::timestamp(3), $11::timestamp(3))`);
+
+const entityCandidateInsert = statement('entity_candidate_insert', `
+  INSERT INTO "Candidate" (id, "projectId", kind, status, "entityId", source, "proposedBy", proposal, "createdAt")
+  VALUES ($1, $2, 'entity', 'pending', $3, 'api', $4, $5::jsonb, $6::timestamp(3))`);
+
+// Null parameters leave their column as it is; $8: whether to set confidence to $9. The version was checked under the row lock.
+const entityUpdate = statement('entity_update', `
+  UPDATE "Entity" e SET version = e.version + 1, "updatedAt" = $2::timestamp(3), type = COALESCE($3::text::"EntityType", e.type),
+    name = COALESCE($4, e.name), aliases = COALESCE($5::text[], e.aliases), "nameText" = COALESCE($6, e."nameText"),
+    "baseState" = COALESCE($7::jsonb, e."baseState"), confidence = CASE WHEN $8::boolean THEN $9::float8 ELSE e.confidence END,
+    status = COALESCE($10::text::"ApprovalStatus", e.status)
+  WHERE e.id = $1`);
+
+const stateValuesDelete = statement('entity_state_values_delete', `DELETE FROM "StateValue" WHERE "entityId" = $1`);
+
+/** State value rows for `changes`, their chapters checked; two changes with one span are refused (give one). */
+function timedRowsOf(chapters: ChapterRef[], changes: StateChangeInput[]) {
+  const spans = spansIn(chapters, changes.map((change, i) => ({ span: change, path: `input.stateChanges.${i}` })));
+  const seen = new Map<string, number>();
+  spans.forEach((span, i) => {
+    const key = JSON.stringify([span.fromChapterId, span.untilChapterId]);
+    const earlier = seen.get(key);
+    if (earlier !== undefined) {
+      throw fieldError('validation_error', `input.stateChanges.${i}`, `has the same from and until as input.stateChanges.${earlier}; put their values in one change`);
+    }
+    seen.set(key, i);
+  });
+  return changes.flatMap((change, i) => Object.entries(change.state).map(([key, value]) => ({ key, value, ...spans[i] })));
 }
+
+const stateValueRows = (projectId: string, entityId: string, timed: ReturnType<typeof timedRowsOf>) =>
+  timed.map((row) => ({ id: newId('stv'), projectId, entityId, key: row.key, value: row.value, fromChapterId: row.fromChapterId, untilChapterId: row.untilChapterId }));
 
 /** Takes the project's writer lock, then checks the project is (still) the account's. */
 async function holdOwnedProject(tx: TxClient, accountId: string, projectId: string): Promise<void> {
@@ -131,91 +211,101 @@ export class AuthoringService {
     private readonly yieldStore?: (sliceMs: number) => Promise<void>,
   ) {}
 
-  /** A suggested entity is also proposed (a pending candidate of kind entity by `keyId`), so the review queue shows it. */
+  /**
+   * A suggested entity is also proposed (a pending candidate of kind entity by `keyId`), so the review queue shows it.
+   * Straight through the driver in one transaction: its mentions are found before the project's writer lock is taken
+   * (findEntityMentions), so the lock is held for one statement of checks and the writes.
+   */
   async createEntity(accountId: string, keyId: string, projectId: string, input: CreateEntityInput): Promise<AuthoredEntity> {
-    return this.prisma.$transaction(async (tx) => {
-      await holdOwnedProject(tx, accountId, projectId);
-      const timed = await this.timedRows(tx, projectId, input.stateChanges);
-      if (input.key !== undefined) {
-        const holder = await tx.entity.findUnique({ where: { projectId_key: { projectId, key: input.key } }, select: { id: true, name: true } });
-        if (holder) throw fieldError('name_taken', 'input.key', `${input.key} is already the key of ${holder.name} (${holder.id})`);
+    const id = newId('ent');
+    return this.sqlTransaction(async (sql) => {
+      const entity = { id, name: input.name, aliases: input.aliases };
+      let found = await findEntityMentions(sql, projectId, [entity]);
+      let names = await namesChange(sql, projectId, entity);
+      await holdProjectLock(sql, projectId);
+      const [checks] = await rows<CreateChecks>(sql, createChecks, [
+        projectId, accountId, input.key ?? null, clashingNames([input.name, ...input.aliases]), input.key === undefined ? keyBase(input.name) : null, spanChapterIds(input.stateChanges),
+      ]);
+      if (!checks.owned) throw projectNotFound(projectId);
+      const timed = timedRowsOf(checks.chapters, input.stateChanges);
+      if (checks.keyHolder) throw fieldError('name_taken', 'input.key', `${input.key} is already the key of ${checks.keyHolder.name} (${checks.keyHolder.id})`);
+      requireNamesFreeOf(nameFields(input.name, input.aliases), checks.clashes);
+      // What was read before the lock and changed since is read again.
+      if (checks.digest !== found.digest) found = await findEntityMentions(sql, projectId, [entity]);
+      if (checks.namesVersion !== names.version) names = await namesChange(sql, projectId, entity);
+      const now = utcTimestamp(new Date());
+      const key = input.key ?? freeKeyOf(keyBase(input.name), checks.takenKeys);
+      const baseState = JSON.stringify(mergeState({}, input.state));
+      await rows(sql, entityInsert, [
+        id, projectId, key, input.type, input.name, input.aliases, baseState, input.status, input.confidence ?? null, nameText(input.name, input.aliases), now,
+      ]);
+      if (timed.length > 0) {
+        await insertRows(rawDb(sql), 'StateValue', stateValueRows(projectId, id, timed));
+        await rows(sql, latestStateRecompute, [[id]]);
       }
-      await requireNamesFree(tx, projectId, nameFields(input.name, input.aliases));
-      const previousNames = await currentNamesHash(tx, projectId);
-      const id = newId('ent');
-      const baseState = mergeState({}, input.state) as Prisma.InputJsonObject;
-      const names = nameText(input.name, input.aliases);
-      await tx.entity.create({
-        data: {
-          id, projectId, key: input.key ?? (await freeEntityKey(tx, projectId, input.name)), type: input.type, name: input.name, aliases: input.aliases,
-          baseState, state: baseState, status: input.status, confidence: input.confidence ?? null, nameText: names, searchText: names,
-        },
-      });
-      await this.writeTimed(tx, projectId, id, timed);
       if (input.status === 'suggested') {
-        await tx.candidate.create({
-          data: {
-            id: newId('cnd'), projectId, kind: 'entity', status: 'pending', entityId: id, source: 'api', proposedBy: keyId,
-            proposal: { name: input.name, type: input.type, aliases: input.aliases, facts: [] },
-          },
-        });
+        await rows(sql, entityCandidateInsert, [newId('cnd'), projectId, id, keyId, JSON.stringify({ name: input.name, type: input.type, aliases: input.aliases, facts: [] }), now]);
       }
-      await recomputeLatestState(tx, [id]);
-      await recordEntityMentions(tx, projectId, [id], previousNames);
-      await refreshSearchText(tx, [id]);
-      await this.graphOutbox.record(tx, projectId, { nodes: [{ id, label: input.name, type: input.type }], edges: [] });
-      return this.answer(tx, accountId, projectId, id);
-    }, transaction);
+      await recordFoundMentions(sql, projectId, id, found.rows, false, names);
+      await this.graphOutbox.recordNodes(sql, projectId, [{ id, label: input.name, type: input.type }]);
+      return this.answerSql(sql, accountId, projectId, id);
+    });
   }
 
   /**
    * Raises the version by one, atomically: with expectedVersion only when the entity is still at it (409
-   * version_conflict otherwise); without, under the entity's row lock, so the later of two writes wins whole.
+   * version_conflict otherwise); without, under the entity's row lock, so the later of two writes wins whole. A rename's
+   * mentions are found before the project's writer lock is taken, as createEntity's are.
    */
   async updateEntity(accountId: string, projectId: string, entityId: string, input: UpdateEntityInput): Promise<AuthoredEntity> {
     if (input.type === undefined && input.name === undefined && input.aliases === undefined && input.stateChanges === undefined) {
       return this.updateFields(accountId, projectId, entityId, input);
     }
-    return this.prisma.$transaction(async (tx) => {
-      await holdOwnedProject(tx, accountId, projectId);
-      const [current] = await tx.$queryRaw<{ name: string; aliases: string[]; type: EntityType; baseState: State; version: number }[]>`
-        SELECT name, aliases, type::text AS type, "baseState", version FROM "Entity" WHERE id = ${entityId} AND "projectId" = ${projectId} FOR UPDATE`;
-      if (!current) throw entityNotFound(projectId, entityId);
+    const namesOf = (current: Names) => ({ name: input.name ?? current.name, aliases: input.aliases ?? current.aliases });
+    return this.sqlTransaction(async (sql) => {
+      const naming = input.name !== undefined || input.aliases !== undefined;
+      const [before] = naming ? await rows<Names>(sql, ownedEntityNames, [entityId, projectId, accountId]) : [];
+      const renaming = before && isRename(before, namesOf(before));
+      let found = renaming ? await findEntityMentions(sql, projectId, [{ id: entityId, ...namesOf(before) }]) : undefined;
+      let names = renaming ? await namesChange(sql, projectId, { id: entityId, ...namesOf(before) }) : undefined;
+      const wanted = before ? namesOf(before) : undefined;
+      await holdProjectLock(sql, projectId);
+      const [current] = await rows<UpdateChecks>(sql, updateChecks, [
+        projectId, accountId, entityId, wanted ? clashingNames([wanted.name, ...wanted.aliases]) : [], spanChapterIds(input.stateChanges ?? []),
+      ]);
+      if (!current.owned) throw projectNotFound(projectId);
+      if (current.version === null) throw entityNotFound(projectId, entityId);
       const expected = input.expectedVersion;
       if (expected !== undefined && expected !== current.version) throw versionConflict(entityId, current.version, expected);
-      const timed = input.stateChanges && (await this.timedRows(tx, projectId, input.stateChanges));
-
-      const name = input.name ?? current.name;
-      const aliases = input.aliases ?? current.aliases;
-      const renamed = name !== current.name || stableStringify(aliases) !== stableStringify(current.aliases);
-      if (renamed) await requireNamesFree(tx, projectId, nameFields(name, aliases), entityId);
-      const previousNames = renamed ? await currentNamesHash(tx, projectId) : '';
-
-      const { count } = await tx.entity.updateMany({
-        where: { id: entityId, projectId, ...(expected !== undefined ? { version: expected } : {}) },
-        data: {
-          version: { increment: 1 },
-          ...(input.type !== undefined ? { type: input.type } : {}),
-          ...(renamed ? { name, aliases, nameText: nameText(name, aliases) } : {}),
-          ...(input.state !== undefined ? { baseState: mergeState(current.baseState, input.state) as Prisma.InputJsonObject } : {}),
-          ...(input.confidence !== undefined ? { confidence: input.confidence } : {}),
-          ...(input.status !== undefined ? { status: input.status } : {}),
-        },
-      });
-      if (count === 0) throw versionConflict(entityId, current.version, expected ?? current.version);
-      if (timed) {
-        await tx.stateValue.deleteMany({ where: { entityId } });
-        await this.writeTimed(tx, projectId, entityId, timed);
-      }
-      if (timed || input.state !== undefined) await recomputeLatestState(tx, [entityId]);
+      const timed = input.stateChanges && timedRowsOf(current.chapters, input.stateChanges);
+      const { name, aliases } = namesOf(current);
+      const renamed = isRename(current, { name, aliases });
       if (renamed) {
-        await recordEntityMentions(tx, projectId, [entityId], previousNames);
-        await refreshSearchText(tx, [entityId]);
+        // Names read before the lock that another write changed since: checked and looked for again under it.
+        const unchanged = before !== undefined && !isRename(before, current);
+        const clashes = unchanged ? current.clashes : (await rows<{ clashes: NameClash[] }>(sql, clashesOnly, [projectId, clashingNames([name, ...aliases]), entityId]))[0].clashes;
+        requireNamesFreeOf(nameFields(name, aliases), clashes);
+        if (!found || !unchanged || current.digest !== found.digest) found = await findEntityMentions(sql, projectId, [{ id: entityId, name, aliases }]);
+        if (!names || !unchanged || current.namesVersion !== names.version) names = await namesChange(sql, projectId, { id: entityId, name, aliases });
       }
       const type = input.type ?? current.type;
-      if (name !== current.name || type !== current.type) await this.graphOutbox.record(tx, projectId, { nodes: [{ id: entityId, label: name, type }], edges: [] });
-      return this.answer(tx, accountId, projectId, entityId);
-    }, transaction);
+      await rows(sql, entityUpdate, [
+        entityId, utcTimestamp(new Date()), input.type ?? null, renamed ? name : null, renamed ? aliases : null, renamed ? nameText(name, aliases) : null,
+        input.state !== undefined ? JSON.stringify(mergeState(current.baseState, input.state)) : null, input.confidence !== undefined, input.confidence ?? null,
+        input.status ?? null,
+      ]);
+      if (timed) {
+        await rows(sql, stateValuesDelete, [entityId]);
+        await insertRows(rawDb(sql), 'StateValue', stateValueRows(projectId, entityId, timed));
+      }
+      if (timed || input.state !== undefined) await rows(sql, latestStateRecompute, [[entityId]]);
+      if (renamed) {
+        await recordFoundMentions(sql, projectId, entityId, found!.rows, true, names!);
+        await refreshSearchTextSql(sql, [entityId]);
+      }
+      if (name !== current.name || type !== current.type) await this.graphOutbox.recordNodes(sql, projectId, [{ id: entityId, label: name, type }]);
+      return this.answerSql(sql, accountId, projectId, entityId);
+    });
   }
 
   /**
@@ -382,37 +472,11 @@ export class AuthoringService {
   }
 
   /** The entity as the write leaves it, read in the write's transaction, where the write's audit entry goes too. */
-  private async answer(tx: TxClient, accountId: string, projectId: string, entityId: string): Promise<AuthoredEntity> {
-    const sql = inTransaction(tx);
+  private async answerSql(sql: SqlClient, accountId: string, projectId: string, entityId: string): Promise<AuthoredEntity> {
     const [record] = (await this.entities.byIds(accountId, projectId, [entityId], sql))!;
     const [authored] = await this.authoredStates([entityId], sql);
     const answer = { ...record, authored };
     await recordAudit(sql, answer);
     return answer;
-  }
-
-  /** State value rows for `changes`, their chapters checked; two changes with one span are refused (give one). */
-  private async timedRows(tx: TxClient, projectId: string, changes: StateChangeInput[]) {
-    const spans = await resolveSpans(tx, projectId, changes.map((change, i) => ({ span: change, path: `input.stateChanges.${i}` })));
-    const seen = new Map<string, number>();
-    spans.forEach((span, i) => {
-      const key = JSON.stringify([span.fromChapterId, span.untilChapterId]);
-      const earlier = seen.get(key);
-      if (earlier !== undefined) {
-        throw fieldError('validation_error', `input.stateChanges.${i}`, `has the same from and until as input.stateChanges.${earlier}; put their values in one change`);
-      }
-      seen.set(key, i);
-    });
-    return changes.flatMap((change, i) => Object.entries(change.state).map(([key, value]) => ({ key, value, ...spans[i] })));
-  }
-
-  private async writeTimed(tx: TxClient, projectId: string, entityId: string, rows: Awaited<ReturnType<AuthoringService['timedRows']>>) {
-    if (rows.length === 0) return;
-    await tx.stateValue.createMany({
-      data: rows.map((row) => ({
-        id: newId('stv'), projectId, entityId, key: row.key, fromChapterId: row.fromChapterId, untilChapterId: row.untilChapterId,
-        value: row.value === null ? Prisma.JsonNull : (row.value as Prisma.InputJsonValue),
-      })),
-    });
   }
 }

@@ -1,7 +1,7 @@
 // Story time: a fact or a state value holds from a chapter (inclusive) until a chapter (exclusive), compared by the
 // chapters' ordinals; a missing end is open. Callers name chapters by their ids in the manuscript (Chapter.externalId);
 // rows point at Chapter.id.
-import { Prisma } from '../../generated/prisma/client.ts';
+import { statement } from '../../db/sql.ts';
 import { LoreError } from '../errors.ts';
 import type { FieldError } from '../validation.ts';
 import type { TxClient } from './canon.ts';
@@ -27,6 +27,11 @@ export async function resolveSpans(db: Db, projectId: string, spans: { span: Spa
   const chapters = wanted.length
     ? await db.chapter.findMany({ where: { projectId, externalId: { in: wanted } }, select: { id: true, externalId: true, ordinal: true } })
     : [];
+  return spansIn(chapters, spans);
+}
+
+/** resolveSpans over chapters already read (those of the project the spans name; others may be among them). */
+export function spansIn(chapters: ChapterRef[], spans: { span: Span; path: string }[]): ResolvedSpan[] {
   const byExternal = new Map(chapters.map((c) => [c.externalId, c]));
   const errors = spans.flatMap(({ span, path }) => spanErrors(span, (c) => byExternal.get(c)?.ordinal, path));
   if (errors.length > 0) {
@@ -141,8 +146,11 @@ export const stateAtSql = (entity: string, at: string | null, base = `${entity}.
  */
 export async function recomputeLatestState(tx: TxClient, entityIds: string[]): Promise<void> {
   if (entityIds.length === 0) return;
-  await tx.$executeRaw`
-    UPDATE "Entity" e SET state = x.latest
-    FROM (SELECT n.id, ${Prisma.raw(stateAtSql('n', null))} AS latest FROM "Entity" n WHERE n.id = ANY(${entityIds}::text[])) x
-    WHERE e.id = x.id AND e.state IS DISTINCT FROM x.latest`;
+  await tx.$executeRawUnsafe(latestStateRecompute.text, entityIds);
 }
+
+/** recomputeLatestState's statement ($1: the entities' ids), for a writer going straight through the driver. */
+export const latestStateRecompute = statement('latest_state_recompute', `
+  UPDATE "Entity" e SET state = x.latest
+  FROM (SELECT n.id, ${stateAtSql('n', null)} AS latest FROM "Entity" n WHERE n.id = ANY($1::text[])) x
+  WHERE e.id = x.id AND e.state IS DISTINCT FROM x.latest`);

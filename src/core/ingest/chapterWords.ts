@@ -3,11 +3,8 @@
 // and the finder then reads just those lines, so what it records is what a scan of every chapter would. A chapter's
 // words are kept in a fixed number of buckets by a hash of the word: a chapter is a few dozen rows to write, and a
 // lookup reads only the buckets of the words it asks for.
-import type { TxClient } from '../canon/canon.ts';
 import { type MentionFinder, wordLines } from './mentionFinder.ts';
-import { chunk, insertRows, type Row } from './rows.ts';
-
-type Db = Pick<TxClient, '$executeRawUnsafe' | '$queryRawUnsafe' | 'chapterWordBucket'>;
+import { chunk, insertRows, type RawDb as Db, type Row } from './rows.ts';
 
 // Changing it changes every word's bucket: a migration must then empty Chapter.wordsHash so chapters are indexed again.
 const buckets = 64;
@@ -47,7 +44,7 @@ export async function indexChapterWords(db: Db, projectId: string, chapters: { i
   );
   if (claimed.length === 0) return;
   const ids = new Set(claimed.map((c) => c.id));
-  await db.chapterWordBucket.deleteMany({ where: { chapterId: { in: [...ids] } } });
+  await db.$executeRawUnsafe(`DELETE FROM "ChapterWordBucket" WHERE "chapterId" = ANY($1::text[])`, [...ids]);
   const rows = chapters.filter((c) => ids.has(c.id)).flatMap((c) => chapterWordRows(projectId, c.id, c.text));
   for (const part of chunk(rows, bucketsPerInsert)) await insertRows(db, 'ChapterWordBucket', part);
 }

@@ -6,7 +6,8 @@ import { mentionSortKey, type TxClient } from '../canon/canon.ts';
 import { newId } from '../../ids.ts';
 import { candidateLines, indexChapterWords } from './chapterWords.ts';
 import { linesOf, MentionFinder, type Term } from './mentionFinder.ts';
-import { chunk, insertRows, rowsPerInsert } from './rows.ts';
+import { chunk, insertRows, rawDb, rowsPerInsert } from './rows.ts';
+import { rows, statement, type SqlClient } from '../../db/sql.ts';
 import type { Slices } from '../canon/slices.ts';
 
 export const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
@@ -133,4 +134,95 @@ export async function recordEntityMentions(tx: TxClient, projectId: string, enti
 /** The hash of the project's names now: take it before a rename, for recordEntityMentions. */
 export async function currentNamesHash(tx: TxClient, projectId: string): Promise<string> {
   return (await projectTerms(tx, projectId)).namesHash;
+}
+
+export type MentionRow = ReturnType<typeof mentionRows>[number];
+type NamedEntity = { id: string; name: string; aliases: string[] };
+
+/**
+ * SQL: a digest of the project's chapters as mentions depend on them (which chapters, their order and their texts),
+ * over "Chapter" rows aliased `c`, so two reads of it compare.
+ */
+const chaptersDigest = `md5(COALESCE(string_agg(c.id || ':' || c.ordinal || ':' || c."contentHash", ',' ORDER BY c.id), ''))`;
+
+/** SQL: the digest findEntityMentions answers with, of the project `projectParam`, to compare under the project's lock. */
+export const chaptersDigestSql = (projectParam: string) => `(SELECT ${chaptersDigest} FROM "Chapter" c WHERE c."projectId" = ${projectParam})`;
+
+const mentionChapters = statement('mention_chapters', `
+  SELECT c.id, c.ordinal, c."contentHash", c."wordsHash", d.digest
+  FROM (SELECT ${chaptersDigest} AS digest FROM "Chapter" c WHERE c."projectId" = $1) d LEFT JOIN "Chapter" c ON c."projectId" = $1`);
+
+const chapterTexts = statement('mention_chapter_texts', `SELECT id, "contentHash", text FROM "Chapter" WHERE id = ANY($1::text[])`);
+
+/**
+ * The mentions of `entities` under the names given, found through the word index (chapters not indexed yet are indexed
+ * first), as recordEntityMentions finds them. An entity's mentions depend on its own names and on the chapters alone,
+ * so this may run before the project's writer lock is taken: what it found stands while the chapters' digest does.
+ */
+export async function findEntityMentions(sql: SqlClient, projectId: string, entities: NamedEntity[]): Promise<{ digest: string; rows: MentionRow[] }> {
+  const chapters = await rows<{ id: string | null; ordinal: number; contentHash: string; wordsHash: string; digest: string }>(sql, mentionChapters, [projectId]);
+  const digest = chapters[0].digest;
+  const present = chapters.filter((c): c is typeof c & { id: string } => c.id !== null);
+  const finder = new MentionFinder(termsOf(entities).terms);
+  const db = rawDb(sql);
+  const unindexed = present.filter((c) => c.wordsHash !== c.contentHash);
+  if (unindexed.length > 0) await indexChapterWords(db, projectId, await rows<{ id: string; contentHash: string; text: string }>(sql, chapterTexts, [unindexed.map((c) => c.id)]));
+  const places = await candidateLines(db, projectId, finder);
+  if (places.size === 0) return { digest, rows: [] };
+  const ordinals = new Map(present.map((c) => [c.id, c.ordinal]));
+  const texts = await rows<{ id: string; text: string }>(sql, chapterTexts, [[...places.keys()]]);
+  return { digest, rows: texts.flatMap((c) => mentionRows(projectId, c.id, ordinals.get(c.id)!, finder.findOnLines(linesOf(c.text), places.get(c.id)!))) };
+}
+
+// The project's names by entity id, as projectTerms reads them, with a row without names where $2 stands when no entity
+// has that id yet; and the version of the names they are.
+const projectNames = statement('project_names', `
+  SELECT p."namesVersion"::text AS version, x.id, x.name, x.aliases
+  FROM "Project" p CROSS JOIN LATERAL (
+    SELECT id, name, aliases FROM "Entity" WHERE "projectId" = p.id
+    UNION ALL
+    SELECT $2::text, NULL, NULL WHERE NOT EXISTS (SELECT 1 FROM "Entity" WHERE "projectId" = p.id AND id = $2)
+  ) x
+  WHERE p.id = $1 ORDER BY x.id`);
+
+/** The names hash of a project (termsOf's) before and after one entity gets new names, and the names' version they are of. */
+export type NamesChange = { version: string | undefined; previous: string; next: string };
+
+/**
+ * The project's names hash now and once `entity` has the names given (a new entity, or one renamed), with the version
+ * of the project's names (Project.namesVersion) they were read at: while it stands, so do they.
+ */
+export async function namesChange(sql: SqlClient, projectId: string, entity: NamedEntity): Promise<NamesChange> {
+  const found = await rows<{ version: string; id: string; name: string | null; aliases: string[] | null }>(sql, projectNames, [projectId, entity.id]);
+  // termsOf's JSON text, built as text: the entities before and after this one are the same in both.
+  const termsJson = (e: NamedEntity) => [e.name, ...e.aliases].map((text) => `{"entityId":${JSON.stringify(e.id)},"text":${JSON.stringify(text)}}`).join(',');
+  const at = found.findIndex((e) => e.id === entity.id);
+  const side = (part: typeof found) => part.map((e) => termsJson({ id: e.id, name: e.name!, aliases: e.aliases ?? [] })).filter((json) => json !== '').join(',');
+  const before = side(found.slice(0, at));
+  const after = side(found.slice(at + 1));
+  const own = found[at];
+  const hashOf = (middle: string) => sha256(`[${[before, middle, after].filter((json) => json !== '').join(',')}]`);
+  return {
+    version: found[0]?.version,
+    previous: hashOf(own && own.name !== null ? termsJson({ id: own.id, name: own.name, aliases: own.aliases ?? [] }) : ''),
+    next: hashOf(termsJson(entity)),
+  };
+}
+
+// Chapters up to date under the names hash $2 marked up to date under $3 (mentionHash in SQL: ASCII text throughout).
+const chapterMentionHash = (namesHash: string) => `encode(sha256(convert_to(c."contentHash" || ':' || c.ordinal || ':' || ${namesHash}, 'UTF8')), 'hex')`;
+const namesChangedMark = statement('names_changed_mark', `
+  UPDATE "Chapter" c SET "mentionHash" = ${chapterMentionHash('$3::text')} WHERE c."projectId" = $1 AND c."mentionHash" = ${chapterMentionHash('$2::text')}`);
+
+const mentionsOfEntityDelete = statement('mentions_of_entity_delete', `DELETE FROM "Mention" WHERE "entityId" = $1`);
+
+/**
+ * Records an entity's mentions found by findEntityMentions in place of its earlier ones (`renamed`), and marks the
+ * chapters that were up to date under the project's names before as up to date under the names now, as
+ * recordEntityMentions does.
+ */
+export async function recordFoundMentions(sql: SqlClient, projectId: string, entityId: string, found: MentionRow[], renamed: boolean, names: NamesChange): Promise<void> {
+  if (renamed) await rows(sql, mentionsOfEntityDelete, [entityId]);
+  for (const part of chunk(found, rowsPerInsert)) await insertRows(rawDb(sql), 'Mention', part);
+  await rows(sql, namesChangedMark, [projectId, names.previous, names.next]);
 }

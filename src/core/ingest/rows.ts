@@ -2,9 +2,22 @@
 // (jsonb_to_recordset). On PGlite this is an order of magnitude faster than Prisma's createMany of the same rows
 // (2,000 decisions: 43 ms against 718 ms; 2,000 entities: 163 ms against 1,752 ms), and a statement keeps one bind
 // parameter however many rows it carries.
-import type { TxClient } from '../canon/canon.ts';
+import type { SqlClient } from '../../db/sql.ts';
 
-type Db = Pick<TxClient, '$executeRawUnsafe'>;
+/** What set inserts and the word index run on: a Prisma transaction, or a driver transaction through rawDb. */
+export type RawDb = {
+  $queryRawUnsafe<T = unknown>(query: string, ...values: unknown[]): PromiseLike<T>;
+  $executeRawUnsafe(query: string, ...values: unknown[]): PromiseLike<number>;
+};
+type Db = Pick<RawDb, '$executeRawUnsafe'>;
+
+/** A driver client (src/db/sql.ts) as a RawDb; its statements go unnamed. */
+export function rawDb(sql: SqlClient): RawDb {
+  return {
+    $queryRawUnsafe: async <T>(text: string, ...values: unknown[]) => (await sql.query({ text, values })).rows as T,
+    $executeRawUnsafe: async (text: string, ...values: unknown[]) => (await sql.query({ text, values })).rowCount ?? 0,
+  };
+}
 
 export const chunk = <T>(items: T[], size: number): T[][] =>
   Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, (i + 1) * size));

@@ -2,6 +2,7 @@
 // transaction that makes them, and GraphSyncWorker (neo4jSync.ts) copies them to Neo4j afterwards.
 import type { PrismaClient } from '../../generated/prisma/client.ts';
 import type { TxClient } from '../canon/canon.ts';
+import { rows, statement, type SqlClient } from '../../db/sql.ts';
 
 export type GraphNodeChange = { id: string; label: string; type: string };
 export type GraphEdgeChange = { id: string; from: string; to: string; kind: string; weight: number };
@@ -41,6 +42,19 @@ export class GraphOutbox {
       ...chunk(changes.edges, itemsPerRow).map((items) => ({ projectId, op: 'edges', payload: { items } })),
     ];
     await tx.graphOutbox.createMany({ data: rows });
+  }
+
+  /**
+   * record for a writer going straight through the driver (src/db/sql.ts), for a few nodes: one statement, which takes
+   * the project's row lock before its row takes an id, as lockProject does.
+   */
+  async recordNodes(sql: SqlClient, projectId: string, nodes: GraphNodeChange[]): Promise<void> {
+    if (nodes.length === 0) return;
+    if (!this.detailed) {
+      await rows(sql, rebuildMark, [projectId]);
+      return;
+    }
+    for (const items of chunk(nodes, itemsPerRow)) await rows(sql, nodesInsert, [projectId, JSON.stringify({ items })]);
   }
 
   /** Records removed nodes and edges inside the caller's transaction (which must be the one that removes them). */
@@ -105,6 +119,16 @@ export class GraphOutbox {
 async function lockProject(tx: TxClient, projectId: string): Promise<void> {
   await tx.$queryRaw`SELECT id FROM "Project" WHERE id = ${projectId} FOR UPDATE`;
 }
+
+const nodesInsert = statement('graph_outbox_nodes', `
+  WITH p AS (SELECT id FROM "Project" WHERE id = $1 FOR UPDATE)
+  INSERT INTO "GraphOutbox" ("projectId", op, payload) SELECT id, 'nodes', $2::jsonb FROM p`);
+
+// markForRebuild in one statement: the project's row lock, the older rebuild row gone, a new one.
+const rebuildMark = statement('graph_outbox_rebuild', `
+  WITH p AS (SELECT id FROM "Project" WHERE id = $1 FOR UPDATE),
+  gone AS (DELETE FROM "GraphOutbox" o USING p WHERE o."projectId" = p.id AND o.op = 'rebuild')
+  INSERT INTO "GraphOutbox" ("projectId", op) SELECT id, 'rebuild' FROM p`);
 
 function chunk<T>(items: T[], size: number): T[][] {
   return Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, (i + 1) * size));
