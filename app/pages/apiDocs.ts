@@ -36,11 +36,11 @@ Send the same key as <code>Authorization: Bearer sk_lore_…</code> instead: not
 </main>`,
 });
 
-function fileAsset(path: string | URL, type: string): () => Asset {
+function fileAsset(path: string | URL, type: string, edit?: (text: string) => string): () => Asset {
   let asset: Asset | undefined;
   return () => {
     if (!asset) {
-      const body = readFileSync(path);
+      const body = edit ? Buffer.from(edit(readFileSync(path, 'utf8'))) : readFileSync(path);
       asset = { body, type, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"` };
     }
     return asset;
@@ -48,10 +48,12 @@ function fileAsset(path: string | URL, type: string): () => Asset {
 }
 
 const script = 'text/javascript; charset=utf-8';
+const offlineLogo = (text: string) => text.replace('https://cdn.redoc.ly/redoc/logo-mini.svg', "data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg'/%3E");
 const pagesStylesheet = fileAsset(new URL('./assets/pages.css', import.meta.url), 'text/css; charset=utf-8');
 const assets = new Map<string, () => Asset>([
   // 1 MB, read on first use.
-  ['redoc.standalone.js', fileAsset(createRequire(import.meta.url).resolve('redoc/bundles/redoc.standalone.js'), script)],
+  // Its footer's logo comes from Redocly's CDN, which the page's policy (and an offline machine) refuses: a blank image.
+  ['redoc.standalone.js', fileAsset(createRequire(import.meta.url).resolve('redoc/bundles/redoc.standalone.js'), script, offlineLogo)],
   ['redoc-boot.js', fileAsset(new URL('./assets/redoc-boot.js', import.meta.url), script)],
   ['redoc-page.css', fileAsset(new URL('./assets/redoc-page.css', import.meta.url), 'text/css; charset=utf-8')],
   ['pages.css', pagesStylesheet],
