@@ -26,6 +26,7 @@ import { isDeepStrictEqual, parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { defaultMinSimilarity } from '../../src/config.ts';
+import { defaultPageLimit } from '../../src/core/validation.ts';
 import { KeyService } from '../../src/core/access/keys.ts';
 import { similarityFor } from '../../src/core/canon/search.ts';
 import { lexicalDepth, vectorDepth } from '../../src/core/embeddings/hybrid.ts';
@@ -244,16 +245,16 @@ async function startHybrid(): Promise<{ uncached: ServerProcess; cached: ServerP
 const benchModel = 'bench-embed';
 
 /**
- * The database's part of an uncached hybrid search alone: the ranking statement (EmbeddingStore.candidates: the best
- * lexical matches and the nearest vectors, as the gateway asks for them) from `connections` connections in a closed
- * loop, each with a pool connection of its own, for `seconds`; no gateway, HTTP, key check or page to read. Whatever
+ * The database's part of an uncached hybrid search alone: the ranking statement (EmbeddingStore.fusedIds: the best
+ * lexical matches and the nearest vectors, fused as the gateway's page statement fuses them, a page of ids) from
+ * `connections` connections in a closed loop, each with a pool connection of its own, for `seconds`; no gateway, HTTP, key check or page to read. Whatever
  * the gateway does, its p99 cannot fall below this one's on the same machine.
  */
 async function rankingFloor(accountId: string, projectId: string, queries: string[], seconds: number) {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: connections });
   const store = new EmbeddingStore(pool);
   const searches = queries.map((q) => ({
-    q, threshold: similarityFor(q), model: benchModel, vector: embedText(q), maxDistance: 1 - defaultMinSimilarity, lexicalDepth, vectorDepth,
+    q, threshold: similarityFor(q), model: benchModel, vector: embedText(q), maxDistance: 1 - defaultMinSimilarity, lexicalDepth, vectorDepth, limit: defaultPageLimit,
   }));
   try {
     const latencies: number[] = [];
@@ -262,7 +263,7 @@ async function rankingFloor(accountId: string, projectId: string, queries: strin
       await Promise.all(Array.from({ length: connections }, async () => {
         while (Date.now() < until) {
           const started = performance.now();
-          if (!(await store.candidates(accountId, projectId, searches[next++ % searches.length]))?.vectors) throw new Error('the ranking floor read no vectors');
+          if (!(await store.fusedIds(accountId, projectId, searches[next++ % searches.length]))?.length) throw new Error('the ranking floor read no vectors');
           if (keep) latencies.push(performance.now() - started);
         }
       }));

@@ -6,7 +6,8 @@ import type { MentionItem } from './canon.ts';
 import type { PageKind } from './canonChanges.ts';
 import type { ReadCache } from './readCache.ts';
 import { holdsSql, stateAtSql, unknownChapter } from './storyTime.ts';
-import { rows, statement, type SqlClient } from '../../db/sql.ts';
+import { rows, statement, type SqlClient, type Statement } from '../../db/sql.ts';
+import { fusedRanking, hybridValues, type HybridSearch } from '../embeddings/store.ts';
 import type DataLoader from 'dataloader';
 import { batchedRows } from '../../db/batch.ts';
 
@@ -52,9 +53,14 @@ const chapterOf = (id: string, column: string) => `CASE WHEN ${id} IS NULL THEN 
  * also tells whether the project has it ("asOfKnown"), so an unknown one costs no statement of its own. Without it,
  * the latest: Entity.state and the facts with no end, in the plainest SQL, as the hottest reads deserve (a CASE on a
  * parameter choosing between the two made the planner's cost estimate of a search page cross PostgreSQL's JIT
- * threshold, and compiling cost 50 ms a statement).
+ * threshold, and compiling cost 50 ms a statement). `ctes`: more CTEs after o, for `picked` and `extraColumns` to read.
  */
-function entityStatement(name: string, picked: string, order: string, { asOf, extraColumns = '' }: { asOf?: string; extraColumns?: string } = {}) {
+function entityStatement(
+  name: string,
+  picked: string,
+  order: string,
+  { asOf, extraColumns = '', ctes }: { asOf?: string; extraColumns?: string; ctes?: string } = {},
+) {
   const at = '(SELECT ordinal FROM asof)';
   // As of a chapter, the mentions up to it in reading order: sort keys start with the chapter's zero-padded ordinal
   // (canon.ts mentionSortKey), so those of the next ordinal and later sort after this bound.
@@ -64,6 +70,7 @@ function entityStatement(name: string, picked: string, order: string, { asOf, ex
     : 'x."untilChapterId" IS NULL';
   return statement(name, `
     WITH o AS (SELECT id FROM "Project" WHERE id = $1 AND "accountId" = $2),
+    ${ctes ? `${ctes},` : ''}
     ${asOf ? `asof AS (SELECT ordinal FROM "Chapter" WHERE "projectId" = (SELECT id FROM o) AND "externalId" = ${asOf}::text),` : ''}
     e AS MATERIALIZED (${picked}),
     latest AS MATERIALIZED (
@@ -144,6 +151,29 @@ const searchStatement = entityStatement(
   'e.score::float8 DESC, e.id',
   { extraColumns: ', e.score' },
 );
+
+// A page of a hybrid search, ranking and rows in one statement, per dimension of the query vector (store.ts
+// fusedRanking): each row also says whether the project has vectors of the model, where the cursor stands in the
+// ranking (null: not in it) and, where there is a next page, the page's last id.
+const hybridStatements = new Map<number, Statement>();
+const hybridStatement = (dimensions: number) => {
+  let s = hybridStatements.get(dimensions);
+  if (!s) {
+    const picked = `SELECT en.*, p.position FROM page p JOIN "Entity" en ON en.id = p.id AND en."projectId" = (SELECT id FROM o)`;
+    s = entityStatement(`hybrid_search_${dimensions}`, picked, 'e.position', {
+      ctes: fusedRanking(dimensions),
+      extraColumns: `, EXISTS (SELECT 1 FROM v) AS vectors, (SELECT position::int FROM start) AS start,
+        (SELECT f.id FROM fused f, start WHERE f.position = start.position + $11::int AND EXISTS (SELECT 1 FROM fused g WHERE g.position = f.position + 1)) AS "nextStartingAfter"`,
+    });
+    hybridStatements.set(dimensions, s);
+  }
+  return s;
+};
+
+/** A page of a hybrid search: `vectors` false (and nothing else) when the project has no vector of the model. */
+export type HybridPage =
+  | { vectors: false }
+  | { vectors: true; cursorFound: boolean; data: EntityRecord[]; hasMore: boolean; nextStartingAfter: string | null };
 
 /**
  * The rows of an owned project, or undefined when the project is not the account's; a validation_error naming as_of
@@ -242,6 +272,27 @@ export class EntityReader {
     if (!result) return undefined;
     const byId = new Map(result.map((row) => [row.id, row]));
     return ids.flatMap((id) => byId.get(id) ?? []);
+  }
+
+  /**
+   * A page of a hybrid search (store.ts fusedRanking): the `limit` entities after `startingAfter` in the fused
+   * ranking; undefined when the project is not the account's.
+   */
+  async hybridSearch(
+    accountId: string,
+    projectId: string,
+    search: HybridSearch & { q: string; threshold: number; startingAfter?: string; limit: number },
+  ): Promise<HybridPage | undefined> {
+    const result = await rows<EntityRecord & { vectors: boolean; start: number | null; nextStartingAfter: string | null }>(
+      this.sql,
+      hybridStatement(search.vector.length),
+      [...hybridValues(accountId, projectId, search), search.startingAfter ?? null, search.limit],
+    );
+    if (result.length === 0) return undefined;
+    const [{ vectors, start, nextStartingAfter }] = result;
+    if (!vectors) return { vectors };
+    const data = result.flatMap(({ vectors: _, start: __, nextStartingAfter: ___, ...row }) => (row.id === null ? [] : [row]));
+    return { vectors, cursorFound: start !== null, data, hasMore: nextStartingAfter !== null, nextStartingAfter };
   }
 
   /**

@@ -1,7 +1,8 @@
 // Ranked lexical search: full-text over names, aliases and approved facts, plus trigram word similarity over names
 // and aliases (typos, partial names), in the lore_search function (prisma/migrations). Pages are keyed on (score, id),
 // so the order is stable across pages. With an embedding provider, and vectors for the project, the ranking is hybrid
-// (src/core/embeddings/hybrid.ts): the fused list is read whole and paged by position, with the same cursor rules.
+// (src/core/embeddings/hybrid.ts): fused in the statement that reads the page, and paged by position in the fused
+// ranking, with the same cursor rules.
 import type { PrismaClient } from '../../generated/prisma/client.ts';
 import type { Page } from './canon.ts';
 import type { EntityReader, EntityRecord, Versioned, VersionRead } from './entities.ts';
@@ -45,10 +46,17 @@ export class SearchService {
 
   private async read(accountId: string, projectId: string, q: string, limit: number, startingAfter?: string): Promise<SearchPage | undefined> {
     const threshold = similarityFor(q);
-    const ranked = await this.hybrid?.rank(accountId, projectId, q, threshold);
+    const ranked = await this.hybrid?.rank(accountId, projectId, q);
     if (ranked?.ranking === 'not_found') return undefined;
-    if (ranked?.ranking === 'hybrid') return this.hybridPage(accountId, projectId, ranked.ids, limit, startingAfter);
-    const transient = ranked?.transient;
+    if (ranked?.ranking === 'hybrid') {
+      const found = await this.entities.hybridSearch(accountId, projectId, { q, threshold, ...ranked.search, startingAfter, limit });
+      if (!found) return undefined;
+      if (found.vectors) {
+        if (!found.cursorFound) throw new LoreError('invalid_cursor', `starting_after ${startingAfter} is not a result of this search.`);
+        return { data: found.data, hasMore: found.hasMore, nextStartingAfter: found.nextStartingAfter, ranking: 'hybrid' };
+      }
+    }
+    const transient = ranked?.ranking === 'lexical' && ranked.transient;
     // The score travels as text: a JS number parameter is sent with 16 significant digits, so it would not compare
     // equal to the stored float8 and the cursor row would come back again.
     let after: { score: string; id: string } | undefined;
@@ -73,16 +81,5 @@ export class SearchService {
       ranking: 'lexical',
       ...(transient && { transient }),
     };
-  }
-
-  /** A page of the fused ranking: the entities after the cursor's place in it. */
-  private async hybridPage(accountId: string, projectId: string, ids: string[], limit: number, startingAfter?: string): Promise<SearchPage | undefined> {
-    const start = startingAfter === undefined ? 0 : ids.indexOf(startingAfter) + 1;
-    if (start === 0 && startingAfter !== undefined) throw new LoreError('invalid_cursor', `starting_after ${startingAfter} is not a result of this search.`);
-    const pageIds = ids.slice(start, start + limit);
-    const data = await this.entities.byIds(accountId, projectId, pageIds);
-    if (!data) return undefined;
-    const hasMore = ids.length > start + limit;
-    return { data, hasMore, nextStartingAfter: hasMore ? pageIds[pageIds.length - 1] : null, ranking: 'hybrid' };
   }
 }

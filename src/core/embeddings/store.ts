@@ -2,18 +2,13 @@
 // hybrid search reads, and the backlog GET /health shows. The vector table exists only where pgvector does.
 import { createHash } from 'node:crypto';
 import { rows, statement, type SqlClient, type Statement } from '../../db/sql.ts';
+import { rrfK } from './fusion.ts';
 import { maxTextChars } from './provider.ts';
 
 export type OutboxItem = { itemId: string; projectId: string; kind: 'entity' | 'fact'; seq: string; force: boolean; attempts: number };
 /** An item's text as it stands (null: the item is gone, or a fact no longer in the canon) and the vector it has. */
 export type ItemText = { itemId: string; entityId: string | null; text: string | null; model: string | null; textHash: string | null };
 export type Backlog = { pending: number; oldestPendingAgeSeconds: number | null; lastError: string | null };
-/**
- * Search candidates: null when the project is not the account's; `vectors` false (and both lists empty) when it has no
- * vector of the model.
- */
-export type Candidates = { vectors: boolean; lexical: string[]; vector: string[] } | null;
-
 export const textHash = (text: string) => createHash('sha256').update(text.slice(0, maxTextChars)).digest('hex');
 
 const ensureTable = statement('embeddings_ensure', 'SELECT lore_ensure_embeddings() AS ready');
@@ -79,7 +74,7 @@ const probe = statement('search_vectors_probe', `
 export class EmbeddingStore {
   private ready?: Promise<boolean>;
   private readonly dimensions = new Map<number, Promise<void>>();
-  private readonly candidateStatements = new Map<number, Statement>();
+  private readonly fusedIdStatements = new Map<number, Statement>();
 
   constructor(private readonly sql: SqlClient) {}
 
@@ -162,40 +157,53 @@ export class EmbeddingStore {
   }
 
   /**
-   * The two rankings hybrid search fuses, each best first: the lexical one (lore_search, its best `lexicalDepth`) and
-   * the `vectorDepth` entities nearest to the query vector within `maxDistance` (cosine distance), by their nearest
-   * vector of this model. Both read this project only, and only when it has a vector of the model (what the probe
-   * tells), so a caller holding the query's vector already needs no probe first.
+   * The first `limit` ids of the fused ranking alone, no entity read (null when the project is not the account's, []
+   * when it has no vector of the model): the database's part of a hybrid search that the bench's floor measures.
    */
-  async candidates(
-    accountId: string,
-    projectId: string,
-    search: { q: string; threshold: number; model: string; vector: number[]; maxDistance: number; lexicalDepth: number; vectorDepth: number },
-  ): Promise<Candidates> {
+  async fusedIds(accountId: string, projectId: string, search: HybridSearch & { q: string; threshold: number; limit: number }): Promise<string[] | null> {
     await this.ensureDimension(search.vector.length);
-    const found = await rows<{ list: 'owned' | 'vectors' | 'lexical' | 'vector'; id: string | null; rank: string }>(this.sql, this.candidatesStatement(search.vector.length), [
-      projectId, accountId, search.q, search.threshold, search.lexicalDepth, search.model, JSON.stringify(search.vector), search.maxDistance, search.vectorDepth,
-    ]);
-    if (found.length === 0) return null;
-    const ranking = (list: 'lexical' | 'vector') => found.filter((r) => r.list === list).sort((a, b) => Number(a.rank) - Number(b.rank)).map((r) => r.id!);
-    return { vectors: found.some((r) => r.list === 'vectors'), lexical: ranking('lexical'), vector: ranking('vector') };
-  }
-
-  private candidatesStatement(dimensions: number): Statement {
-    let s = this.candidateStatements.get(dimensions);
+    let s = this.fusedIdStatements.get(search.vector.length);
     if (!s) {
-      s = statement(`search_candidates_${dimensions}`, `
-        WITH o AS (SELECT id FROM "Project" WHERE id = $1 AND "accountId" = $2),
-        v AS (SELECT id FROM o WHERE EXISTS (SELECT 1 FROM "Embedding" WHERE "projectId" = o.id AND model = $6))
-        SELECT 'owned' AS list, NULL AS id, 0::bigint AS rank FROM o
-        UNION ALL
-        SELECT 'vectors', NULL, 0::bigint FROM v
-        UNION ALL
-        (SELECT 'lexical', s.id, s.rank FROM v CROSS JOIN lore_search(v.id, $3, $4::float8, NULL, NULL, $5::int) WITH ORDINALITY AS s(id, score, rank) ORDER BY s.rank)
-        UNION ALL
-        (SELECT 'vector', n."entityId", n.rank FROM v CROSS JOIN lore_nearest_${dimensions}(v.id, $6, $7, $8::float8, $9::int) WITH ORDINALITY AS n("entityId", distance, rank) ORDER BY n.rank)`);
-      this.candidateStatements.set(dimensions, s);
+      s = statement(`search_fused_ids_${search.vector.length}`, `
+        WITH o AS (SELECT id FROM "Project" WHERE id = $1 AND "accountId" = $2), ${fusedRanking(search.vector.length)}
+        SELECT NULL::text AS id, 0::bigint AS position FROM o UNION ALL SELECT id, position FROM page ORDER BY position`);
+      this.fusedIdStatements.set(search.vector.length, s);
     }
-    return s;
+    const found = await rows<{ id: string | null }>(this.sql, s, [...hybridValues(accountId, projectId, search), null, search.limit]);
+    return found.length === 0 ? null : found.flatMap((row) => row.id ?? []);
   }
 }
+
+/** How a hybrid search ranks by meaning: the query's vector and the depth of each ranking (hybrid.ts). */
+export type HybridSearch = { model: string; vector: number[]; maxDistance: number; lexicalDepth: number; vectorDepth: number };
+
+/** Parameters $1 to $9 of fusedRanking's statements. */
+export const hybridValues = (accountId: string, projectId: string, search: HybridSearch & { q: string; threshold: number }) => [
+  projectId, accountId, search.q, search.threshold, search.lexicalDepth, search.model, JSON.stringify(search.vector), search.maxDistance, search.vectorDepth,
+];
+
+/**
+ * SQL: the fused ranking of a hybrid search, as CTEs after `o` (the project, when it is the account's), computed in
+ * the statement that reads the page, so the whole ranking (a thousand ids and more) never travels to the gateway:
+ * - `v`: the project, when it has a vector of the model ($6); without one both rankings stay empty.
+ * - `ranked`: the lexical ranking (lore_search: its best $5 for query $3 at trigram threshold $4) and the $9
+ *   entities nearest to the query vector ($7) within cosine distance $8, by their nearest vector of the model; each
+ *   entity with 1 / (rrfK + its rank) from each ranking that finds it (reciprocal rank fusion, fusion.ts).
+ * - `fused`: every entity found, by `position` (1 = best): summed score, highest first, equal scores by id in
+ *   byte order.
+ * - `start`: the position of the cursor $10 (an entity id; null: 0, the first page), null when the cursor is not
+ *   in the ranking.
+ * - `page`: the $11 ids after it.
+ */
+export const fusedRanking = (dimensions: number) => `
+  v AS (SELECT id FROM o WHERE EXISTS (SELECT 1 FROM "Embedding" WHERE "projectId" = o.id AND model = $6)),
+  ranked AS (
+    SELECT s.id, 1::float8 / (${rrfK} + s.rank) AS score
+    FROM v CROSS JOIN lore_search(v.id, $3, $4::float8, NULL, NULL, $5::int) WITH ORDINALITY AS s(id, lexical, rank)
+    UNION ALL
+    SELECT n."entityId", 1::float8 / (${rrfK} + n.rank)
+    FROM v CROSS JOIN lore_nearest_${dimensions}(v.id, $6, $7, $8::float8, $9::int) WITH ORDINALITY AS n("entityId", distance, rank)
+  ),
+  fused AS MATERIALIZED (SELECT id, row_number() OVER (ORDER BY sum(score) DESC, id COLLATE "C") AS position FROM ranked GROUP BY id),
+  start AS (SELECT CASE WHEN $10::text IS NULL THEN 0 ELSE (SELECT position FROM fused WHERE id = $10::text) END AS position),
+  page AS (SELECT f.id, f.position FROM fused f, start WHERE f.position > start.position AND f.position <= start.position + $11::int)`;
