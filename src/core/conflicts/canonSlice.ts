@@ -58,8 +58,9 @@ export type LostAnchor = { entity: string; key: string; anchor: string; line: nu
 /**
  * Where in story time a passage stands: a chapter (by its ordinal), and a line of it when given; without a line, once
  * the whole chapter is read. `text`: the chapter's text, to place anchors in (read by `id` when needed and absent).
+ * `canonVersion`: the project's, as the caller read it: the project's names are then kept under it (nameFinder).
  */
-export type SlicePosition = { ordinal: number; line?: number; id?: string; text?: string };
+export type SlicePosition = { ordinal: number; line?: number; id?: string; text?: string; canonVersion?: bigint };
 
 const limits = { factsPerEntity: 30, rules: 8, promises: 8, beatChapters: 3, beatsPerChapter: 20, neighbours: 20, relatives: 20, narrators: 5, pronounSnippets: 40, heldPlaces: 20, unawarePerCharacter: 20 } as const;
 
@@ -99,9 +100,33 @@ async function relevant(prisma: PrismaClient, projectId: string, type: 'rule' | 
   return rows.map((r) => r.id);
 }
 
+/** A project's names, by canon version: every change to an entity raises it (the Entity triggers), so none is stale. */
+const finders = new Map<string, Promise<MentionFinder>>();
+const findersKept = 16;
+
+/**
+ * The finder of every name and alias of the project: read and indexed once per canon version when the caller knows it
+ * (a chapter's stretches, and the chapters checked one after another), else each time.
+ */
+function nameFinder(prisma: PrismaClient, projectId: string, canonVersion: bigint | undefined): Promise<MentionFinder> {
+  const load = async () => {
+    const names = await prisma.entity.findMany({ where: { projectId }, select: { id: true, name: true, aliases: true } });
+    return new MentionFinder(names.flatMap((e) => nameVariants([e.name, ...e.aliases]).map((text) => ({ entityId: e.id, text }))));
+  };
+  if (canonVersion === undefined) return load();
+  const key = `${projectId}:${canonVersion}`;
+  let finder = finders.get(key);
+  if (!finder) {
+    finder = load();
+    finders.set(key, finder);
+    finder.catch(() => finders.delete(key));
+    if (finders.size > findersKept) finders.delete(finders.keys().next().value!);
+  }
+  return finder;
+}
+
 export async function loadCanonSlice(prisma: PrismaClient, projectId: string, passage: string, chapter?: SlicePosition): Promise<CanonSlice> {
-  const names = await prisma.entity.findMany({ where: { projectId }, select: { id: true, name: true, aliases: true } });
-  const finder = new MentionFinder(names.flatMap((e) => nameVariants([e.name, ...e.aliases]).map((text) => ({ entityId: e.id, text }))));
+  const finder = await nameFinder(prisma, projectId, chapter?.canonVersion);
   const named = [...new Set(finder.find(passage).map((m) => m.entityId))];
 
   // Story time: the facts and state as they stand at the passage's chapter; without one, after the last chapter.
