@@ -10,10 +10,13 @@ import { readFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import { Executor } from '../../graph/executor.ts';
 import { loadConfig } from '../../src/config.ts';
+import { loadCanonSlice } from '../../src/core/conflicts/canonSlice.ts';
 import { checkChapter } from '../../src/core/conflicts/chapterCheck.ts';
+import { findDeterministicConflicts } from '../../src/core/conflicts/deterministic.ts';
 import { createLogger } from '../../src/logger.ts';
 import { openRuntime } from '../../src/runtime.ts';
 import { benchDatabase } from './benchDatabase.ts';
+import { corePassage } from './conflictCore.ts';
 import { seed } from './seed.ts';
 
 const log = (line: string) => process.stdout.write(`${line}\n`);
@@ -52,6 +55,16 @@ async function main() {
       await prisma.$executeRawUnsafe('VACUUM (ANALYZE)');
       log(`seeded 5,000 entities in ${((Date.now() - started) / 1000).toFixed(1)} s`);
       targets.push({ projectId: seeded.projectId, chapterId: chapters[0].externalId, id: chapters[0].id, label: `seed/${chapters[0].externalId}` });
+      // A passage check's deterministic part (its canon slice and the core, no model) on the conflict core bench's passage.
+      const named = await prisma.entity.findMany({ where: { projectId: seeded.projectId, status: 'approved' }, select: { name: true, type: true }, orderBy: { id: 'asc' } });
+      const { text, words } = corePassage(named.filter((e) => e.type === 'character').slice(0, 15).map((e) => e.name), named.filter((e) => e.type === 'location').slice(0, 5).map((e) => e.name));
+      const passage: number[] = [];
+      for (let i = 0; i < 30; i++) {
+        const started = performance.now();
+        findDeterministicConflicts(text, await loadCanonSlice(prisma, seeded.projectId, text, { ordinal: 40 }), null);
+        if (i >= 10) passage.push(performance.now() - started);
+      }
+      log(`passage check without the model, ${words} words of the seeded project: median ${quantile(passage, 0.5).toFixed(1)} ms, p90 ${quantile(passage, 0.9).toFixed(1)} ms; ${load()}`);
     }
 
     const perChapter = new Map<string, { words: number; ms: number[] }>();

@@ -60,9 +60,10 @@ export async function checkChapter(
 
   const { text } = chapter;
   const words = wordsIn(text);
-  await charge(words);
   const starts = lineStarts(text);
-  const [points, learned] = await Promise.all([
+  // Charged beside the two reads that place the stretches (reads only): nothing is checked before it is paid.
+  const [, points, learned] = await Promise.all([
+    charge(words),
     prisma.stateValue.findMany({
       where: { projectId, fromChapterId: chapter.id, OR: [{ fromLine: { not: null } }, { fromAnchor: { not: null } }] },
       select: { fromLine: true, fromAnchor: true },
