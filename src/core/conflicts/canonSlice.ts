@@ -4,7 +4,7 @@
 // so the prompt stays small however large the project is. Facts and state are those holding at the passage's chapter
 // (story time), or after the last chapter when it names none. Names match as written, capitalised, or without their
 // article ("Abbess" for "the Abbess").
-import type { PrismaClient } from '../../generated/prisma/client.ts';
+import { Prisma, type PrismaClient } from '../../generated/prisma/client.ts';
 import { MentionFinder } from '../ingest/mentionFinder.ts';
 import { placePoint } from '../canon/storyPoints.ts';
 import { stateAt, timedValues, type TimedValue } from '../canon/storyTime.ts';
@@ -58,8 +58,9 @@ export type LostAnchor = { entity: string; key: string; anchor: string; line: nu
 /**
  * Where in story time a passage stands: a chapter (by its ordinal), and a line of it when given; without a line, once
  * the whole chapter is read. `text`: the chapter's text, to place anchors in (read by `id` when needed and absent).
+ * `canonVersion`: the project's, as the caller read it: the project's names are then kept under it (nameFinder).
  */
-export type SlicePosition = { ordinal: number; line?: number; id?: string; text?: string };
+export type SlicePosition = { ordinal: number; line?: number; id?: string; text?: string; canonVersion?: bigint };
 
 const limits = { factsPerEntity: 30, rules: 8, promises: 8, beatChapters: 3, beatsPerChapter: 20, neighbours: 20, relatives: 20, narrators: 5, pronounSnippets: 40, heldPlaces: 20, unawarePerCharacter: 20 } as const;
 
@@ -72,6 +73,35 @@ export function nameVariants(names: string[]): string[] {
 }
 
 type EntityRow = { id: string; type: string; name: string; aliases: string[]; state: unknown; facts: { id: string; text: string }[] };
+
+type StoredEntity = EntityRow & { baseState: unknown };
+
+/**
+ * The approved entities among `ids` (of the project, of a type, when given), by id, each with up to 30 of its approved
+ * live facts holding at the chapter (after the last chapter without one), by id: one statement, where the query
+ * builder spent more CPU compiling the nested read than the database spent answering it.
+ */
+async function entitiesWithFacts(prisma: PrismaClient, ids: string[], chapter: SlicePosition | undefined, only: { projectId?: string; type?: 'character' } = {}): Promise<StoredEntity[]> {
+  if (ids.length === 0) return [];
+  const holds = chapter
+    ? Prisma.sql`(f."fromChapterId" IS NULL OR fc.ordinal <= ${chapter.ordinal}::int) AND (f."untilChapterId" IS NULL OR uc.ordinal > ${chapter.ordinal}::int)`
+    : Prisma.sql`f."untilChapterId" IS NULL`;
+  return prisma.$queryRaw<StoredEntity[]>`
+    SELECT e.id, e.type::text AS type, e.name, e.aliases, e.state, e."baseState", COALESCE(held.facts, '[]'::json) AS facts
+    FROM "Entity" e
+    LEFT JOIN LATERAL (
+      SELECT json_agg(json_build_object('id', x.id, 'text', x.text) ORDER BY x.id) AS facts FROM (
+        SELECT f.id, f.text FROM "Fact" f
+        LEFT JOIN "Chapter" fc ON fc.id = f."fromChapterId" LEFT JOIN "Chapter" uc ON uc.id = f."untilChapterId"
+        WHERE f."entityId" = e.id AND f.status = 'approved' AND f."retiredAt" IS NULL AND ${holds}
+        ORDER BY f.id LIMIT ${limits.factsPerEntity}::int
+      ) x
+    ) held ON true
+    WHERE e.id = ANY(${ids}::text[]) AND e.status = 'approved'
+      ${only.projectId ? Prisma.sql`AND e."projectId" = ${only.projectId}` : Prisma.empty}
+      ${only.type ? Prisma.sql`AND e.type = ${only.type}::"EntityType"` : Prisma.empty}
+    ORDER BY e.id`;
+}
 
 const toSlice = (e: EntityRow): SliceEntity => ({
   id: e.id,
@@ -99,72 +129,41 @@ async function relevant(prisma: PrismaClient, projectId: string, type: 'rule' | 
   return rows.map((r) => r.id);
 }
 
+/** A project's names, by canon version: every change to an entity raises it (the Entity triggers), so none is stale. */
+const finders = new Map<string, Promise<MentionFinder>>();
+const findersKept = 16;
+
+/**
+ * The finder of every name and alias of the project: read and indexed once per canon version when the caller knows it
+ * (a chapter's stretches, and the chapters checked one after another), else each time.
+ */
+function nameFinder(prisma: PrismaClient, projectId: string, canonVersion: bigint | undefined): Promise<MentionFinder> {
+  const load = async () => {
+    const names = await prisma.entity.findMany({ where: { projectId }, select: { id: true, name: true, aliases: true } });
+    return new MentionFinder(names.flatMap((e) => nameVariants([e.name, ...e.aliases]).map((text) => ({ entityId: e.id, text }))));
+  };
+  if (canonVersion === undefined) return load();
+  const key = `${projectId}:${canonVersion}`;
+  let finder = finders.get(key);
+  if (!finder) {
+    finder = load();
+    finders.set(key, finder);
+    finder.catch(() => finders.delete(key));
+    if (finders.size > findersKept) finders.delete(finders.keys().next().value!);
+  }
+  return finder;
+}
+
 export async function loadCanonSlice(prisma: PrismaClient, projectId: string, passage: string, chapter?: SlicePosition): Promise<CanonSlice> {
-  const names = await prisma.entity.findMany({ where: { projectId }, select: { id: true, name: true, aliases: true } });
-  const finder = new MentionFinder(names.flatMap((e) => nameVariants([e.name, ...e.aliases]).map((text) => ({ entityId: e.id, text }))));
+  const finder = await nameFinder(prisma, projectId, chapter?.canonVersion);
   const named = [...new Set(finder.find(passage).map((m) => m.entityId))];
 
-  // Story time: the facts and state as they stand at the passage's chapter; without one, after the last chapter.
-  const holding = chapter
-    ? {
-        AND: [
-          { OR: [{ fromChapterId: null }, { fromChapter: { is: { ordinal: { lte: chapter.ordinal } } } }] },
-          { OR: [{ untilChapterId: null }, { untilChapter: { is: { ordinal: { gt: chapter.ordinal } } } }] },
-        ],
-      }
-    : { untilChapterId: null };
-  const factSelect = {
-    where: { status: 'approved' as const, retiredAt: null, ...holding },
-    select: { id: true, text: true },
-    orderBy: { id: 'asc' as const },
-    take: limits.factsPerEntity,
-  };
-  const entitySelect = { id: true, type: true, name: true, aliases: true, state: true, baseState: true, facts: factSelect };
   // The narrator of a passage in the first person, whom "I" and "my" refer to (references.ts), and whose relatives it
   // may name by a kin word alone ("my mother").
   const narrators = saysI(passage) ? await narratorsOf(prisma, projectId) : [];
   const speakers = [...new Set([...named, ...narrators])];
-  const [namedEntities, relationships, latestRules, latestPromises] = await Promise.all([
-    prisma.entity.findMany({ where: { projectId, id: { in: named }, status: 'approved' }, select: entitySelect, orderBy: { id: 'asc' } }),
-    prisma.relationship.findMany({
-      where: { projectId, OR: [{ fromId: { in: speakers } }, { toId: { in: speakers } }] },
-      select: { id: true, fromId: true, toId: true, kind: true },
-      orderBy: { id: 'asc' },
-      take: speakers.length * limits.neighbours,
-    }),
-    relevant(prisma, projectId, 'rule', passage, named, limits.rules).then((ids) =>
-      prisma.entity.findMany({ where: { id: { in: ids }, status: 'approved' }, select: entitySelect, orderBy: { id: 'asc' } }),
-    ),
-    // The promises the passage bears on, and those the ledger pays off in its chapter (which it may pay off unnamed).
-    Promise.all([
-      relevant(prisma, projectId, 'promise', passage, named, limits.promises),
-      chapter
-        ? prisma.promiseLedger.findMany({ where: { projectId, paidOffChapter: { is: { ordinal: chapter.ordinal } } }, select: { entityId: true }, take: limits.promises })
-        : [],
-    ]).then(([ids, paidHere]) =>
-      prisma.entity.findMany({ where: { id: { in: [...new Set([...ids, ...paidHere.map((l) => l.entityId)])] }, status: 'approved' }, select: entitySelect, orderBy: { id: 'asc' } }),
-    ),
-  ]);
-
-  // The relatives of the characters it names and of its narrator, which it may name by a kin word alone ("June's
-  // husband", "my mother").
-  const kin = [...new Set(relationships.filter((r) => kinOfKind(r.kind)).flatMap((r) => [r.fromId, r.toId]))].filter((id) => !named.includes(id));
-  const more = [...new Set([...kin.slice(0, limits.relatives), ...narrators])].filter((id) => !named.includes(id));
-  const others = more.length === 0 ? [] : await prisma.entity.findMany({
-    where: { projectId, id: { in: more }, type: 'character', status: 'approved' },
-    select: entitySelect,
-    orderBy: { id: 'asc' },
-  });
-  const latestEntities = [...namedEntities, ...others];
-  const timed = chapter ? await timedValues(prisma, [...latestEntities, ...latestRules, ...latestPromises].map((e) => e.id)) : undefined;
-  const anchorsLost = timed && chapter?.line !== undefined ? await placeAnchors(prisma, timed, chapter) : [];
-  const asOf = <E extends EntityRow & { baseState: unknown }>(rows: E[]): EntityRow[] =>
-    timed && chapter ? rows.map((e) => ({ ...e, state: stateAt(e.baseState, timed.get(e.id) ?? [], chapter.ordinal, chapter.line) })) : rows;
-  const [placed, rules, promises] = [asOf(latestEntities), asOf(latestRules), asOf(latestPromises)];
-  const held = await heldPlaces(prisma, projectId, placed);
-  const entities = [...placed, ...held.places];
-
-  const chapters = await prisma.chapter.findMany({
+  // The recent beats need only the chapter: read beside the rest.
+  const chaptersRead = prisma.chapter.findMany({
     where: { projectId, ...(chapter ? { ordinal: { lte: chapter.ordinal } } : {}) },
     orderBy: [{ ordinal: 'desc' }, { id: 'desc' }],
     take: limits.beatChapters,
@@ -174,24 +173,60 @@ export async function loadCanonSlice(prisma: PrismaClient, projectId: string, pa
       beats: { orderBy: { position: 'asc' }, take: limits.beatsPerChapter, select: { id: true, summary: true, entityIds: true } },
     },
   });
+  chaptersRead.catch(() => undefined);
+  const [namedEntities, relationships, latestRules, latestPromises] = await Promise.all([
+    entitiesWithFacts(prisma, named, chapter, { projectId }),
+    prisma.relationship.findMany({
+      where: { projectId, OR: [{ fromId: { in: speakers } }, { toId: { in: speakers } }] },
+      select: { id: true, fromId: true, toId: true, kind: true },
+      orderBy: { id: 'asc' },
+      take: speakers.length * limits.neighbours,
+    }),
+    relevant(prisma, projectId, 'rule', passage, named, limits.rules).then((ids) => entitiesWithFacts(prisma, ids, chapter)),
+    // The promises the passage bears on, and those the ledger pays off in its chapter (which it may pay off unnamed).
+    Promise.all([
+      relevant(prisma, projectId, 'promise', passage, named, limits.promises),
+      chapter
+        ? prisma.promiseLedger.findMany({ where: { projectId, paidOffChapter: { is: { ordinal: chapter.ordinal } } }, select: { entityId: true }, take: limits.promises })
+        : [],
+    ]).then(([ids, paidHere]) => entitiesWithFacts(prisma, [...new Set([...ids, ...paidHere.map((l) => l.entityId)])], chapter)),
+  ]);
+  // The ledger needs only the promises: read beside the rest.
+  const ledgerRead = ledgerLines(prisma, latestPromises.map((p) => p.id), chapter?.ordinal);
+  ledgerRead.catch(() => undefined);
+
+  // The relatives of the characters it names and of its narrator, which it may name by a kin word alone ("June's
+  // husband", "my mother").
+  const kin = [...new Set(relationships.filter((r) => kinOfKind(r.kind)).flatMap((r) => [r.fromId, r.toId]))].filter((id) => !named.includes(id));
+  const more = [...new Set([...kin.slice(0, limits.relatives), ...narrators])].filter((id) => !named.includes(id));
+  const others = await entitiesWithFacts(prisma, more, chapter, { projectId, type: 'character' });
+  const latestEntities = [...namedEntities, ...others];
+  const at = chapter ? { ordinal: chapter.ordinal, line: chapter.line } : undefined;
+  // The held places added below are never characters: whether there are any is known now.
+  const trackedRead = latestEntities.some((e) => e.type === 'character') ? trackedFacts(prisma, projectId, at) : Promise.resolve([]);
+  trackedRead.catch(() => undefined);
+  const timed = chapter ? await timedValues(prisma, [...latestEntities, ...latestRules, ...latestPromises].map((e) => e.id)) : undefined;
+  const anchorsLost = timed && chapter?.line !== undefined ? await placeAnchors(prisma, timed, chapter) : [];
+  const asOf = (rows: StoredEntity[]): EntityRow[] =>
+    timed && chapter ? rows.map((e) => ({ ...e, state: stateAt(e.baseState, timed.get(e.id) ?? [], chapter.ordinal, chapter.line) })) : rows;
+  const [placed, rules, promises] = [asOf(latestEntities), asOf(latestRules), asOf(latestPromises)];
+  const held = await heldPlaces(prisma, projectId, placed);
+  const entities = [...placed, ...held.places];
+
   const stateValues = [...new Set(entities.flatMap((e) => Object.values((e.state ?? {}) as Record<string, unknown>).filter((v): v is string => typeof v === 'string')))];
-  const referenced = stateValues.length
-    ? await prisma.chapter.findMany({ where: { projectId, externalId: { in: stateValues } }, select: { externalId: true, ordinal: true } })
-    : [];
+  const sliced = entities.map(toSlice);
+  const [chapters, referenced] = await Promise.all([
+    chaptersRead,
+    stateValues.length ? prisma.chapter.findMany({ where: { projectId, externalId: { in: stateValues } }, select: { externalId: true, ordinal: true } }) : [],
+    learnPronouns(prisma, sliced, relationships.map((r) => ({ from: r.fromId, kind: r.kind }))),
+  ]);
   const beats = chapters
     .reverse()
     .flatMap((c) => c.beats.map((b) => ({ id: b.id, chapter: c.externalId, ordinal: c.ordinal, summary: b.summary, entities: b.entityIds })))
     .filter((b) => b.entities.some((id) => named.includes(id)));
 
-  const sliced = entities.map(toSlice);
-  await learnPronouns(prisma, sliced, relationships.map((r) => ({ from: r.fromId, kind: r.kind })));
-
-  const at = chapter ? { ordinal: chapter.ordinal, line: chapter.line } : undefined;
   const characters = sliced.filter((e) => e.type === 'character');
-  const [tracked, ledger] = await Promise.all([
-    characters.length > 0 ? trackedFacts(prisma, projectId, at) : [],
-    ledgerLines(prisma, promises.map((p) => p.id), chapter?.ordinal),
-  ]);
+  const [tracked, ledger] = await Promise.all([trackedRead, ledgerRead]);
   const unaware: Record<string, UnawareFact[]> = {};
   for (const c of characters) {
     const facts = knowledgeOf(c, tracked, at, null).unaware.slice(0, limits.unawarePerCharacter);

@@ -60,14 +60,17 @@ export async function checkChapter(
 
   const { text } = chapter;
   const words = wordsIn(text);
-  await charge(words);
   const starts = lineStarts(text);
-  const points = await prisma.stateValue.findMany({
-    where: { projectId, fromChapterId: chapter.id, OR: [{ fromLine: { not: null } }, { fromAnchor: { not: null } }] },
-    select: { fromLine: true, fromAnchor: true },
-  });
-  // A fact learned at a line of the chapter is known after it, as a change told there holds after it.
-  const learned = await prisma.factKnower.findMany({ where: { projectId, fromChapterId: chapter.id, fromLine: { not: null } }, select: { fromLine: true } });
+  // Charged beside the two reads that place the stretches (reads only): nothing is checked before it is paid.
+  const [, points, learned] = await Promise.all([
+    charge(words),
+    prisma.stateValue.findMany({
+      where: { projectId, fromChapterId: chapter.id, OR: [{ fromLine: { not: null } }, { fromAnchor: { not: null } }] },
+      select: { fromLine: true, fromAnchor: true },
+    }),
+    // A fact learned at a line of the chapter is known after it, as a change told there holds after it.
+    prisma.factKnower.findMany({ where: { projectId, fromChapterId: chapter.id, fromLine: { not: null } }, select: { fromLine: true } }),
+  ]);
   // A change told at line n holds from line n + 1.
   const breaks = [...new Set([...points.map((p) => placePoint(text, p).line), ...learned.map((k) => k.fromLine)].filter((line): line is number => line !== null && line < starts.length).map((line) => line + 1))];
   const stretches = [1, ...breaks.sort((a, b) => a - b)];
@@ -75,12 +78,20 @@ export async function checkChapter(
   const found: { draft: ConflictDraft; start: number; end: number }[] = [];
   const lost = new Map<string, LostAnchor>();
   const touched: Parameters<typeof storeConflicts>[3] = { entities: [], rules: [], promises: [] };
-  for (const [n, line] of stretches.entries()) {
-    const from = starts[line - 1];
-    const to = n + 1 < stretches.length ? starts[stretches[n + 1] - 1] : text.length;
-    const stretch = text.slice(from, to);
-    if (!stretch.trim()) continue;
-    const slice = await loadCanonSlice(prisma, projectId, stretch, { ordinal: chapter.ordinal, line, id: chapter.id, text });
+  // Every stretch's slice is read at once (the database works on the next while the core reads the first), each as of
+  // its own line.
+  const parts = stretches
+    .map((line, n) => {
+      const from = starts[line - 1];
+      const to = n + 1 < stretches.length ? starts[stretches[n + 1] - 1] : text.length;
+      return { line, from, stretch: text.slice(from, to) };
+    })
+    .filter((part) => part.stretch.trim())
+    .map((part) => ({ ...part, slice: loadCanonSlice(prisma, projectId, part.stretch, { ordinal: chapter.ordinal, line: part.line, id: chapter.id, text, canonVersion: chapter.project.canonVersion }) }));
+  // A failure surfaces where its slice is awaited, none left unhandled meanwhile.
+  for (const part of parts) part.slice.catch(() => undefined);
+  for (const { from, stretch, slice: loading } of parts) {
+    const slice = await loading;
     for (const a of slice.anchorsLost) lost.set(`${a.entity}|${a.key}|${a.anchor}`, a);
     touched.entities.push(...slice.entities);
     touched.rules.push(...slice.rules);
@@ -93,12 +104,12 @@ export async function checkChapter(
   const stored = await storeConflicts(prisma, projectId, found.map((f) => f.draft), touched);
   const hits = stored.map(({ at: _, ...hit }, i) => ({ ...hit, line: lineAt(starts, found[i].start), start: found[i].start, end: found[i].end, quote: text.slice(found[i].start, found[i].end) }));
   const result = { chapter: chapter.externalId, words, hits, anchorsLost: [...lost.values()] };
-  // Under the version the stored conflicts leave: a check of the same text and canon finds it.
-  const after = await prisma.project.findUniqueOrThrow({ where: { id: projectId }, select: { canonVersion: true } });
+  // Under the version the stored conflicts leave (storing raises it): a check of the same text and canon finds it.
+  const version = stored.length === 0 ? chapter.project.canonVersion : (await prisma.project.findUniqueOrThrow({ where: { id: projectId }, select: { canonVersion: true } })).canonVersion;
   await prisma.chapterCheck.upsert({
     where: { chapterId: chapter.id },
-    create: { chapterId: chapter.id, key: key(after.canonVersion), result },
-    update: { key: key(after.canonVersion), result, createdAt: new Date() },
+    create: { chapterId: chapter.id, key: key(version), result },
+    update: { key: key(version), result, createdAt: new Date() },
   });
   return { ...result, cached: false };
 }

@@ -165,28 +165,41 @@ export class ConflictChecker {
   }
 }
 
-/** Stores each hit as a pending conflict, reusing an identical pending one. */
+/**
+ * Stores each hit as a pending conflict, reusing an identical pending one (same kind, title and refs): one read of the
+ * pending conflicts with those titles, then one insert for the new conflicts and one for their entity links, however
+ * many hits a long chapter has.
+ */
 export async function storeConflicts(prisma: PrismaClient, projectId: string, drafts: ConflictDraft[], slice: Pick<CanonSlice, 'entities' | 'rules' | 'promises'>): Promise<ConflictHit[]> {
+  if (drafts.length === 0) return [];
   const entityIds = new Set([...slice.entities, ...slice.rules, ...slice.promises].map((e) => e.id));
+  const same = (d: { kind: string; title: string; refs: string[] }) => JSON.stringify([d.kind, d.title, d.refs]);
   return prisma.$transaction(async (tx) => {
     // Racing checks of one project store one after the other, so an identical pending hit is reused, not doubled.
     await holdProject(tx, projectId);
-    const hits: ConflictHit[] = [];
-    for (const draft of drafts) {
-      const existing = await tx.conflict.findFirst({
-        where: { projectId, status: 'pending', kind: draft.kind, title: draft.title, refs: { equals: draft.refs } },
-        select: { id: true },
-      });
-      const id = existing?.id ?? newId('cfl');
-      if (!existing) {
-        await tx.conflict.create({
-          data: {
-            id, projectId, severity: draft.severity, kind: draft.kind, episode: draft.episode, title: draft.title, rationale: draft.rationale, refs: draft.refs,
-            entities: { create: draft.refs.filter((ref) => entityIds.has(ref)).map((entityId) => ({ entityId })) },
-          },
-        });
+    const pending = await tx.conflict.findMany({
+      where: { projectId, status: 'pending', title: { in: [...new Set(drafts.map((d) => d.title))] } },
+      select: { id: true, kind: true, title: true, refs: true },
+      orderBy: { id: 'asc' },
+    });
+    const ids = new Map<string, string>();
+    for (const p of pending) if (!ids.has(same(p))) ids.set(same(p), p.id);
+    const created: (ConflictDraft & { id: string })[] = [];
+    const hits = drafts.map((draft) => {
+      let id = ids.get(same(draft));
+      if (!id) {
+        id = newId('cfl');
+        ids.set(same(draft), id);
+        created.push({ id, ...draft });
       }
-      hits.push({ id, ...draft });
+      return { id, ...draft };
+    });
+    if (created.length > 0) {
+      await tx.conflict.createMany({
+        data: created.map((c) => ({ id: c.id, projectId, severity: c.severity, kind: c.kind, episode: c.episode, title: c.title, rationale: c.rationale, refs: c.refs })),
+      });
+      const links = created.flatMap((c) => [...new Set(c.refs.filter((ref) => entityIds.has(ref)))].map((entityId) => ({ conflictId: c.id, entityId })));
+      if (links.length > 0) await tx.conflictEntity.createMany({ data: links });
     }
     return hits;
   });
