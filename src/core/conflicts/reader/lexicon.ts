@@ -90,6 +90,14 @@ export const motion = set(`
   make push pull
 `);
 
+/**
+ * Adverbs that, fronted, put the verb before its subject ("Then came X", "Up rode X", "There sat X", "Presently
+ * entered X"), as a fronted place does ("Into the hall came X").
+ */
+export const fronting = set('then there here thus now presently next soon up down in out away off back forth along round over on thither hither');
+/** Verbs of posture and appearing that, as motion does, follow a fronted adverb or place before their subject. */
+export const inverting = set('sit stand appear emerge enter follow sound hang kneel');
+
 /** Motion along a way: with "in", "on" or "within" a place ("as I cross the square in Lyon") it happens inside the place. */
 export const pathMotion = set('cross walk wander stroll pace hurry run ride drive climb row swim roam rush dash stride march stumble limp creep crawl');
 /** Prepositions that put a motion along a way inside their place. */
