@@ -69,6 +69,9 @@ export const possessives = set('his her their its my our your');
 /** Nouns for people: a place right after one ("a friend in Dry Fork") is theirs. */
 export const people = set('man woman boy girl friend cousin person people fellow stranger lover partner child baby widow widower family');
 
+/** More nouns for a person, of the kind a description names ("a stout little man with black hair"). */
+export const personNouns = set('lady gentleman lad lass maid maiden youth creature soul fellow figure dame matron spinster bachelor gentlewoman');
+
 /** Modal auxiliaries that make a verb possible, wished or supposed rather than done. */
 export const modals = set('would could might may should must ought shall');
 
