@@ -317,8 +317,8 @@ function colourStatements(p: Passage, ref: Ref): Statement[] {
     }
   }
   const m = matchAround(tokens, ref.first, ref.last, colourRules, colourClasses);
-  // `whole`: the reference is the one the attribute is of, not the possessor of someone else ("of Eleanor's child").
-  if (m && (!m.meta?.subject || ref.subject) && !(m.meta?.whole && /^['’]s?$/.test(tokens[ref.last + 1]?.lower ?? ''))) {
+  // `whole`: the reference is the one the attribute is of, named, not someone's possessor ("of Eleanor's child").
+  if (m && (!m.meta?.subject || ref.subject) && !(m.meta?.whole && (ref.pronoun !== undefined || /^['’]s?$/.test(tokens[ref.last + 1]?.lower ?? '')))) {
     const noun = tokens[m.taken.noun[0]].lower;
     const attribute = attributeNouns[noun] ?? attributeCompounds[noun];
     const said = tokens.slice(m.from, m.to + 1).every((t, j) => syntax.unasserted[m.from + j] === undefined && !t.negated);
