@@ -66,6 +66,17 @@ export const burial = set('bury grave churchyard graveyard cemetery tomb vault c
 /** Possessive determiners. */
 export const possessives = set('his her their its my our your');
 
+/**
+ * Rooms, furniture and parts of a dwelling: one who is in them is at the place they belong to ("slept late in our
+ * own bedroom at Exeter", "sitting in the drawing-room at Hillingham", "in the apple barrel in the yard of X").
+ */
+export const rooms = set(`
+  room bedroom chamber chambers parlour parlor library study kitchen hall garret attic cellar yard garden bed chair sofa
+  couch barrel corner window seat bench pew cabin deck cottage inn lodgings quarters office shop nursery closet pantry
+  gallery staircase stair stairs landing porch doorway door hearth fireside fire table desk rooms apartment apartments
+  house home cell ward bar taproom stable stables loft
+`);
+
 /** Nouns for people: a place right after one ("a friend in Dry Fork") is theirs. */
 export const people = set('man woman boy girl friend cousin person people fellow stranger lover partner child baby widow widower family');
 
