@@ -77,6 +77,9 @@ export const rooms = set(`
   house home cell ward bar taproom stable stables loft
 `);
 
+/** The documents of a novel told in them, whose headings name their writer ("Mina Murray's Journal"). */
+export const documents = set('journal diary log letter memorandum memoranda notebook memoir memoirs narrative statement account telegram note notes record');
+
 /** Nouns for people: a place right after one ("a friend in Dry Fork") is theirs. */
 export const people = set('man woman boy girl friend cousin person people fellow stranger lover partner child baby widow widower family');
 
