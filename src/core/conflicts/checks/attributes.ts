@@ -135,7 +135,8 @@ function ageTail(tokens: Token[], last: number): number {
 function personOfAge(tokens: Token[], k: number): number | undefined {
   if (!['a', 'an'].includes(tokens[k]?.lower ?? '')) return undefined;
   let j = k + 1;
-  while (tokens[j]?.pos === 'ADJ' || tokens[j]?.text === ',') j++;
+  // "a rosy, smooth-haired, bright-eyed girl of ten"
+  while (tokens[j]?.pos === 'ADJ' || tokens[j]?.text === ',' || tokens[j]?.text === '-' || (tokens[j]?.pos === 'VERB' && tokens[j].lower.endsWith('ed'))) j++;
   return tokens[j]?.pos === 'NOUN' && tokens[j + 1]?.lower === 'of' && tokens[j + 2]?.pos === 'NUM' ? j + 2 : undefined;
 }
 
@@ -491,7 +492,9 @@ function titleStatements(p: Passage, ref: Ref): Statement[] {
         end++;
         while (tokens[end] && tokens[end].sentence === tokens[k].sentence && tokens[end].pos !== 'PUNCT') end++;
       }
-      const closes = !tokens[end] || tokens[end].pos === 'PUNCT' || tokens[end].sentence !== tokens[k].sentence;
+      // "Captain Smollett, the squire, the doctor, and I": an item of a list, not an apposition.
+      const listed = appositive && tokens[end]?.text === ',' && ['the', 'and', 'a', 'an'].includes(tokens[end + 1]?.lower ?? '');
+      const closes = !listed && (!tokens[end] || tokens[end].pos === 'PUNCT' || tokens[end].sentence !== tokens[k].sentence);
       if (closes && (appositive || tokens[ref.last + 1].lower === 'the')) statements.push({ attribute: 'title', value: found.title, from: ref.first, to: found.last });
     }
   }

@@ -69,6 +69,8 @@ export function findNames(reading: Reading, entities: SliceEntity[]): Ref[] {
       if (first === undefined) continue;
       add(entity, words, false);
       add(entity, [first.charAt(0).toUpperCase() + first.slice(1), ...words.slice(1)], false);
+      // A full name in capitals, as headings print it ("JONATHAN HARKER’S JOURNAL"); one word alone could be a shout.
+      if (words.length > 1) add(entity, words.map((w) => w.toUpperCase()), false);
       if (articles.has(first.toLowerCase()) && second !== undefined && /^\p{Lu}/u.test(second)) add(entity, words.slice(1), true);
     }
   }
