@@ -226,6 +226,8 @@ function documentHeadings(reading: Reading, named: Ref[]): Map<number, SliceEnti
   const found = new Map<number, SliceEntity>();
   for (const r of named) {
     if (r.entity.type !== 'character') continue;
+    // Cheap tests first: a possessive after the name, or a document's noun before it.
+    if (!/^['’]s$/.test(tokens[r.last + 1]?.lower ?? '') && !tokens.slice(Math.max(0, r.first - 3), r.first).some((t) => documents.has(t.lower))) continue;
     const lineStart = text.lastIndexOf('\n', tokens[r.first].start) + 1;
     const lineEnd = text.indexOf('\n', tokens[r.last].end);
     const line = text.slice(lineStart, lineEnd < 0 ? text.length : lineEnd);
