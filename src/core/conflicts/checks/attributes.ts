@@ -23,6 +23,8 @@ import {
   longestTitle,
   normaliseTitle,
   pastAge,
+  people,
+  personNouns,
   shades,
   soreEyeColours,
   titlesAgree,
@@ -109,6 +111,11 @@ function numberAt(tokens: Token[], i: number): { value: number; last: number } |
     parts.push(tokens[last + 2].lower);
     last += 2;
   }
+  // "five-and-twenty": the units before the tens, the old way.
+  if (tokens[last + 1]?.text === '-' && tokens[last + 2]?.lower === 'and' && tokens[last + 3]?.text === '-' && tokens[last + 4]?.pos === 'NUM') {
+    parts.unshift(tokens[last + 4].lower);
+    last += 4;
+  }
   const value = numberValue(parts.flatMap((p) => p.split('-')));
   return value === undefined ? undefined : { value, last };
 }
@@ -122,6 +129,15 @@ function ageTail(tokens: Token[], last: number): number {
   if (a && /^(winters?|summers?)$/.test(a.lower)) return last + 1;
   if (a?.text === '-' && b && /^years?$/.test(b.lower)) return tokens[last + 3]?.text === '-' && tokens[last + 4]?.lower === 'old' ? last + 4 : last + 2;
   return last;
+}
+
+/** "a widow of", "a young man of" at token k: where the number after "of" starts. */
+function personOfAge(tokens: Token[], k: number): number | undefined {
+  if (!['a', 'an'].includes(tokens[k]?.lower ?? '')) return undefined;
+  let j = k + 1;
+  // "a rosy, smooth-haired, bright-eyed girl of ten"
+  while (tokens[j]?.pos === 'ADJ' || tokens[j]?.text === ',' || tokens[j]?.text === '-' || (tokens[j]?.pos === 'VERB' && tokens[j].lower.endsWith('ed'))) j++;
+  return tokens[j]?.pos === 'NOUN' && tokens[j + 1]?.lower === 'of' && tokens[j + 2]?.pos === 'NUM' ? j + 2 : undefined;
 }
 
 /** Whether an age phrase ends where an age ends: a clause boundary, or "that winter", "this year", "today". */
@@ -167,6 +183,9 @@ const colourClasses: Classes = {
   attributeNoun: (t) => attributeNouns[t.lower] !== undefined,
   compoundSuffix: (t) => attributeCompounds[t.lower] !== undefined,
   possessiveMark: (t) => /^['’]s$/.test(t.lower),
+  // the tagger reads some adjectives of a description as nouns ("a stout little man")
+  describing: (t) => t.pos === 'ADJ' || t.pos === 'ADV' || t.pos === 'NOUN' || t.text === ',',
+  person: (t) => t.pos === 'NOUN' && (people.has(t.lemma) || personNouns.has(t.lemma)),
   be: (t) => t.lemma === 'be' && (t.pos === 'AUX' || t.pos === 'VERB'),
 };
 const colourRun: Slot[] = [{ is: 'modifier', op: '*' }, { is: 'colour', op: '+', take: 'colour' }];
@@ -176,13 +195,18 @@ const compound: Slot[] = [...colourRun, { words: ['-'] }, { is: 'compoundSuffix'
  * Literary phrasings of a colour, read around a reference to the one it is said of (the words `colour` takes, of the
  * attribute the word `noun` takes names). `subject`: only when the reference is its clause's subject.
  */
-const colourRules: Rule<{ subject?: boolean }>[] = [
+const colourRules: Rule<{ subject?: boolean; whole?: boolean }>[] = [
   // "the deep auburn of Nell's hair", "the brown of his eyes"
   { id: 'colour-noun', before: [{ pos: ['DET'], op: '?' }, ...colourRun, { words: ['of'] }], after: [{ is: 'possessiveMark', op: '?' }, { is: 'modifier', op: '*' }, { is: 'attributeNoun', take: 'noun' }] },
   // "Nell, a grey-eyed girl of twenty-four,"
   { id: 'compound-apposition', after: [{ words: [','] }, { words: ['a', 'an', 'the'] }, ...compound] },
   // "Jem was a grey-eyed boy"
   { id: 'compound-predicate', after: [{ is: 'be' }, { pos: ['ADV'], op: '*' }, { words: ['a', 'an'] }, ...compound], meta: { subject: true } },
+  // "the blue eyes of Eleanor Bellamy"
+  { id: 'noun-of-name', before: [{ words: ['the'] }, ...colourRun, { is: 'attributeNoun', take: 'noun' }, { words: ['of'] }], meta: { whole: true } },
+  // "Harcourt was a tall, spare man with blue eyes", "Crane, a stout little man with black hair,"
+  { id: 'with-predicate', after: [{ is: 'be' }, { pos: ['ADV'], op: '*' }, { words: ['a', 'an'] }, { is: 'describing', op: '*' }, { is: 'person' }, { words: ['with'] }, ...colourRun, { is: 'attributeNoun', take: 'noun' }], meta: { subject: true } },
+  { id: 'with-apposition', after: [{ words: [','] }, { words: ['a', 'an'] }, { is: 'describing', op: '*' }, { is: 'person' }, { words: ['with'] }, ...colourRun, { is: 'attributeNoun', take: 'noun' }] },
 ];
 /** A colour told after its noun: "hair of a dull brown", "eyes of the palest grey". */
 const afterNounRules: Rule[] = [{ id: 'of-a-colour', after: [{ words: ['of'] }, { words: ['a', 'an', 'the'], op: '?' }, ...colourRun] }];
@@ -294,7 +318,8 @@ function colourStatements(p: Passage, ref: Ref): Statement[] {
     }
   }
   const m = matchAround(tokens, ref.first, ref.last, colourRules, colourClasses);
-  if (m && (!m.meta?.subject || ref.subject)) {
+  // `whole`: the reference is the one the attribute is of, named, not someone's possessor ("of Eleanor's child").
+  if (m && (!m.meta?.subject || ref.subject) && !(m.meta?.whole && (ref.pronoun !== undefined || /^['’]s?$/.test(tokens[ref.last + 1]?.lower ?? '')))) {
     const noun = tokens[m.taken.noun[0]].lower;
     const attribute = attributeNouns[noun] ?? attributeCompounds[noun];
     const said = tokens.slice(m.from, m.to + 1).every((t, j) => syntax.unasserted[m.from + j] === undefined && !t.negated);
@@ -364,9 +389,10 @@ function ageStatements(p: Passage, ref: Ref): Statement[] {
       if (endsAge(tokens, tail + 1) && syntax.unasserted[k] === undefined) push(n.value, tail, false, bounded?.bound);
     }
     // "Edda Lusk, a widow of forty,"
-    if (['a', 'an'].includes(tokens[ref.last + 2]?.lower ?? '') && tokens[ref.last + 3]?.pos === 'NOUN' && tokens[ref.last + 4]?.lower === 'of') {
-      const m = numberAt(tokens, ref.last + 5);
-      if (m && endsAge(tokens, ageTail(tokens, m.last) + 1) && syntax.unasserted[ref.last + 5] === undefined) push(m.value, ageTail(tokens, m.last));
+    const of = personOfAge(tokens, ref.last + 2);
+    if (of !== undefined) {
+      const m = numberAt(tokens, of);
+      if (m && endsAge(tokens, ageTail(tokens, m.last) + 1) && syntax.unasserted[of] === undefined) push(m.value, ageTail(tokens, m.last));
     }
   }
   // "X was thirty-five that winter", "X, who is twenty-five,", "X turned twenty"
@@ -389,6 +415,8 @@ function ageStatements(p: Passage, ref: Ref): Statement[] {
       while (tokens[k]?.pos === 'ADV' && !approximate.has(tokens[k].lower) && !ageBoundAt(tokens, k)) k++;
       const bounded = predicate.copula ? ageBoundAt(tokens, k) : undefined;
       if (bounded) k = bounded.number;
+      // "was a woman of five-and-forty"
+      else if (predicate.copula && personOfAge(tokens, k) !== undefined) k = personOfAge(tokens, k)!;
       if (!tokens[k] || approximate.has(tokens[k].lower)) continue;
       const n = numberAt(tokens, k);
       if (!n) continue;
@@ -464,7 +492,9 @@ function titleStatements(p: Passage, ref: Ref): Statement[] {
         end++;
         while (tokens[end] && tokens[end].sentence === tokens[k].sentence && tokens[end].pos !== 'PUNCT') end++;
       }
-      const closes = !tokens[end] || tokens[end].pos === 'PUNCT' || tokens[end].sentence !== tokens[k].sentence;
+      // "Captain Smollett, the squire, the doctor, and I": an item of a list, not an apposition.
+      const listed = appositive && tokens[end]?.text === ',' && ['the', 'and', 'a', 'an'].includes(tokens[end + 1]?.lower ?? '');
+      const closes = !listed && (!tokens[end] || tokens[end].pos === 'PUNCT' || tokens[end].sentence !== tokens[k].sentence);
       if (closes && (appositive || tokens[ref.last + 1].lower === 'the')) statements.push({ attribute: 'title', value: found.title, from: ref.first, to: found.last });
     }
   }
@@ -478,6 +508,8 @@ function titleStatements(p: Passage, ref: Ref): Statement[] {
       if (!found) continue;
       const after = tokens[found.last + 1];
       if (after && (/^['’]s$/.test(after.lower) || after.pos === 'NOUN')) continue;
+      // "was brother to Eleanor", "was sister of the Abbess": kinship, not a religious title.
+      if (found.last === j && kinWord(tokens[j].text) !== undefined && ['to', 'of'].includes(after?.lower ?? '')) continue;
       statements.push({ attribute: 'title', value: found.title, from: ref.first, to: found.last });
     }
   }

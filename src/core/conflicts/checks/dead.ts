@@ -9,7 +9,7 @@
 // too.
 import type { SliceEntity } from '../canonSlice.ts';
 import type { ConflictDraft } from '../kinds.ts';
-import { aliveAdjectives, aliveVerbs, burial, deathWords, depicting, images, motion, placing, possessives, reporting, resting, stative, thinking } from '../reader/lexicon.ts';
+import { aliveAdjectives, aliveVerbs, burial, deathWords, depicting, fronting, images, inverting, motion, placing, possessives, reporting, resting, stative, thinking } from '../reader/lexicon.ts';
 import { verbIn } from '../reader/nlp.ts';
 import type { Ref } from '../reader/references.ts';
 import { asserts, clauseEnd, clauseStart, deniedBefore, participleAfter, predicatesOf, speechTagBefore, type Predicate } from '../reader/syntax.ts';
@@ -103,13 +103,22 @@ function invertedSubject(p: Passage, ref: Ref): number | undefined {
   // Articles and titles of the name's own phrase: "came the Grey Magister", "came Mother Ysra".
   while (v > ref.first - 4 && tokens[v] && (tokens[v].pos === 'DET' || (tokens[v].pos === 'PROPN' && /^\p{Lu}/u.test(tokens[v].text)))) v--;
   const verb = tokens[v];
-  if (!verb || verb.pos !== 'VERB' || !verbIn(motion, verb) || verbIn(carrying, verb)) return undefined;
-  // Only the fronted place before the verb: "Into the hall came X", not "Into the crypt the knights carried X".
+  if (!verb || verb.pos !== 'VERB' || !(verbIn(motion, verb) || verbIn(inverting, verb)) || verbIn(carrying, verb)) return undefined;
+  // Only the fronted place or adverb before the verb: "Into the hall came X", "Then came X", "There sat X", not
+  // "Into the crypt the knights carried X". A phrase set off by commas may stand between ("Up the avenue, at a pace
+  // that scattered the gravel, rode X").
   const start = clauseStart(p.syntax, v);
-  if (tokens[start].pos !== 'ADP') return undefined;
-  for (let k = start + 1; k < v; k++) {
+  if (tokens[start].pos !== 'ADP' && !fronting.has(tokens[start].lower)) return undefined;
+  let end = v;
+  if (tokens[v - 1]?.text === ',') {
+    let open = v - 2;
+    while (open > start && tokens[open].text !== ',') open--;
+    if (open === start || v - open > 14) return undefined;
+    end = open;
+  }
+  for (let k = start + 1; k < end; k++) {
     const t = tokens[k];
-    const fits = t.pos === 'ADP' || ['ADJ', 'NOUN', 'PROPN', 'NUM'].includes(t.pos) || (t.pos === 'DET' && tokens[k - 1].pos === 'ADP');
+    const fits = t.pos === 'ADP' || fronting.has(t.lower) || ['ADJ', 'NOUN', 'PROPN', 'NUM'].includes(t.pos) || (t.pos === 'DET' && tokens[k - 1].pos === 'ADP');
     if (!fits) return undefined;
   }
   return asserts(p.syntax, bareVerb(v, [])) && !verb.negated && !deniedBefore(p.syntax, v) ? v : undefined;

@@ -9,7 +9,7 @@
 import type { SliceEntity } from '../canonSlice.ts';
 import type { ConflictDraft } from '../kinds.ts';
 import { heldKinship, type Held, type Kin } from '../reader/kin.ts';
-import { kinModifiers, kinPrefixes, kinWord, type Gender, type KinRole } from '../reader/lexicon.ts';
+import { kinModifiers, kinPrefixes, kinWord, normaliseTitle, type Gender, type KinRole } from '../reader/lexicon.ts';
 import { statedPronouns } from '../reader/pronouns.ts';
 import type { Ref } from '../reader/references.ts';
 import { asserts, listedAfter, predicatesOf } from '../reader/syntax.ts';
@@ -57,6 +57,14 @@ function kinAt(p: Passage, k: number): { kin: Kin; word: string; at: number } | 
   return { kin: { role: kin[0], gender: kin[1] }, word: t.text, at: k };
 }
 
+/** Past an article, adjectives and titles ("the Reverend Mr.", "old") from token k to where a name may start. */
+function nameAfter(p: Passage, k: number, startingAt: Map<number, Ref>): number {
+  const { tokens } = p.reading;
+  let j = k;
+  while (j < k + 5 && tokens[j] && !startingAt.has(j) && (tokens[j].pos === 'DET' || tokens[j].pos === 'ADJ' || tokens[j].text === '.' || normaliseTitle([tokens[j].text.replace(/\.$/, '')]) !== undefined)) j++;
+  return j;
+}
+
 function claims(p: Passage): Claim[] {
   const { tokens } = p.reading;
   const { syntax } = p;
@@ -72,7 +80,9 @@ function claims(p: Passage): Claim[] {
       const kin = kinAt(p, after);
       if (kin) {
         const next = tokens[kin.at + 1]?.text === ',' ? kin.at + 2 : kin.at + 1;
-        const named = startingAt.get(next);
+        // "Eleanor's uncle, the Reverend Mr. Crane,", "her father, old Mr. Bellamy,": an article, adjectives and titles
+        // before the name.
+        const named = startingAt.get(next) ?? startingAt.get(nameAfter(p, next, startingAt));
         // "Nell's brother, Tom, and Jem": a list, not an apposition.
         const listed = next === kin.at + 2 && named !== undefined && listedAfter(tokens, named.last);
         if (named && !named.pronoun && !listed && asserted(ref.first, named.last)) found.push({ possessor: ref.entity, named: named.entity, kin: kin.kin, word: kin.word, from: ref.first, to: named.last });
@@ -91,6 +101,11 @@ function claims(p: Passage): Claim[] {
           // "Tam was Edda's husband", "Kit was my elder brother"
           const kin = kinAt(p, next.pronoun ? next.last + 1 : next.last + 2);
           if (kin) found.push({ possessor: next.entity, named: ref.entity, kin: kin.kin, word: kin.word, from: ref.first, to: kin.at });
+        } else if (kinAt(p, predicate.verb + 1) && ['to', 'of'].includes(tokens[kinAt(p, predicate.verb + 1)!.at + 1]?.lower ?? '')) {
+          // "Mr. Crane was brother to Eleanor": the kin word without its article.
+          const kin = kinAt(p, predicate.verb + 1)!;
+          const of = startingAt.get(kin.at + 2);
+          if (of) found.push({ possessor: of.entity, named: ref.entity, kin: kin.kin, word: kin.word, from: ref.first, to: of.last });
         } else if (tokens[predicate.verb + 1]?.lower === 'the') {
           const kin = kinAt(p, predicate.verb + 2);
           const of = kin && tokens[kin.at + 1]?.lower === 'of' ? startingAt.get(kin.at + 2) : undefined;
@@ -98,6 +113,13 @@ function claims(p: Passage): Claim[] {
         }
       }
     }
+  }
+  // "Mrs. Bellamy, the mother of Frederick,": a kin word in apposition, "of" its possessor.
+  for (const ref of characters) {
+    if (ref.pronoun || tokens[ref.last + 1]?.text !== ',' || tokens[ref.last + 2]?.lower !== 'the') continue;
+    const kin = kinAt(p, ref.last + 3);
+    const of = kin && tokens[kin.at + 1]?.lower === 'of' ? startingAt.get(kin.at + 2) : undefined;
+    if (kin && of && !of.pronoun && asserted(ref.first, of.last)) found.push({ possessor: of.entity, named: ref.entity, kin: kin.kin, word: kin.word, from: ref.first, to: of.last });
   }
   return found.filter((c) => c.possessor.id !== c.named.id);
 }

@@ -11,7 +11,7 @@
 // move also clashes with where the canon holds the character as of the passage (state `location`), unless one place
 // lies inside the other.
 import type { ConflictDraft } from '../kinds.ts';
-import { containedIn, contains, directional, inside, kinWord, motion, namesOneMoment, pathMotion, people, placing, pointing, simultaneity, timeNouns, timeShifts } from '../reader/lexicon.ts';
+import { containedIn, contains, directional, inside, kinWord, motion, namesOneMoment, pathMotion, people, placing, pointing, possessives, rooms, simultaneity, timeNouns, timeShifts } from '../reader/lexicon.ts';
 import { finiteTense, verbIn, type Token } from '../reader/nlp.ts';
 import type { Ref } from '../reader/references.ts';
 import { asserts, atSubjectPosition, clauseEnd, clauseStart, predicatesOf, type Predicate } from '../reader/syntax.ts';
@@ -61,6 +61,18 @@ function predicateAt(p: Passage, verb: number): Predicate {
     k--;
   }
   return { verb, auxes, copula: false, relative: false, habitual: false };
+}
+
+/**
+ * A room or a piece of furniture at token k that someone is in ("in the drawing-room at X", "in the apple barrel in the
+ * yard of X"): its place is its occupant's. Not a thing's ("the key of the cottage in X").
+ */
+function occupied(p: Passage, k: number): boolean {
+  const { tokens } = p.reading;
+  if (!rooms.has(tokens[k].lemma) && !rooms.has(tokens[k].lower)) return false;
+  let j = k - 1;
+  while (j >= 0 && (['DET', 'ADJ', 'NOUN', 'NUM'].includes(tokens[j].pos) || tokens[j].text === '-' || possessives.has(tokens[j].lower))) j--;
+  return j >= 0 && placing.has(tokens[j].lower);
 }
 
 function placements(p: Passage): Placement[] {
@@ -117,7 +129,7 @@ function placements(p: Passage): Placement[] {
     // Right after a noun that is not the character ("the garret in Paris"), the place is the noun's.
     let k = prep - 1;
     while (k > start && tokens[k].pos === 'ADV') k--;
-    const direct = owner === attached || !['NOUN', 'PROPN', 'ADJ', 'NUM'].includes(tokens[k]?.pos ?? '') || p.refs.some((r) => r.last === k);
+    const direct = owner === attached || !['NOUN', 'PROPN', 'ADJ', 'NUM'].includes(tokens[k]?.pos ?? '') || p.refs.some((r) => r.last === k) || occupied(p, k);
     const present = verb !== undefined && finiteTense(tokens, predicateAt(p, verb).auxes[0] ?? verb) === 'present' && !span.some((t) => timeShifts.has(t.lower));
     found.push({ character: owner.entity, place: ref.entity, prep, ref, clause, moving, direct, present });
   }

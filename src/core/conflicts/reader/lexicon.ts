@@ -66,8 +66,25 @@ export const burial = set('bury grave churchyard graveyard cemetery tomb vault c
 /** Possessive determiners. */
 export const possessives = set('his her their its my our your');
 
+/**
+ * Rooms, furniture and parts of a dwelling: one who is in them is at the place they belong to ("slept late in our
+ * own bedroom at Exeter", "sitting in the drawing-room at Hillingham", "in the apple barrel in the yard of X").
+ */
+export const rooms = set(`
+  room bedroom chamber chambers parlour parlor library study kitchen hall garret attic cellar yard garden bed chair sofa
+  couch barrel corner window seat bench pew cabin deck cottage inn lodgings quarters office shop nursery closet pantry
+  gallery staircase stair stairs landing porch doorway door hearth fireside fire table desk rooms apartment apartments
+  house home cell ward bar taproom stable stables loft
+`);
+
+/** The documents of a novel told in them, whose headings name their writer ("Mina Murray's Journal"). */
+export const documents = set('journal diary log letter memorandum memoranda notebook memoir memoirs narrative statement account telegram note notes record');
+
 /** Nouns for people: a place right after one ("a friend in Dry Fork") is theirs. */
 export const people = set('man woman boy girl friend cousin person people fellow stranger lover partner child baby widow widower family');
+
+/** More nouns for a person, of the kind a description names ("a stout little man with black hair"). */
+export const personNouns = set('lady gentleman lad lass maid maiden youth creature soul fellow figure dame matron spinster bachelor gentlewoman');
 
 /** Modal auxiliaries that make a verb possible, wished or supposed rather than done. */
 export const modals = set('would could might may should must ought shall');
@@ -89,6 +106,14 @@ export const motion = set(`
   escape retreat take bring carry ferry transfer wade swim paddle limp stagger stumble creep crawl slip hasten set get
   make push pull
 `);
+
+/**
+ * Adverbs that, fronted, put the verb before its subject ("Then came X", "Up rode X", "There sat X", "Presently
+ * entered X"), as a fronted place does ("Into the hall came X").
+ */
+export const fronting = set('then there here thus now presently next soon up down in out away off back forth along round over on thither hither');
+/** Verbs of posture and appearing that, as motion does, follow a fronted adverb or place before their subject. */
+export const inverting = set('sit stand appear emerge enter follow sound hang kneel');
 
 /** Motion along a way: with "in", "on" or "within" a place ("as I cross the square in Lyon") it happens inside the place. */
 export const pathMotion = set('cross walk wander stroll pace hurry run ride drive climb row swim roam rush dash stride march stumble limp creep crawl');

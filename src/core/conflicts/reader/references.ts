@@ -13,7 +13,7 @@
 // pronoun never does.
 import type { SliceEntity } from '../canonSlice.ts';
 import type { Held } from './kin.ts';
-import { calledByKin, kinModifiers, kinNames, kinPrefixes, kinWord, normaliseTitle, noticing, possessives, standIns } from './lexicon.ts';
+import { calledByKin, documents, kinModifiers, kinNames, kinPrefixes, kinWord, normaliseTitle, noticing, possessives, standIns } from './lexicon.ts';
 import { verbIn, type Reading, type Token } from './nlp.ts';
 import { fits, type Pronouns } from './pronouns.ts';
 import { atSubjectPosition, inSubordinate, listedAfter, predicatesOf, speechTagBefore, type Syntax } from './syntax.ts';
@@ -69,6 +69,8 @@ export function findNames(reading: Reading, entities: SliceEntity[]): Ref[] {
       if (first === undefined) continue;
       add(entity, words, false);
       add(entity, [first.charAt(0).toUpperCase() + first.slice(1), ...words.slice(1)], false);
+      // A full name in capitals, as headings print it ("JONATHAN HARKER’S JOURNAL"); one word alone could be a shout.
+      if (words.length > 1) add(entity, words.map((w) => w.toUpperCase()), false);
       if (articles.has(first.toLowerCase()) && second !== undefined && /^\p{Lu}/u.test(second)) add(entity, words.slice(1), true);
     }
   }
@@ -154,8 +156,13 @@ export function findReferences(syntax: Syntax, entities: SliceEntity[], pronouns
   const refs: Ref[] = [];
   // The one character whose state says it narrates (at the passage's chapter); dialogue's "I" is its speaker.
   const narrators = entities.filter((e) => e.type === 'character' && e.state.narrator === true);
-  const narrator = narrators.length === 1 ? narrators[0] : undefined;
+  const storyNarrator = narrators.length === 1 ? narrators[0] : undefined;
+  // In a novel told in documents, each heading ("Mina Murray's Journal.", "Letter, Lucy Westenra to Mina Murray")
+  // makes its writer the "I" of what follows it, up to the next heading.
+  const headings = documentHeadings(reading, named);
+  let narrator = storyNarrator;
   for (let i = 0; i < tokens.length; i++) {
+    if (headings.has(i)) narrator = headings.get(i);
     const ref = startsAt.get(i);
     if (ref) {
       ref.subject = isSubject(syntax, ref);
@@ -208,6 +215,41 @@ export function findReferences(syntax: Syntax, entities: SliceEntity[], pronouns
     refs.push(ref);
     return ref.last;
   }
+}
+
+/**
+ * The headings of the documents a passage holds, by the token after each: a short line of its own naming a character's
+ * document ("Mina Murray's Journal.", "Dr. Seward's Diary", "Letter, Lucy Westenra to Mina Murray"), with its writer.
+ */
+function documentHeadings(reading: Reading, named: Ref[]): Map<number, SliceEntity> {
+  const { tokens, text } = reading;
+  const found = new Map<number, SliceEntity>();
+  for (const r of named) {
+    if (r.entity.type !== 'character') continue;
+    // Cheap tests first: a possessive after the name, or a document's noun before it.
+    if (!/^['’]s$/.test(tokens[r.last + 1]?.lower ?? '') && !tokens.slice(Math.max(0, r.first - 3), r.first).some((t) => documents.has(t.lower))) continue;
+    const lineStart = text.lastIndexOf('\n', tokens[r.first].start) + 1;
+    const lineEnd = text.indexOf('\n', tokens[r.last].end);
+    const line = text.slice(lineStart, lineEnd < 0 ? text.length : lineEnd);
+    if ((line.match(/[\p{L}\p{N}]+/gu) ?? []).length > 14) continue;
+    let k = r.last + 1;
+    let writes = /^['’]s$/.test(tokens[k]?.lower ?? '');
+    if (writes) {
+      k++;
+      while (k < r.last + 4 && tokens[k] && (tokens[k].pos === 'ADJ' || tokens[k].pos === 'PUNCT') && !documents.has(tokens[k].lower)) k++;
+      writes = documents.has(tokens[k]?.lower ?? '');
+    } else {
+      // "Letter, Lucy Westenra to Mina Murray", "Letter from Lucy Westenra to…"
+      let j = r.first - 1;
+      while (j >= 0 && (tokens[j].pos === 'PUNCT' || tokens[j].lower === 'from') && tokens[j].start >= lineStart) j--;
+      writes = j >= 0 && tokens[j].start >= lineStart && documents.has(tokens[j].lower) && tokens[r.last + 1]?.lower === 'to';
+    }
+    if (!writes) continue;
+    let after = r.last + 1;
+    while (after < tokens.length && tokens[after].start < lineStart + line.length) after++;
+    found.set(after, r.entity);
+  }
+  return found;
 }
 
 /**

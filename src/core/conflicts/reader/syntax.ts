@@ -39,6 +39,8 @@ const viewing = new Set(['watch', 'view', 'replay', 'rewatch', 'read', 'reread',
 const quoteMarks = new Set(['"', '“', '”', '‘', '’', '«', '»']);
 const isWord = (t: Token | undefined) => t !== undefined && t.pos !== 'PUNCT';
 const isVerb = (t: Token | undefined) => t?.pos === 'VERB';
+/** A participle opening a phrase: "having…", "turning…", "startled…". */
+const participial = (t: Token | undefined) => t !== undefined && (t.lower === 'having' || t.lower === 'being' || ((t.pos === 'VERB' || t.pos === 'AUX') && /(ing|ed)$/.test(t.lower)));
 
 const backstoryClasses: Classes = {
   span: (t) => pastSpans.has(t.lower),
@@ -85,6 +87,10 @@ export function analyse(reading: Reading): Syntax {
   let n = 0;
   // whether the current clause opened with a subordinator ("While Jonah was aboard, …")
   let subordinate = false;
+  // whether the current clause is a relative one set off by a comma ("Mrs. Pike, whom nobody had seen idle, …"), and
+  // whether it has its finite verb yet: the comma that closes it gives the clause back to the main verb ("bustled").
+  let relativeClause = false;
+  let relativeVerb = false;
   for (let i = 0; i < tokens.length; i++) {
     const t = tokens[i];
     const previous = tokens[i - 1];
@@ -98,7 +104,12 @@ export function analyse(reading: Reading): Syntax {
     else if (coordinators.has(t.lower) && (previous?.text === ',' || (next && nominatives.has(next.lower) && next.pos === 'PRON'))) n++;
     // "While Jonah was aboard, Clara was in the chapel": after the comma a subject and its verb begin the main clause.
     else if (subordinate && previous?.text === ',' && beginsClause(tokens, i)) n++;
-    if (n !== before) subordinate = opensSubordinate;
+    else if (relativeClause && relativeVerb && previous?.text === ',' && (t.pos === 'VERB' || t.pos === 'AUX' || (t.pos === 'ADV' && next?.pos === 'VERB'))) n++;
+    if (n !== before) {
+      subordinate = opensSubordinate;
+      relativeClause = relatives.has(t.lower) && previous?.text === ',';
+      relativeVerb = false;
+    } else if (relativeClause && (t.pos === 'AUX' || (t.pos === 'VERB' && finiteTense(tokens, i) !== undefined))) relativeVerb = true;
     clause[i] = n;
   }
   const syntax: Syntax = { reading, clause, unasserted: new Array(tokens.length).fill(undefined), predicates: new Map() };
@@ -396,7 +407,7 @@ function findPredicates(syntax: Syntax, last: number): Predicate[] {
       continue;
     }
     if (t.text === ',' || t.text === '—' || t.text === '–') {
-      const close = closingComma(tokens, k, t.text);
+      let close = closingComma(tokens, k, t.text);
       const opener = tokens[k + 1];
       if (opener && (relatives.has(opener.lower) || opener.lower === 'that')) {
         const relative = verbGroup(syntax, k + 2, close === undefined ? lastOfSentence(tokens, k) : close - 1);
@@ -406,10 +417,21 @@ function findPredicates(syntax: Syntax, last: number): Predicate[] {
         continue;
       }
       if (close === undefined) return found;
-      const segment = tokens.slice(k + 1, close);
-      const finite = segment.some((s, j) => (s.pos === 'VERB' && !s.lower.endsWith('ing') && !s.lower.endsWith('ed')) || (s.pos === 'AUX' && finiteTense(tokens, k + 1 + j) !== undefined));
+      let segment = tokens.slice(k + 1, close);
+      // A bare verb form right after a preposition or an article is a noun the tagger misread ("in turn").
+      const finite = (from: number, words: Token[]) =>
+        words.some((s, j) => (s.pos === 'VERB' && !s.lower.endsWith('ing') && !s.lower.endsWith('ed') && !['ADP', 'DET'].includes(tokens[from + j - 1].pos)) || (s.pos === 'AUX' && finiteTense(tokens, from + j) !== undefined));
+      if (finite(k + 1, segment) || segment.length > 14) return found;
+      // "X, having wiped his spectacles, and having looked at each of them, rose": participle phrases in a row.
+      for (let more = 0; more < 3 && tokens[close + 1]?.lower === 'and' && participial(tokens[close + 2]); more++) {
+        const next = closingComma(tokens, close + 1, ',');
+        if (next === undefined) return found;
+        segment = tokens.slice(close + 2, next);
+        if (finite(close + 2, segment) || segment.length > 14) return found;
+        close = next;
+      }
       const resumes = tokens[close + 1] && (['VERB', 'AUX', 'ADV'].includes(tokens[close + 1].pos) || verbLike(tokens, close + 1, syntax.reading.known));
-      if (finite || !resumes || segment.length > 14) return found;
+      if (!resumes) return found;
       k = close + 1;
       continue;
     }
