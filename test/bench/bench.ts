@@ -15,7 +15,9 @@
 // machine's.
 // Then the writes (test/bench/writes.ts): each kind alone from one client, and mixes of reads and writes beside the
 // read-only mix on the same gateway.
-// Flags: --part reads|writes|all (default all), --duration <s> (instead of BENCH_DURATION, for a shorter run).
+// Flags: --part reads|writes|all (default all), --duration <s> (instead of BENCH_DURATION, for a shorter run),
+// --store embedded|both: the write part's read-only and mixed loads on the embedded store (test/bench/stores.ts), with
+// --seed-entities <n> for smaller projects.
 // Env: DATABASE_URL or TEST_DATABASE_URL (the server to create lore_bench on), BENCH_DURATION (s, default 10),
 // BENCH_WARMUP (s, default 3), BENCH_ROUNDS (default 5), BENCH_DB (default lore_bench), BENCH_KEEP_DB=1 to keep it afterwards,
 // BENCH_QUERIES=search (or recall) to run one of the two.
@@ -39,10 +41,14 @@ import { benchDatabase } from './benchDatabase.ts';
 import { benchBrief } from './brief.ts';
 import { benchConflictCore } from './conflictCore.ts';
 import { factWords, seed, seedSize } from './seed.ts';
+import { benchStores, type StoreChoice } from './stores.ts';
 import { benchWrites, prepareWriteProjects } from './writes.ts';
 
-const { values: flags } = parseArgs({ options: { part: { type: 'string', default: 'all' }, duration: { type: 'string' } } });
+const { values: flags } = parseArgs({
+  options: { part: { type: 'string', default: 'all' }, duration: { type: 'string' }, store: { type: 'string', default: 'postgres' }, 'seed-entities': { type: 'string' } },
+});
 if (!['reads', 'writes', 'all'].includes(flags.part!)) throw new Error('--part: reads, writes or all');
+if (!['postgres', 'embedded', 'both'].includes(flags.store!)) throw new Error('--store: postgres, embedded or both');
 
 const bench = benchDatabase(process.env.BENCH_DB ?? 'lore_bench');
 const { databaseUrl } = bench;
@@ -280,6 +286,10 @@ async function rankingFloor(accountId: string, projectId: string, queries: strin
 
 async function main() {
   log(`bench: ${connections} connections, ${duration} s per run after ${warmup} s warm-up`);
+  if (flags.store !== 'postgres') {
+    const seedEntities = flags['seed-entities'] ? Number(flags['seed-entities']) : undefined;
+    return benchStores(flags.store as StoreChoice, { databaseUrl, recreate: bench.recreate, seedEntities, duration, warmup, connections, log });
+  }
   if (flags.part !== 'writes') await reads();
   if (flags.part !== 'reads') await writes();
 }

@@ -12,7 +12,11 @@ import { seed, seedSize, type SeedSize } from './seed.ts';
 
 type Project = { projectId: string; key: string; names: string[]; entityIds: string[] };
 type Mix = { recall: number; search: number; entity: number; fact: number; state: number; create: number };
-type Options = { databaseUrl: string; duration: number; warmup: number; connections: number; log: (line: string) => void };
+type Options = { databaseUrl?: string; duration: number; warmup: number; connections: number; log: (line: string) => void };
+export type WriteProjects = { large: Project[]; small: Project[]; largeSize: SeedSize };
+type Run = Awaited<ReturnType<typeof load>>;
+/** Each pair of loads: the read-only run and the mix beside it. */
+export type WriteResults = { large: { reads: Run; mixed: Run }; small: { reads: Run; mixed: Run } };
 
 const smallProject: SeedSize = { entities: 100, mentions: 1_000, chapters: 10, conflicts: 3, words: 5_000 };
 export const writeTargets = { factMs: 5, stateMs: 5, createMs: 30, renameMs: 50, mixedRatio: 0.5, mixedP99: 100, manyRatio: 0.8, manyP99: 50 };
@@ -22,10 +26,15 @@ const readOnly: Mix = { recall: 50, search: 20, entity: 10, fact: 0, state: 0, c
 const mixed: Mix = { recall: 46.875, search: 18.75, entity: 9.375, fact: 25 / 3, state: 25 / 3, create: 25 / 3 };
 const mostlyReads: Mix = { recall: 59.375, search: 23.75, entity: 11.875, fact: 5 / 3, state: 5 / 3, create: 5 / 3 };
 
-/** Seeds three projects of the full size and 200 small ones, each in an account of its own with its own key. */
-export async function prepareWriteProjects(databaseUrl: string, log: (line: string) => void): Promise<{ large: Project[]; small: Project[] }> {
+/**
+ * Seeds three projects of the full size (or `largeSize`) and 200 small ones, each in an account of its own with its
+ * own key, on PostgreSQL at `databaseUrl` or, without one, in the embedded store of `dataDir`.
+ */
+export async function prepareWriteProjects(
+  databaseUrl: string | undefined, log: (line: string) => void, { dataDir = '', largeSize = seedSize }: { dataDir?: string; largeSize?: SeedSize } = {},
+): Promise<WriteProjects> {
   const started = Date.now();
-  const db = await openDatabase({ databaseUrl, dataDir: '' });
+  const db = await openDatabase({ databaseUrl, dataDir });
   try {
     const keys = new KeyService(db.prisma, db.sql);
     const project = async (size: SeedSize): Promise<Project> => {
@@ -33,12 +42,12 @@ export async function prepareWriteProjects(databaseUrl: string, log: (line: stri
       return { key: key.key, ...(await seed(db.prisma, key.account, size, false)) };
     };
     const large: Project[] = [];
-    for (let i = 0; i < 3; i++) large.push(await project(seedSize));
+    for (let i = 0; i < 3; i++) large.push(await project(largeSize));
     const small: Project[] = [];
     for (let i = 0; i < 200; i++) small.push(await project(smallProject));
     await db.prisma.$executeRawUnsafe('VACUUM (ANALYZE)');
-    log(`seeded for writes: 3 projects of ${seedSize.entities} entities and ${seedSize.words} words, 200 of ${smallProject.entities} entities, in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-    return { large, small };
+    log(`seeded for writes${databaseUrl ? '' : ' (embedded store)'}: 3 projects of ${largeSize.entities} entities and ${largeSize.words} words, 200 of ${smallProject.entities} entities, in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    return { large, small, largeSize };
   } finally {
     await db.close();
   }
@@ -123,12 +132,12 @@ async function load(server: ServerProcess, projects: Project[], mix: Mix, second
   return { rps: ok / result.duration, p50: result.latency.p50, p99: result.latency.p99, failed: result.errors + result.timeouts + result.non2xx };
 }
 
-export async function benchWrites(server: ServerProcess, projects: { large: Project[]; small: Project[] }, o: Options): Promise<void> {
+export async function benchWrites(server: ServerProcess, projects: WriteProjects, o: Options): Promise<WriteResults> {
   const t = writeTargets;
   const ms = (v: number) => `${v.toFixed(1)} ms`;
   const verdict = (met: boolean) => (met ? 'met' : 'NOT met');
   const [first] = projects.large;
-  o.log(`writes alone, one client, one request at a time, on a project of ${seedSize.entities} entities and ${seedSize.words} words:`);
+  o.log(`writes alone, one client, one request at a time, on a project of ${projects.largeSize.entities} entities and ${projects.largeSize.words} words:`);
   const counts = { fact: 200, state: 200, create: 30, rename: 30 };
   const labels = { fact: 'POST fact', state: 'PATCH state', create: 'POST entity', rename: 'rename (PATCH name)' };
   const targets = { fact: t.factMs, state: t.stateMs, create: t.createMs, rename: t.renameMs };
@@ -149,7 +158,10 @@ export async function benchWrites(server: ServerProcess, projects: { large: Proj
     o.log(line('read-only (recall/search/entity 50/20/10)', reads));
     o.log(`${line(`with ${(mix.fact + mix.state + mix.create).toFixed(0)}% writes (fact/state/entity)`, both)}   ` +
       `ratio ${ratio.toFixed(2)} (target >= ${ratioTarget}), p99 target < ${p99Target} ms: ${verdict(ratio >= ratioTarget && both.p99 < p99Target && both.failed === 0)}`);
+    return { reads, mixed: both };
   };
-  await pair(`mix on 3 projects of ${seedSize.entities} entities`, projects.large, mixed, t.mixedRatio, t.mixedP99);
-  await pair(`mix on 200 projects of ${smallProject.entities} entities`, projects.small, mostlyReads, t.manyRatio, t.manyP99);
+  return {
+    large: await pair(`mix on 3 projects of ${projects.largeSize.entities} entities`, projects.large, mixed, t.mixedRatio, t.mixedP99),
+    small: await pair(`mix on 200 projects of ${smallProject.entities} entities`, projects.small, mostlyReads, t.manyRatio, t.manyP99),
+  };
 }
