@@ -29,9 +29,10 @@ describe('the CLI build', { timeout: 120_000 }, () => {
     expect(shown.stdout.trim()).toBe(version);
     const help = await lore(['--help']);
     expect(help.stdout).toMatch(/Usage: lore/);
-    // tsx alone costs about 0.35 s of CPU before the first line of the CLI runs.
+    // Through tsx --help costs 0.55-0.65 s of CPU (tsx alone about 0.35 s), from the build 0.1-0.2 s on an idle
+    // machine and up to 0.31 s seen beside the whole suite: the bound tells the two apart, it is not a speed target.
     const cpuMs = Number(/cpu-ms (\S+)/.exec(help.stderr)?.[1]);
-    expect(cpuMs).toBeLessThan(300);
+    expect(cpuMs).toBeLessThan(450);
   });
 
   it('when the Prisma client is generated again after the build (npm ci does), then the build stays in use: it stands for the client by its schema', async () => {
