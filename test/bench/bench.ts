@@ -15,7 +15,7 @@
 // machine's.
 // Then the writes (test/bench/writes.ts): each kind alone from one client, and mixes of reads and writes beside the
 // read-only mix on the same gateway.
-// Flags: --part reads|writes|all (default all), --duration <s> (instead of BENCH_DURATION, for a shorter run),
+// Flags: --part reads|writes|search|all (default all; search: the uncached hybrid search and its floor alone, issue 28), --duration <s> (instead of BENCH_DURATION, for a shorter run),
 // --store embedded|both: the write part's read-only and mixed loads on the embedded store (test/bench/stores.ts), with
 // --seed-entities <n> for smaller projects.
 // Env: DATABASE_URL or TEST_DATABASE_URL (the server to create lore_bench on), BENCH_DURATION (s, default 10),
@@ -47,7 +47,7 @@ import { benchWrites, prepareWriteProjects } from './writes.ts';
 const { values: flags } = parseArgs({
   options: { part: { type: 'string', default: 'all' }, duration: { type: 'string' }, store: { type: 'string', default: 'postgres' }, 'seed-entities': { type: 'string' } },
 });
-if (!['reads', 'writes', 'all'].includes(flags.part!)) throw new Error('--part: reads, writes or all');
+if (!['reads', 'writes', 'search', 'all'].includes(flags.part!)) throw new Error('--part: reads, writes, search or all');
 if (!['postgres', 'embedded', 'both'].includes(flags.store!)) throw new Error('--store: postgres, embedded or both');
 
 const bench = benchDatabase(process.env.BENCH_DB ?? 'lore_bench');
@@ -100,6 +100,10 @@ async function backendCpu(): Promise<Map<number, number>> {
 
 async function prepare() {
   const started = Date.now();
+  if (process.env.BENCH_REUSE_DB === '1') {
+    const kept = await reuse();
+    if (kept) return kept;
+  }
   await bench.recreate();
   const db = await openDatabase({ databaseUrl, dataDir: '' });
   try {
@@ -115,10 +119,35 @@ async function prepare() {
     log(`seeded ${bench.name}: ${entities} entities, ${mentions} mentions, ${seedSize.chapters} chapters in ${((Date.now() - started) / 1000).toFixed(1)} s`);
     // Settled before measuring, so autovacuum waking up after the bulk load does not land on the first scenario.
     await db.prisma.$executeRawUnsafe('VACUUM (ANALYZE)');
-    log(await benchConflictCore(db.prisma, seeded.projectId));
-    log(await benchBrief(db.prisma, db.sql, seeded.projectId));
+    if (flags.part !== 'search') {
+      log(await benchConflictCore(db.prisma, seeded.projectId));
+      log(await benchBrief(db.prisma, db.sql, seeded.projectId));
+    }
     const edited = await db.prisma.entity.findMany({ where: { projectId: seeded.projectId }, select: { id: true }, orderBy: { id: 'asc' }, take: 5 });
     return { key: key.key, accountId: key.account, ...seeded, editedEntityIds: edited.map((e) => e.id) };
+  } finally {
+    await db.close();
+  }
+}
+
+/**
+ * BENCH_REUSE_DB=1 (with BENCH_KEEP_DB=1 on the run before): the seeded project of an earlier run, with a new key of
+ * its account, instead of seeding again; undefined when there is none.
+ */
+async function reuse() {
+  const exists = await bench.admin((c) => c.query('SELECT 1 FROM pg_database WHERE datname = $1', [bench.name]));
+  if (exists.rowCount === 0) return undefined;
+  const db = await openDatabase({ databaseUrl, dataDir: '' });
+  try {
+    const project = await db.prisma.project.findFirst({ where: { name: 'Bench: The Saltmarsh Cycle' }, orderBy: { createdAt: 'asc' } });
+    if (!project) return undefined;
+    const key = await new KeyService(db.prisma, db.sql).create({
+      tier: 'enterprise', name: 'bench', customQuota: 2_000_000_000, customRate: 2_000_000_000, accountId: project.accountId,
+    });
+    const seededRows = await db.prisma.$queryRaw<{ id: string; name: string }[]>`
+      SELECT id, name FROM "Entity" WHERE "projectId" = ${project.id} AND key ~ '^e[0-9]+$' ORDER BY substring(key from 2)::int`;
+    log(`reusing ${bench.name}: ${seededRows.length} seeded entities`);
+    return { key: key.key, accountId: project.accountId, projectId: project.id, names: seededRows.map((r) => r.name), entityIds: seededRows.map((r) => r.id), editedEntityIds: seededRows.slice(0, 5).map((r) => r.id) };
   } finally {
     await db.close();
   }
@@ -221,16 +250,21 @@ async function measure(s: Scenario, paths: string[], seconds: number) {
 
 /**
  * Gateways with embeddings on, with their read cache off and on, once their workers have embedded the seeded project
- * (every entity's search text and approved fact) through a loopback provider that answers at once.
+ * (every entity's search text and approved fact) through a loopback provider that answers at once. `only`: just the
+ * uncached one (the search part), with BENCH_CPU_PROF (a directory) writing its CPU profile there when it stops, and
+ * with BENCH_BASELINE (another checkout of Lore, built) an uncached one of that checkout beside it.
  */
-async function startHybrid(): Promise<{ uncached: ServerProcess; cached: ServerProcess }> {
+async function startHybrid(only?: 'uncached'): Promise<{ uncached: ServerProcess; cached?: ServerProcess; baseline?: ServerProcess }> {
   const fake = await startFakeEmbeddings();
   bench.onCleanup(() => fake.close());
   const started = Date.now();
   const env = { LORE_EMBEDDINGS_URL: fake.url, LORE_EMBEDDINGS_MODEL: benchModel };
-  const [uncached, cached] = await Promise.all([
-    startServer(['bin/lore.mjs', 'serve'], gatewayListening, { ...env, LORE_READ_CACHE_MB: '0' }),
-    startServer(['bin/lore.mjs', 'serve'], gatewayListening, env),
+  const profile = only && process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+  const baselineCheckout = only && process.env.BENCH_BASELINE;
+  const [uncached, cached, baseline] = await Promise.all([
+    startServer([...profile, 'bin/lore.mjs', 'serve'], gatewayListening, { ...env, LORE_READ_CACHE_MB: '0' }),
+    only ? undefined : startServer(['bin/lore.mjs', 'serve'], gatewayListening, env),
+    baselineCheckout ? startServer([`${baselineCheckout}/bin/lore.mjs`, 'serve'], gatewayListening, { ...env, LORE_READ_CACHE_MB: '0' }) : undefined,
   ]);
   await waitFor('the seeded project to be embedded', async () => {
     const health = (await (await fetch(`${uncached.url}/health`)).json()) as { embeddings?: { outbox_pending: number } };
@@ -245,7 +279,7 @@ async function startHybrid(): Promise<{ uncached: ServerProcess; cached: ServerP
   } finally {
     await client.end();
   }
-  return { uncached, cached };
+  return { uncached, cached, baseline };
 }
 
 const benchModel = 'bench-embed';
@@ -253,10 +287,12 @@ const benchModel = 'bench-embed';
 /**
  * The database's part of an uncached hybrid search alone: the ranking statement (EmbeddingStore.fusedIds: the best
  * lexical matches and the nearest vectors, fused as the gateway's page statement fuses them, a page of ids) from
- * `connections` connections in a closed loop, each with a pool connection of its own, for `seconds`; no gateway, HTTP, key check or page to read. Whatever
- * the gateway does, its p99 cannot fall below this one's on the same machine.
+ * `connections` connections in a closed loop, each with a pool connection of its own, for `seconds`; no gateway, HTTP,
+ * key check or page to read. Whatever the gateway does, its p99 cannot fall below this one's on the same machine.
+ * CPU per statement: PostgreSQL's backends, and this process's (the pg client's side, where the gateway's is the
+ * gateway's app CPU).
  */
-async function rankingFloor(accountId: string, projectId: string, queries: string[], seconds: number) {
+async function rankingFloor(accountId: string, projectId: string, queries: string[], seconds: number, warm = warmup) {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: connections });
   const store = new EmbeddingStore(pool);
   const searches = queries.map((q) => ({
@@ -274,14 +310,94 @@ async function rankingFloor(accountId: string, projectId: string, queries: strin
         }
       }));
     };
-    await run(Date.now() + warmup * 1000, false);
+    await run(Date.now() + warm * 1000, false);
+    const dbBefore = postgresLocal && procStat ? await backendCpu() : undefined;
+    const clientBefore = process.cpuUsage();
     await run(Date.now() + seconds * 1000, true);
+    const clientUsed = process.cpuUsage(clientBefore);
+    let dbUsed: number | undefined;
+    if (dbBefore) {
+      const dbAfter = await backendCpu();
+      dbUsed = [...dbAfter].reduce((sum, [pid, ms]) => sum + ms - (dbBefore.get(pid) ?? 0), 0);
+    }
     latencies.sort((a, b) => a - b);
     const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * q))];
-    return { rps: latencies.length / seconds, p50: at(0.5), p99: at(0.99) };
+    return {
+      rps: latencies.length / seconds,
+      p50: at(0.5),
+      p99: at(0.99),
+      dbCpu: dbUsed === undefined ? NaN : dbUsed / latencies.length,
+      clientCpu: (clientUsed.user + clientUsed.system) / 1000 / latencies.length,
+    };
   } finally {
     await pool.end();
   }
+}
+
+/** Issue 28: the gateway's uncached hybrid search at least this share of its floor's throughput, in the same run. */
+const floorTarget = 0.8;
+
+/**
+ * `--part search`: the uncached hybrid search alone beside its floor (rankingFloor), in alternating rounds, each row
+ * the round of median throughput and the ratio the median of the rounds' ratios; with BENCH_BASELINE, the other
+ * checkout's gateway in the same rounds.
+ */
+async function searchFloor() {
+  const { key, accountId, projectId, names } = await prepare();
+  const qs = queries(names);
+  const hybrid = await startHybrid('uncached');
+  const gateways: Scenario[] = [
+    { name: 'REST hybrid, read cache off', server: hybrid.uncached, prefix: '/api/v1', key },
+    ...(hybrid.baseline ? [{ name: 'baseline checkout, same', server: hybrid.baseline, prefix: '/api/v1', key }] : []),
+  ];
+  const paths = qs.search.map((q) => `/api/v1/projects/${projectId}/search?q=${encodeURIComponent(q)}`);
+  let matched = 0;
+  for (const path of paths) {
+    const bodies = await Promise.all(gateways.map(async (s) => {
+      const res = await fetch(`${s.server.url}${path}`, { headers: { authorization: `Bearer ${key}` } });
+      const ranking = res.headers.get('lore-search-ranking');
+      if (res.status !== 200 || ranking !== 'hybrid') throw new Error(`${s.name} answers ${path} with HTTP ${res.status}, ranked ${ranking}`);
+      return res.text();
+    }));
+    if (!bodies.every((b) => b === bodies[0])) throw new Error(`the baseline answers ${path} differently`);
+    matched += (JSON.parse(bodies[0]) as { entities: unknown[] }).entities.length;
+  }
+  log(`search q: ${qs.search.join(', ')}`);
+  log(`all ${qs.search.length} searches ranked hybrid (${matched} entities)${hybrid.baseline ? ', bodies byte-identical on both gateways' : ''}`);
+  const loadBefore = loadavg()[0];
+  const runs = new Map<string, Measured[]>(gateways.map((g) => [g.name, []]));
+  const floors: Awaited<ReturnType<typeof rankingFloor>>[] = [];
+  const ratios: number[] = [];
+  for (let round = 1; round <= rounds; round++) {
+    const steps: (() => Promise<void>)[] = [
+      ...gateways.map((g) => async () => {
+        if (round === 1 && warmup > 0) await load(g, paths, warmup);
+        runs.get(g.name)!.push(await measure(g, paths, duration));
+      }),
+      async () => void floors.push(await rankingFloor(accountId, projectId, qs.search, duration, round === 1 ? warmup : 0)),
+    ];
+    for (const step of round % 2 === 1 ? steps : steps.reverse()) await step();
+    const [g, f] = [runs.get(gateways[0].name)!.at(-1)!, floors.at(-1)!];
+    ratios.push(g.rps / f.rps);
+    log(`round ${round} (load ${loadavg()[0].toFixed(1)}): ` +
+      gateways.map((s) => { const r = runs.get(s.name)!.at(-1)!; return `${s.name} ${r.rps.toFixed(0)} req/s (p99 ${r.p99} ms, app ${r.appCpu.toFixed(2)} + PG ${r.dbCpu.toFixed(2)} ms CPU/req)`; }).join(', ') +
+      `; floor ${f.rps.toFixed(0)} /s (p99 ${f.p99.toFixed(0)} ms, PG ${f.dbCpu.toFixed(2)} + client ${f.clientCpu.toFixed(2)} ms CPU/statement); ratio ${ratios.at(-1)!.toFixed(2)}`);
+  }
+  const floorRow = floors.find((f) => f.rps === median(floors.map((x) => x.rps)))!;
+  const cell = (v: number, w: number, digits = 1) => (Number.isFinite(v) ? v.toFixed(digits) : '-').padStart(w);
+  log('');
+  log(`${'scenario'.padEnd(32)}${'req/s'.padStart(8)}${'p50 ms'.padStart(9)}${'p99 ms'.padStart(9)}${'failed'.padStart(8)}${'app CPU ms/req'.padStart(16)}${'PG CPU ms/req'.padStart(15)}`);
+  for (const g of gateways) {
+    const r = medianRun(runs.get(g.name)!);
+    log(`${g.name.padEnd(32)}${cell(r.rps, 8, 0)}${cell(r.p50, 9)}${cell(r.p99, 9)}${cell(r.failed, 8, 0)}${cell(r.appCpu, 16, 2)}${cell(r.dbCpu, 15, 2)}`);
+  }
+  log(`${'floor: ranking statement alone'.padEnd(32)}${cell(floorRow.rps, 8, 0)}${cell(floorRow.p50, 9)}${cell(floorRow.p99, 9)}${cell(0, 8, 0)}${cell(floorRow.clientCpu, 16, 2)}${cell(floorRow.dbCpu, 15, 2)}`);
+  const ratio = median(ratios);
+  log('');
+  log(`uncached hybrid search ${(ratio * 100).toFixed(0)}% of the ranking statement's floor (median of ${rounds} rounds; target >= ${floorTarget * 100}%): ` +
+    `${ratio >= floorTarget ? 'met' : 'NOT met'}`);
+  log(`load average (1 min) ${loadBefore.toFixed(1)} before the runs, ${loadavg()[0].toFixed(1)} after; the target assumes an otherwise idle machine`);
+  await Promise.all([hybrid.uncached, hybrid.baseline].map((s) => s?.stop()));
 }
 
 async function main() {
@@ -290,6 +406,7 @@ async function main() {
     const seedEntities = flags['seed-entities'] ? Number(flags['seed-entities']) : undefined;
     return benchStores(flags.store as StoreChoice, { databaseUrl, recreate: bench.recreate, seedEntities, duration, warmup, connections, log });
   }
+  if (flags.part === 'search') return searchFloor();
   if (flags.part !== 'writes') await reads();
   if (flags.part !== 'reads') await writes();
 }
@@ -315,7 +432,7 @@ async function reads() {
     startServer(['bin/lore.mjs', 'serve'], gatewayListening, { LORE_READ_CACHE_MB: '0' }),
   ]);
   const qs = queries(names);
-  const hybrid = measuredQueries.includes('search') ? await startHybrid() : undefined;
+  const hybrid = measuredQueries.includes('search') ? ((await startHybrid()) as { uncached: ServerProcess; cached: ServerProcess }) : undefined;
   // The first two (one process each, same core code, with and without GraphQL) give the ratio; the p99 target is read
   // on the gateway with one process and with one worker per core, whichever does better on this machine.
   const scenarios: Scenario[] = [
