@@ -19,8 +19,28 @@ export class AnswerCache {
   body(key: string | undefined, render: () => unknown): Buffer {
     const kept = key === undefined ? undefined : this.bodies?.get(key);
     if (kept) return kept;
-    const body = Buffer.from(JSON.stringify(render()));
+    const body = Buffer.from(stringifySharing(render()));
     if (key !== undefined) this.bodies?.set(key, body);
     return body;
   }
+}
+
+/**
+ * JSON.stringify's text of `value`, where a list the top-level object holds under two keys (search's `data` and
+ * `entities`) is serialised once and written twice: the page is most of the answer.
+ */
+export function stringifySharing(value: unknown): string {
+  if (value === null || typeof value !== 'object' || Array.isArray(value) || 'toJSON' in value) return JSON.stringify(value);
+  const lists = new Map<unknown, string>();
+  const members: string[] = [];
+  for (const [key, member] of Object.entries(value)) {
+    if (member === undefined || typeof member === 'function' || typeof member === 'symbol') continue;
+    let text = Array.isArray(member) ? lists.get(member) : undefined;
+    if (text === undefined) {
+      text = JSON.stringify(member);
+      if (Array.isArray(member)) lists.set(member, text);
+    }
+    members.push(`${JSON.stringify(key)}:${text}`);
+  }
+  return `{${members.join(',')}}`;
 }

@@ -177,9 +177,18 @@ export class EmbeddingStore {
 /** How a hybrid search ranks by meaning: the query's vector and the depth of each ranking (hybrid.ts). */
 export type HybridSearch = { model: string; vector: number[]; maxDistance: number; lexicalDepth: number; vectorDepth: number };
 
+// A query vector's text, kept with the vector (QueryVectors keeps each query's for as long as it keeps the query): a
+// provider's 1,536 dimensions are 30 kB of text to write on every search.
+const vectorTexts = new WeakMap<number[], string>();
+function vectorText(vector: number[]): string {
+  let text = vectorTexts.get(vector);
+  if (text === undefined) vectorTexts.set(vector, (text = JSON.stringify(vector)));
+  return text;
+}
+
 /** Parameters $1 to $9 of fusedRanking's statements. */
 export const hybridValues = (accountId: string, projectId: string, search: HybridSearch & { q: string; threshold: number }) => [
-  projectId, accountId, search.q, search.threshold, search.lexicalDepth, search.model, JSON.stringify(search.vector), search.maxDistance, search.vectorDepth,
+  projectId, accountId, search.q, search.threshold, search.lexicalDepth, search.model, vectorText(search.vector), search.maxDistance, search.vectorDepth,
 ];
 
 /**
