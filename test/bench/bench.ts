@@ -334,6 +334,32 @@ async function rankingFloor(accountId: string, projectId: string, queries: strin
   }
 }
 
+/**
+ * Every page of each query (up to 10, following next_starting_after) answered byte for byte alike, headers included
+ * that say how it was ranked, by the gateways (this checkout's and BENCH_BASELINE's).
+ */
+async function samePages(gateways: Scenario[], key: string, projectId: string, qs: string[]) {
+  let pages = 0;
+  let entities = 0;
+  for (const q of qs) {
+    let after: string | undefined;
+    for (let page = 0; page < 10; page++) {
+      const path = `/api/v1/projects/${projectId}/search?q=${encodeURIComponent(q)}&limit=50${after ? `&starting_after=${after}` : ''}`;
+      const answers = await Promise.all(gateways.map(async (g) => {
+        const res = await fetch(`${g.server.url}${path}`, { headers: { authorization: `Bearer ${key}` } });
+        return `${res.status} ${res.headers.get('lore-search-ranking')} ${await res.text()}`;
+      }));
+      if (!answers.every((a) => a === answers[0])) throw new Error(`the gateways answer ${path} differently`);
+      const body = JSON.parse(answers[0].slice(answers[0].indexOf('{'))) as { entities: unknown[]; next_starting_after?: string };
+      pages++;
+      entities += body.entities.length;
+      after = body.next_starting_after;
+      if (!after) break;
+    }
+  }
+  return `${pages} pages of ${qs.length} queries (${entities} entities, 50 a page) byte-identical on both gateways`;
+}
+
 /** Issue 28: the gateway's uncached hybrid search at least this share of its floor's throughput, in the same run. */
 const floorTarget = 0.8;
 
@@ -364,6 +390,7 @@ async function searchFloor() {
   }
   log(`search q: ${qs.search.join(', ')}`);
   log(`all ${qs.search.length} searches ranked hybrid (${matched} entities)${hybrid.baseline ? ', bodies byte-identical on both gateways' : ''}`);
+  if (hybrid.baseline) log(await samePages(gateways, key, projectId, [...qs.search, ...qs.recall]));
   const loadBefore = loadavg()[0];
   const runs = new Map<string, Measured[]>(gateways.map((g) => [g.name, []]));
   const floors: Awaited<ReturnType<typeof rankingFloor>>[] = [];
