@@ -54,7 +54,7 @@ export type ChapterHeading = { id: string; title: string; ordinal: number };
 export type Candidate = {
   id: string; kind: 'entity' | 'fact' | 'promise'; entityId: string | null; entityName: string | null; proposal: { name?: string; type?: string; aliases?: string[] } | null;
   facts: { id: string | null; text: string; from: string | null; until: string | null; status: string; secret: boolean }[];
-  promise: { setUpIn: string | null; paidOffIn: string | null } | null;
+  promise: { setUpIn: string | null; paidOffIn: string | null; status: 'open' | 'paid' | 'dropped' | null } | null;
   content: string | null; source: string; proposedBy: string; createdAt: string;
 };
 export type CitedCanon = { id: string; kind: 'entity' | 'fact' | 'relationship' | 'beat'; label: string; entityId: string | null; chapter: string | null };

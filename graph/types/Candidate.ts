@@ -4,6 +4,7 @@ import type { CandidateDecision as DecisionRecord, CandidateRecord, ProposedFact
 import { candidateKinds, candidateStatuses, decisionChoices } from '../../src/core/canon/reviewRules.ts';
 import { builder } from '../builder.ts';
 import { FactKnower } from './KnowerInput.ts';
+import { PromiseStatus } from './PromiseLine.ts';
 
 export const CandidateKind = builder.enumType('CandidateKind', { values: candidateKinds, description: 'a fact about a known entity, a new entity, or a change to a known promise\'s ledger line' });
 export const CandidateStatus = builder.enumType('CandidateStatus', { values: candidateStatuses });
@@ -33,6 +34,7 @@ export const ProposedPromise = builder.objectRef<NonNullable<CandidateRecord['pr
     setUpIn: t.exposeString('setUpIn', { nullable: true, description: 'the chapter id that sets it up' }),
     paidOffIn: t.exposeString('paidOffIn', { nullable: true, description: 'the chapter id that pays it off' }),
     involves: t.idList({ description: 'ids of the entities it involves', resolve: (p) => p.involves ?? [] }),
+    status: t.field({ type: PromiseStatus, nullable: true, description: 'the status it gives the promise (absent: paid with a payoff, else as it was)', resolve: (p) => p.status ?? null }),
   }),
 });
 

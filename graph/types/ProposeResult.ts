@@ -6,6 +6,7 @@ import { builder } from '../builder.ts';
 import { Candidate } from './Candidate.ts';
 import { ApprovalStatus, EntityType } from './Entity.ts';
 import { KnowerInput } from './KnowerInput.ts';
+import { PromiseStatus } from './PromiseLine.ts';
 
 export const ProposedFactInput = builder.inputType('ProposedFactInput', {
   fields: (t) => ({
@@ -21,8 +22,9 @@ export const ProposedPromiseInput = builder.inputType('ProposedPromiseInput', {
   description: "A promise's ledger line, proposed; written to the ledger when the candidate is approved.",
   fields: (t) => ({
     setUpIn: t.string({ description: 'the chapter id that sets it up' }),
-    paidOffIn: t.string({ description: 'the chapter id that pays it off (the promise is then paid)' }),
+    paidOffIn: t.string({ description: 'the chapter id that pays it off (the promise is then paid, unless status says otherwise)' }),
     involves: t.idList({ description: 'entities it involves (added to those it involves already)' }),
+    status: t.field({ type: PromiseStatus, description: "the promise's status once approved: open, paid, or dropped (the story gives it up)" }),
   }),
 });
 

@@ -2,7 +2,7 @@
 // only when the author explicitly asks.
 import { z } from 'zod';
 import { entityLabel, maxProposedFacts } from '../../src/core/canon/reviewRules.ts';
-import { entityTypes } from '../../src/core/ingest/bundle.ts';
+import { entityTypes, promiseStatuses } from '../../src/core/ingest/bundle.ts';
 import { chapterLine, chapterRef, factText, resourceId, sourceContent, text } from '../../src/core/validation.ts';
 import { defineTool, entityIdPattern, projectArg, projectOf, runOperation } from './shared.ts';
 
@@ -10,7 +10,7 @@ export const remember = defineTool({
   name: 'lore_author_remember',
   title: 'Propose canon for review',
   description:
-    'Proposes canon to the writer: a fact about an entity (for example "Keth has a scar over his left eye"), or a new entity (name, type, optional aliases and facts) when no entity has that name. What you propose is recorded as suggested, with its source text, and waits in the review queue until the writer approves or rejects it (lore_author_review, lore_author_decide). The entity is its id, or its exact name or alias; an unknown name proposes a new entity and then needs type. Set approve to true only when the author has explicitly asked you to approve this now; otherwise leave it out.',
+    'Proposes canon to the writer: a fact about an entity (for example "Keth has a scar over his left eye"), or a new entity (name, type, optional aliases and facts) when no entity has that name, or a promise\'s ledger line (set up, paid off, dropped). What you propose is recorded as suggested, with its source text, and waits in the review queue until the writer approves or rejects it (lore_author_review, lore_author_decide). The entity is its id, or its exact name or alias; an unknown name proposes a new entity and then needs type. Set approve to true only when the author has explicitly asked you to approve this now; otherwise leave it out.',
   input: {
     project: projectArg,
     entity: text().trim().min(1).max(200).describe('The entity: its id (ent_...), its exact name or alias (for example "Mara Voss"), or the name of a new entity.'),
@@ -33,6 +33,15 @@ export const remember = defineTool({
       .optional()
       .describe('Who knows the facts, from when: then only they know them (who knows what, when). Leave out for common knowledge.'),
     secret: z.boolean().optional().describe('The facts are a secret: nobody knows them until someone learns them (known_by).'),
+    promise: z
+      .object({
+        set_up_in: chapterRef.optional().describe('The chapter id that sets the promise up.'),
+        paid_off_in: chapterRef.optional().describe('The chapter id that pays it off (it is then paid).'),
+        involves: z.array(resourceId).min(1).max(100).optional().describe('Entity ids (ent_...) it involves.'),
+        status: z.enum(promiseStatuses).optional().describe('open, paid, or dropped when the story gives the promise up.'),
+      })
+      .optional()
+      .describe("For a promise (type promise) only: its line in the promise ledger, or a change to a known promise's line (a payoff, or dropped); facts may then be left out."),
     approve: z.boolean().optional().describe('Approve into the canon at once. Only when the author explicitly asks to approve; default false (suggested for review).'),
   },
   output: {
@@ -61,6 +70,7 @@ export const remember = defineTool({
         text, from: args.from, until: args.until, secret: args.secret,
         knownBy: args.known_by?.map((k) => ({ entityId: k.entity_id, from: k.from, line: k.line })),
       })),
+      promise: args.promise && { setUpIn: args.promise.set_up_in, paidOffIn: args.promise.paid_off_in, involves: args.promise.involves, status: args.promise.status },
       content: args.source,
       approve: args.approve,
     };

@@ -1,6 +1,7 @@
 // lore_author_review: the review queue, the pending proposals the writer approves or rejects.
 import { z } from 'zod';
 import { candidateKinds, candidateStatuses } from '../../src/core/canon/reviewRules.ts';
+import { promiseStatuses } from '../../src/core/ingest/bundle.ts';
 import { cursor, defaultPageLimit, pageLimit } from '../../src/core/validation.ts';
 import { defineTool, projectArg, projectOf, runOperation } from './shared.ts';
 
@@ -26,7 +27,12 @@ export const candidateOutput = z.object({
     )
     .describe('the facts it proposes'),
   promise: z
-    .object({ set_up_in: z.string().optional(), paid_off_in: z.string().optional(), involves: z.array(z.string()).describe('entity ids') })
+    .object({
+      set_up_in: z.string().optional(),
+      paid_off_in: z.string().optional(),
+      involves: z.array(z.string()).describe('entity ids'),
+      status: z.enum(promiseStatuses).optional().describe('the status it gives the promise'),
+    })
     .optional()
     .describe('the ledger line it proposes, written on approval'),
   content: z.string().optional().describe('the source text'),
@@ -54,7 +60,7 @@ export function renderCandidate(c: CandidateOutput): string {
   for (const f of c.facts) lines.push(`  fact: "${f.text}"${f.from ? ` from ${f.from}` : ''}${f.until ? ` until ${f.until}` : ''}${known(f) ? ` (${known(f)})` : ''}`);
   if (c.promise) {
     const p = c.promise;
-    lines.push(`  promise: ${[p.set_up_in && `set up in ${p.set_up_in}`, p.paid_off_in && `paid off in ${p.paid_off_in}`, p.involves.length && `involves ${p.involves.join(', ')}`].filter(Boolean).join('; ')}`);
+    lines.push(`  promise: ${[p.set_up_in && `set up in ${p.set_up_in}`, p.paid_off_in && `paid off in ${p.paid_off_in}`, p.involves.length && `involves ${p.involves.join(', ')}`, p.status && `status ${p.status}`].filter(Boolean).join('; ')}`);
   }
   if (c.content) lines.push(`  source: "${excerpt(c.content)}"`);
   lines.push(`  proposed by ${c.proposed_by} at ${c.created_at} (${c.source})`);

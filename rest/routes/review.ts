@@ -5,7 +5,7 @@ import { candidatePath, CandidateList, candidatesQueryParams, DecidedCandidate, 
 
 type ProposedFactBody = { text: string; from?: string; until?: string; known_by?: { entity_id: string; from?: string; line?: number }[]; secret?: boolean };
 
-type ProposedPromiseBody = { set_up_in?: string; paid_off_in?: string; involves?: string[] };
+type ProposedPromiseBody = { set_up_in?: string; paid_off_in?: string; involves?: string[]; status?: string };
 
 export const propose: RouteDef = {
   method: 'post',
@@ -13,7 +13,7 @@ export const propose: RouteDef = {
   operationId: 'proposeCanon',
   summary: 'Propose canon for review',
   description:
-    'Extension. Facts about a known entity (entity_id, or its exact name or alias in name) become suggested facts, each with a pending candidate; a name no entity has creates a suggested entity (type required) with its aliases and facts, under one pending candidate of kind entity. A text the entity already has as a live fact records nothing and is listed in already_canon. A fact may say who knows it (known_by, secret): kept on the suggested fact, canon once approved. A promise may carry its ledger line (promise: set_up_in, paid_off_in, involves): for a new promise it waits on the entity candidate, for a known promise on a candidate of kind promise, and is written to the ledger on approval. With approve: true, what is recorded is approved at once by the same key. Supports Idempotency-Key.',
+    'Extension. Facts about a known entity (entity_id, or its exact name or alias in name) become suggested facts, each with a pending candidate; a name no entity has creates a suggested entity (type required) with its aliases and facts, under one pending candidate of kind entity. A text the entity already has as a live fact records nothing and is listed in already_canon. A fact may say who knows it (known_by, secret): kept on the suggested fact, canon once approved. A promise may carry its ledger line (promise: set_up_in, paid_off_in, involves, status; status dropped gives a promise up): for a new promise it waits on the entity candidate, for a known promise on a candidate of kind promise, and is written to the ledger on approval. With approve: true, what is recorded is approved at once by the same key. Supports Idempotency-Key.',
   scope: 'remember',
   cost: 1,
   params: projectPath,
@@ -28,7 +28,7 @@ export const propose: RouteDef = {
     input: {
       entityId: body.entity_id, name: body.name, type: body.type, aliases: body.aliases, content: body.content, approve: body.approve,
       facts: (body.facts as ProposedFactBody[] | undefined)?.map(({ known_by, ...f }) => ({ ...f, knownBy: known_by?.map(({ entity_id, ...k }) => ({ entityId: entity_id, ...k })) })),
-      promise: body.promise && (({ set_up_in, paid_off_in, involves }: ProposedPromiseBody) => ({ setUpIn: set_up_in, paidOffIn: paid_off_in, involves }))(body.promise),
+      promise: body.promise && (({ set_up_in, paid_off_in, involves, status }: ProposedPromiseBody) => ({ setUpIn: set_up_in, paidOffIn: paid_off_in, involves, status }))(body.promise),
     },
     idempotencyKey,
   }),

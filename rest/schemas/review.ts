@@ -1,6 +1,6 @@
 // The review queue's routes (extension): proposals, the list of candidates, and decisions on them.
 import { z } from 'zod';
-import { entityTypes } from '../../src/core/ingest/bundle.ts';
+import { entityTypes, promiseStatuses } from '../../src/core/ingest/bundle.ts';
 import { candidateKinds, candidateStatuses, decisionReason, entityLabel, maxProposedFacts, proposedAliases } from '../../src/core/canon/reviewRules.ts';
 import { chapterRef, factText, resourceId, sourceContent } from '../../src/core/validation.ts';
 import { pageQuery, projectPath } from '../schemas.ts';
@@ -23,14 +23,22 @@ const proposedFactBody = z
 const proposedPromiseBody = z
   .object({
     set_up_in: chapterRef.optional().meta({ description: 'the chapter id that sets it up' }),
-    paid_off_in: chapterRef.optional().meta({ description: 'the chapter id that pays it off (the promise is then paid)' }),
+    paid_off_in: chapterRef.optional().meta({ description: 'the chapter id that pays it off (the promise is then paid, unless status says otherwise)' }),
     involves: z.array(resourceId).min(1).max(100).optional().meta({ description: 'entity ids it involves (added to those it involves already)' }),
+    status: z.enum(promiseStatuses).optional().meta({ description: "the promise's status once approved: open, paid, or dropped (the story gives it up)" }),
   })
-  .refine((p) => p.set_up_in !== undefined || p.paid_off_in !== undefined || p.involves !== undefined, { message: 'give set_up_in, paid_off_in or involves' })
-  .meta({ id: 'ProposedPromiseInput', anyOf: [{ required: ['set_up_in'] }, { required: ['paid_off_in'] }, { required: ['involves'] }] });
+  .refine((p) => p.set_up_in !== undefined || p.paid_off_in !== undefined || p.involves !== undefined || p.status !== undefined, {
+    message: 'give set_up_in, paid_off_in, involves or status',
+  })
+  .meta({ id: 'ProposedPromiseInput', anyOf: [{ required: ['set_up_in'] }, { required: ['paid_off_in'] }, { required: ['involves'] }, { required: ['status'] }] });
 
 const ProposedPromise = z
-  .object({ set_up_in: z.string().optional(), paid_off_in: z.string().optional(), involves: z.array(z.string()).meta({ description: 'entity ids' }) })
+  .object({
+    set_up_in: z.string().optional(),
+    paid_off_in: z.string().optional(),
+    involves: z.array(z.string()).meta({ description: 'entity ids' }),
+    status: z.enum(promiseStatuses).optional().meta({ description: 'the status it gives the promise' }),
+  })
   .meta({ id: 'ProposedPromise' });
 
 export const proposeBody = z

@@ -134,6 +134,25 @@ describe('promises proposed with their ledger lines', () => {
     expect(line.involves.map((e) => e.id).sort()).toEqual([ids['Ada Quill'], ids['Mara Voss']].sort());
   });
 
+  it('when a known promise is proposed dropped, then once approved the ledger marks it dropped, never at risk, and the brief leaves it out', async () => {
+    const { projectId, ids } = await newProject();
+    const debt = ids["Ada's debt"];
+    const briefPromises = async () =>
+      (await gw.request(`/projects/${projectId}/brief`, { method: 'POST', key, json: { chapter: 'ch-02', text: 'Ada lit the lamps.' } })).body.content.promises.map((p: { id: string }) => p.id);
+    expect(await briefPromises()).toContain(debt);
+    const res = await propose(projectId, { entity_id: debt, promise: { status: 'dropped' } });
+    expect(res.status, res.text).toBe(201);
+    const [candidate] = ProposeResult.parse(res.body).candidates;
+    expect(candidate).toMatchObject({ kind: 'promise', promise: { status: 'dropped', involves: [] } });
+    expect((await ledger(projectId)).find((p) => p.id === debt)).toMatchObject({ status: 'paid' });
+
+    expect((await decide(projectId, candidate.id, 'approve')).status).toBe(200);
+    expect((await ledger(projectId)).find((p) => p.id === debt)).toMatchObject({ status: 'dropped', set_up_in: 'ch-01', paid_off_in: 'ch-04' });
+    const atRisk = await gw.request(`/projects/${projectId}/promises?as_of=ch-04&at_risk_after=1`, { key });
+    expect(atRisk.body.promises.find((p: { id: string }) => p.id === debt)).toMatchObject({ status: 'dropped', at_risk: false });
+    expect(await briefPromises()).not.toContain(debt);
+  });
+
   it('when a payoff proposal is rejected, then the ledger line stays as it was', async () => {
     const { projectId, ids } = await newProject();
     const debt = ids["Ada's debt"];
@@ -155,6 +174,7 @@ describe('promises proposed with their ledger lines', () => {
       [{ entity_id: ids["Ada's debt"], promise: { involves: ['ent_missing'] } }, 'input.promise.involves.0'],
       [{ entity_id: ids["Ada's debt"], promise: {} }, 'body.promise'],
       [{ entity_id: ids["Ada's debt"], promise: { involves: [] } }, 'body.promise.involves'],
+      [{ entity_id: ids["Ada's debt"], promise: { status: 'forgotten' } }, 'body.promise.status'],
     ] as const) {
       const res = await propose(projectId, body);
       expect(res.status, `${JSON.stringify(body)}: ${res.text}`).toBe(400);
@@ -168,7 +188,7 @@ describe('over GraphQL and MCP', () => {
   it('when propose runs on /graphql with knownBy, secret and a promise, then the candidates carry them', async () => {
     const { projectId, ids } = await newProject();
     const mutation = `mutation ($p: ID!, $i: ProposeInput!) { propose(projectId: $p, input: $i) {
-      candidates { kind facts { text secret knownBy { entityId from line } } promise { setUpIn paidOffIn involves } } } }`;
+      candidates { kind facts { text secret knownBy { entityId from line } } promise { setUpIn paidOffIn involves status } } } }`;
     const fact = await gw.graphql(mutation, {
       p: projectId,
       i: { entityId: ids['Jon Rook'], facts: [{ text: 'Jon hid a pistol.', secret: true, knownBy: [{ entityId: ids['Mara Voss'], from: 'ch-02', line: null }] }] },
@@ -179,7 +199,10 @@ describe('over GraphQL and MCP', () => {
     ]);
     const promise = await gw.graphql(mutation, { p: projectId, i: { entityId: ids['The broken seal'], promise: { setUpIn: 'ch-01' } } }, key);
     expect(promise.errors).toBeUndefined();
-    expect(promise.data.propose.candidates).toEqual([{ kind: 'promise', facts: [], promise: { setUpIn: 'ch-01', paidOffIn: null, involves: [] } }]);
+    expect(promise.data.propose.candidates).toEqual([{ kind: 'promise', facts: [], promise: { setUpIn: 'ch-01', paidOffIn: null, involves: [], status: null } }]);
+    const dropped = await gw.graphql(mutation, { p: projectId, i: { entityId: ids["Ada's debt"], promise: { status: 'dropped' } } }, key);
+    expect(dropped.errors).toBeUndefined();
+    expect(dropped.data.propose.candidates).toEqual([{ kind: 'promise', facts: [], promise: { setUpIn: null, paidOffIn: null, involves: [], status: 'dropped' } }]);
     const bad = await gw.graphql(mutation, { p: projectId, i: { entityId: ids['Jon Rook'], facts: [{ text: 'Jon hid a knife.', knownBy: [{ entityId: 'ent_missing' }] }] } }, key);
     expect(bad.errors?.[0].extensions).toMatchObject({ code: 'validation_error', errors: [{ path: 'input.facts.0.knownBy.0.entityId' }] });
   });
@@ -200,6 +223,24 @@ describe('over GraphQL and MCP', () => {
       expect((decided.structuredContent as any).candidate.facts[0]).toMatchObject({ secret: true, known_by: [{ entity_id: ids['Ada Quill'], from: 'ch-02' }] });
       expect(texts((await knowledge(projectId, ids['Ada Quill'], '?as_of=ch-02')).knows)).toContain('Jon keeps a second ledger.');
       expect(texts((await knowledge(projectId, ids['Ada Quill'], '?as_of=ch-01')).unaware)).toContain('Jon keeps a second ledger.');
+    } finally {
+      await session.close();
+    }
+  });
+
+  it('when lore_author_remember gives a known promise a ledger line marking it dropped, then the review tool shows it and approving drops it', async () => {
+    const { projectId, ids } = await newProject();
+    const session = await connectMcp({ LORE_API_URL: gw.url, LORE_API_KEY: key, LORE_PROJECT_ID: projectId });
+    try {
+      const proposed = await callTool(session, 'lore_author_remember', { entity: "Ada's debt", promise: { status: 'dropped', involves: [ids['Jon Rook']] } });
+      expect(proposed.isError, textOf(proposed)).toBeFalsy();
+      const [candidateId] = (proposed.structuredContent as any).candidateIds;
+      expect(textOf(await callTool(session, 'lore_author_review', {}))).toContain(`promise: involves ${ids['Jon Rook']}; status dropped`);
+      const decided = await callTool(session, 'lore_author_decide', { candidate: candidateId, decision: 'approve' });
+      expect(decided.isError, textOf(decided)).toBeFalsy();
+      const line = (await ledger(projectId)).find((p) => p.id === ids["Ada's debt"])!;
+      expect(line.status).toBe('dropped');
+      expect(line.involves.map((e) => e.id)).toContain(ids['Jon Rook']);
     } finally {
       await session.close();
     }

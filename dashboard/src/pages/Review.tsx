@@ -85,7 +85,7 @@ export function ReviewPage({ projectId }: { projectId: string }) {
               )}
               {c.promise && (
                 <p>
-                  {[c.promise.setUpIn && `Set up in ${c.promise.setUpIn}`, c.promise.paidOffIn && `paid off in ${c.promise.paidOffIn}`].filter(Boolean).join(', ') ||
+                  {[c.promise.setUpIn && `Set up in ${c.promise.setUpIn}`, c.promise.paidOffIn && `paid off in ${c.promise.paidOffIn}`, c.promise.status && `marked ${c.promise.status}`].filter(Boolean).join(', ') ||
                     'Involves more entities'}
                 </p>
               )}

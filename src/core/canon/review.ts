@@ -2,7 +2,7 @@
 // facts (each with its own pending candidate) about a known entity, or a suggested entity with its facts (one candidate
 // of kind entity); a decision approves or rejects a candidate, recorded with the deciding key, the time and a reason.
 // A proposed fact may say who knows it (its knowers and secret flag are written on the suggested fact, so approving
-// it makes them canon). A promise's ledger line (setup, payoff, involved entities) is kept on its candidate, on a new
+// it makes them canon). A promise's ledger line (setup, payoff, involved entities, status) is kept on its candidate, on a new
 // promise's entity candidate or a known promise's candidate of kind promise, and written to the ledger on approval.
 import { Prisma, type PrismaClient } from '../../generated/prisma/client.ts';
 import { newId } from '../../ids.ts';
@@ -368,7 +368,8 @@ function knowledgeLine(entityId: string, fact: { text: string; secret?: boolean 
 
 /**
  * Writes an approved ledger line for the promise: what it gives replaces the setup or payoff, its entities join
- * those involved, and a payoff makes the promise paid. A chapter gone since the proposal cannot be placed.
+ * those involved, and its status replaces the promise's (without one, a payoff makes it paid). A chapter gone since
+ * the proposal cannot be placed.
  */
 async function writeLedgerLine(tx: TxClient, entityId: string, promise: ProposedPromise): Promise<void> {
   const entity = await tx.entity.findUniqueOrThrow({ where: { id: entityId }, select: { projectId: true, ledger: true } });
@@ -388,6 +389,6 @@ async function writeLedgerLine(tx: TxClient, entityId: string, promise: Proposed
     paidOffChapterId: chapterId(promise.paidOffIn) ?? entity.ledger?.paidOffChapterId ?? null,
     involves: [...new Set([...(entity.ledger?.involves ?? []), ...involved.map((e) => e.id)])],
   };
-  const status = promise.paidOffIn !== undefined ? ('paid' as const) : (entity.ledger?.status ?? 'open');
+  const status = promise.status ?? (promise.paidOffIn !== undefined ? ('paid' as const) : (entity.ledger?.status ?? 'open'));
   await tx.promiseLedger.upsert({ where: { entityId }, create: { entityId, projectId: entity.projectId, ...line, status }, update: { ...line, status } });
 }

@@ -1,7 +1,7 @@
 // Field rules of review (proposals and decisions), shared by the GraphQL core, the REST schemas and the MCP tools.
 // Kept apart from review.ts so that the surfaces, which never touch the database, can use them.
 import { z } from 'zod';
-import { entityTypes } from '../ingest/bundle.ts';
+import { entityTypes, promiseStatuses } from '../ingest/bundle.ts';
 import { chapterRef, factText, knownByInput, nonBlankText, resourceId, sourceContent } from '../validation.ts';
 
 export const candidateStatuses = ['pending', 'approved', 'rejected'] as const;
@@ -24,12 +24,20 @@ export const proposedFact = z.object({
   secret: z.boolean().optional(),
 });
 /**
- * A promise's ledger line, proposed: its setup and payoff chapters and the entities it involves. For a new entity of
- * type promise, its line; for a known promise, a change to its line (a payoff, a setup, more entities involved).
+ * A promise's ledger line, proposed: its setup and payoff chapters, the entities it involves and its status. For a new
+ * entity of type promise, its line; for a known promise, a change to its line (a payoff, a setup, more entities
+ * involved, a promise the story drops).
  */
 export const proposedPromise = z
-  .object({ setUpIn: chapterRef.optional(), paidOffIn: chapterRef.optional(), involves: z.array(resourceId).max(100, 'must be at most 100 entities').optional() })
-  .refine((p) => p.setUpIn !== undefined || p.paidOffIn !== undefined || (p.involves?.length ?? 0) > 0, { message: 'give setUpIn, paidOffIn or involves' });
+  .object({
+    setUpIn: chapterRef.optional(),
+    paidOffIn: chapterRef.optional(),
+    involves: z.array(resourceId).max(100, 'must be at most 100 entities').optional(),
+    status: z.enum(promiseStatuses).optional(),
+  })
+  .refine((p) => p.setUpIn !== undefined || p.paidOffIn !== undefined || (p.involves?.length ?? 0) > 0 || p.status !== undefined, {
+    message: 'give setUpIn, paidOffIn, involves or status',
+  });
 export type ProposedPromise = z.infer<typeof proposedPromise>;
 export const proposedFacts = z.array(proposedFact).max(maxProposedFacts, `must be at most ${maxProposedFacts} facts`);
 export const decisionReason = nonBlankText(2000);
