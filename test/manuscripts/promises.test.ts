@@ -1,6 +1,7 @@
 // extractCanon proposes promises' ledger lines: a promise the chapter sets up (new: on its entity's proposal) and
 // payoffs of promises the canon has, for review like any canon; only those citing real canon and the chapter's words
-// survive, and approving them writes the promise ledger. The writer's model is a loopback provider (OpenAI's format).
+// survive, and approving them writes the promise ledger. It proposes who knows a fact the same way: knowers the canon
+// has, from the line the chapter shows them learning it. The writer's model is a loopback provider (OpenAI's format).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeLlm, type FakeLlm } from '../support/fakeLlm.ts';
 import { entityIdsByName, importBundle, startTestGateway, type TestGateway } from '../support/gateway.ts';
@@ -107,5 +108,71 @@ describe('extractCanon and the promise ledger', () => {
     for (const c of proposed) await approve(c.id);
     const paid = (await ledger()).filter((p) => p.status === 'paid').map((p) => [p.name, p.paid_off_in]);
     expect(paid.sort()).toEqual([["Keth's vow", 'ch-2'], ['The drowned bell', 'ch-2']]);
+  });
+});
+
+describe('extractCanon and who knows what', () => {
+  it('when the model says a secret of ch-2 is known by Keth and learned by Mara at a line, then the proposed facts carry it, unknown knowers and quotes not in the chapter are dropped, and approving makes it knowledge', async () => {
+    const { projectId: spy } = await importBundle(gw, key, {
+      project: { name: `The letter ${Math.random().toString(36).slice(2)}` },
+      entities: [
+        { key: 'mara', type: 'character', name: 'Mara Voss', aliases: ['Mara'] },
+        { key: 'keth', type: 'character', name: 'Keth Voss', aliases: ['Keth'] },
+      ],
+      chapters: [
+        { id: 'ch-1', ordinal: 1, title: 'The Quay', text: 'Mara rowed out to the wreck.\nKeth waited on the quay.' },
+        { id: 'ch-2', ordinal: 2, title: 'The Letter', text: 'Keth took the letter from his coat.\nMara read the letter over his shoulder.\nWren smiled in the dark.' },
+      ],
+    });
+    const who = await entityIdsByName(gw, key, spy);
+    fake.script({
+      object: {
+        entities: [
+          { name: 'Wren', type: 'character', aliases: [], quote: 'Wren smiled in the dark.', facts: [
+            { text: 'Wren knows where the bell lies.', quote: 'Wren smiled in the dark.', secret: true, known_by: [{ name: 'Wren' }] },
+            { text: 'Wren smiles in the dark.', quote: 'Wren smiled in the dark.' },
+          ] },
+          { name: 'Keth Voss', type: 'character', aliases: ['Keth'], quote: 'Keth took the letter from his coat.', facts: [
+            { text: 'Keth sold the Heron to the wreckers.', quote: 'Keth took the letter from his coat.', secret: true,
+              known_by: [{ name: 'Keth' }, { name: 'Mara', quote: 'Mara read the letter over his shoulder.' }, { name: 'Old Tom' }, { name: 'Wren', quote: 'Wren was never there.' }] },
+          ] },
+          { name: 'Mara Voss', type: 'character', aliases: [], quote: 'Mara read the letter over his shoulder.', facts: [{ text: 'Mara reads the letter.', quote: 'Mara read the letter over his shoulder.' }] },
+        ],
+      },
+    });
+    const res = await gql(
+      'mutation ($projectId: ID!) { extractCanon(projectId: $projectId, chapters: ["ch-2"]) { chapters { entitiesProposed factsProposed dropped candidateIds } } }',
+      { projectId: spy },
+      byok,
+    );
+    expect(res.errors).toBeUndefined();
+    const [chapter] = res.data.extractCanon.chapters;
+    expect(chapter).toMatchObject({ entitiesProposed: 1, factsProposed: 4, dropped: 2 });
+    expect(fake.requests.at(-1)!.body.messages.find((m: any) => m.role === 'system').content).toContain('"known_by"');
+
+    const queue = await gql(`query ($p: ID!) { candidates(projectId: $p, status: pending, limit: 100) { data { id kind entityId entityName facts { text secret knownBy { entityId from line } } } } }`, { p: spy });
+    const proposed = queue.data.candidates.data as any[];
+    const wren = proposed.find((c) => c.kind === 'entity' && c.entityName === 'Wren').entityId;
+    const fact = (text: string) => proposed.flatMap((c) => c.facts).find((f: any) => f.text === text);
+    expect(fact('Keth sold the Heron to the wreckers.').secret).toBe(true);
+    expect(fact('Keth sold the Heron to the wreckers.').knownBy).toEqual(
+      expect.arrayContaining([{ entityId: who['Keth Voss'], from: null, line: null }, { entityId: who['Mara Voss'], from: 'ch-2', line: 2 }]),
+    );
+    expect(fact('Keth sold the Heron to the wreckers.').knownBy).toHaveLength(2);
+    expect(fact('Wren knows where the bell lies.')).toEqual({ text: 'Wren knows where the bell lies.', secret: true, knownBy: [{ entityId: wren, from: null, line: null }] });
+    expect(fact('Wren smiles in the dark.')).toMatchObject({ secret: false, knownBy: [] });
+    expect(fact('Mara reads the letter.')).toMatchObject({ secret: false, knownBy: [] });
+
+    // The entity first, then the facts proposed about it.
+    for (const c of [...proposed].sort((a, b) => Number(b.kind === 'entity') - Number(a.kind === 'entity'))) {
+      const approved = await gw.request(`/projects/${spy}/candidates/${c.id}/approve`, { method: 'POST', key });
+      expect(approved.status, approved.text).toBe(200);
+    }
+    const knowledge = async (entityId: string, query: string) => (await gw.request(`/projects/${spy}/entities/${entityId}/knowledge${query}`, { key })).body;
+    const texts = (list: { text: string }[]) => list.map((f) => f.text);
+    expect(texts((await knowledge(who['Mara Voss'], '?as_of=ch-2&line=1')).unaware)).toEqual(expect.arrayContaining(['Keth sold the Heron to the wreckers.', 'Wren knows where the bell lies.']));
+    expect(texts((await knowledge(who['Mara Voss'], '?as_of=ch-2&line=3')).knows)).toContain('Keth sold the Heron to the wreckers.');
+    expect(texts((await knowledge(who['Keth Voss'], '?as_of=ch-1')).knows)).toContain('Keth sold the Heron to the wreckers.');
+    expect(texts((await knowledge(wren, '?as_of=ch-2')).knows)).toContain('Wren knows where the bell lies.');
   });
 });

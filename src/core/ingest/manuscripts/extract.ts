@@ -3,7 +3,9 @@
 // the chapter. Lore checks every quote against the chapter (one that is not there is dropped, with what rests on it),
 // matches entities it has by name or alias, and records the rest through review's propose: suggested canon, pending
 // a decision, never approved here. Promises the chapter sets up or pays off are proposed as ledger lines (the chapter
-// is the setup or payoff); a payoff must name a promise the canon has, and only entities it has are involved.
+// is the setup or payoff); a payoff must name a promise the canon has, and only entities it has are involved. A fact
+// may say who knows it (each knower from the line the chapter shows them learning it, or from the start) and that it
+// is secret; a knower the canon does not have, or whose quote is not in the chapter, is dropped.
 import pLimit from 'p-limit';
 import { z } from 'zod';
 import type { Config } from '../../../config.ts';
@@ -30,7 +32,16 @@ const extractionReplySchema = z.object({
         type: z.enum(entityTypes),
         aliases: z.array(z.string()).max(20),
         quote: z.string(),
-        facts: z.array(z.object({ text: z.string(), quote: z.string() })).max(20),
+        facts: z
+          .array(
+            z.object({
+              text: z.string(),
+              quote: z.string(),
+              secret: z.boolean().optional(),
+              known_by: z.array(z.object({ name: z.string(), quote: z.string().optional() })).max(20).optional(),
+            }),
+          )
+          .max(20),
       }),
     )
     .max(60),
@@ -47,8 +58,9 @@ export const extractionSystemPrompt = [
   'Every entity and every fact must rest on words copied exactly from the chapter: a short quote (at most 20 words) of the sentence that establishes it. Do not invent, infer or summarise what the text does not say.',
   'A fact is one short sentence about one entity, true in the story (for example "Mara\'s eyes are green."). Leave out what is only said in passing and means nothing for the story.',
   'Use the name under which the story knows an entity; the entities in <known> are already in the canon: use their names exactly.',
+  'Who knows what: a fact only some characters know (a secret, a letter one of them reads, a confession) is "secret": true, and its "known_by" lists the characters who know it by the end of the chapter, each with "quote", the words where the chapter shows them learning it, or without a quote when they knew it before. Leave both out for what everyone in the story knows.',
   'A promise is set up where the text first raises it (a threat, a vow, a mystery, a debt) and paid off where the text resolves it. List in "promises" each promise this chapter sets up or pays off: its name (a promise in <known> by its exact name), the event ("set_up" or "paid_off"), the names of the entities it involves, and a quote of the words that set it up or pay it off. List a promise that is new here among the entities too, with type promise.',
-  'Answer JSON {"entities": [{"name": "...", "type": "character|location|object|event|rule|promise", "aliases": ["other names the chapter uses"], "quote": "words from the chapter", "facts": [{"text": "...", "quote": "words from the chapter"}]}], "promises": [{"name": "...", "event": "set_up|paid_off", "involves": ["entity names"], "quote": "words from the chapter"}]}; at most 25 entities and 8 facts each; {"entities": [], "promises": []} when the chapter establishes nothing.',
+  'Answer JSON {"entities": [{"name": "...", "type": "character|location|object|event|rule|promise", "aliases": ["other names the chapter uses"], "quote": "words from the chapter", "facts": [{"text": "...", "quote": "words from the chapter", "secret": true, "known_by": [{"name": "...", "quote": "words from the chapter"}]}]}] (secret and known_by only on a fact some characters do not know), "promises": [{"name": "...", "event": "set_up|paid_off", "involves": ["entity names"], "quote": "words from the chapter"}]}; at most 25 entities and 8 facts each; {"entities": [], "promises": []} when the chapter establishes nothing.',
 ].join('\n');
 
 export type ExtractInput = {
@@ -228,8 +240,27 @@ export class ExtractionService {
       counts.dropped += involved.filter((e) => e === undefined).length;
       return [...new Set(involved.flatMap((e) => (e && e.id !== promiseId ? [e.id] : [])))];
     };
-    // Promises last, so that the entities a new promise involves are known when its ledger line is made.
-    const entities = replies.flatMap((r) => r.entities).sort((a, b) => Number(a.type === 'promise') - Number(b.type === 'promise'));
+    /**
+     * Who knows a fact, as review takes it: each knower the canon has (by then), from the chapter's line its quote is
+     * on, or from the start without a quote; an unknown name or a quote not in the chapter is dropped.
+     */
+    const knowledgeOf = (fact: Reply['entities'][number]['facts'][number]) => {
+      const knownBy = (fact.known_by ?? []).flatMap((k) => {
+        const knower = known.get(k.name.trim().toLowerCase());
+        const line = k.quote === undefined ? undefined : quotes.find(k.quote);
+        if (!knower || (k.quote !== undefined && line === undefined)) {
+          counts.dropped++;
+          return [];
+        }
+        return [{ entityId: knower.id, ...(line !== undefined ? { from: chapter.externalId, line } : {}) }];
+      });
+      return { ...(fact.secret ? { secret: true } : {}), ...(knownBy.length ? { knownBy: [...new Map(knownBy.map((k) => [k.entityId, k])).values()] } : {}) };
+    };
+    const saysWhoKnows = (fact: { secret?: boolean; known_by?: unknown[] }) => fact.secret === true || (fact.known_by?.length ?? 0) > 0;
+    // Characters first, as they are who knows a fact; promises last, so that the entities a new promise involves are
+    // known when its ledger line is made.
+    const rank = (type: string) => (type === 'character' ? 0 : type === 'promise' ? 2 : 1);
+    const entities = replies.flatMap((r) => r.entities).sort((a, b) => rank(a.type) - rank(b.type));
     for (const proposed of entities) {
       const name = proposed.name.trim();
       const at = quotes.find(proposed.quote);
@@ -237,7 +268,7 @@ export class ExtractionService {
         const line = quotes.find(f.quote);
         const usable = line !== undefined && factText.safeParse(f.text).success;
         if (!usable) counts.dropped++;
-        return usable ? [{ text: f.text.trim(), line, quote: f.quote.trim() }] : [];
+        return usable ? [{ text: f.text.trim(), line, quote: f.quote.trim(), told: f }] : [];
       });
       if (!entityLabel.safeParse(name).success || (at === undefined && facts.length === 0)) {
         counts.dropped++;
@@ -247,7 +278,7 @@ export class ExtractionService {
       if (match) {
         counts.entitiesMatched++;
         for (const fact of facts.slice(0, maxProposedFacts)) {
-          const result = await propose({ entityId: match.id, facts: [{ text: fact.text }], content: `${head}\n${cite(fact.line, fact.quote)}`, approve: false });
+          const result = await propose({ entityId: match.id, facts: [{ text: fact.text, ...knowledgeOf(fact.told) }], content: `${head}\n${cite(fact.line, fact.quote)}`, approve: false });
           if (result) counts.factsProposed += result.candidates.length;
         }
         continue;
@@ -259,11 +290,13 @@ export class ExtractionService {
       const citations = [
         ...(at !== undefined ? [cite(at, proposed.quote.trim())] : []), ...facts.map((f) => cite(f.line, f.quote)), ...(setUp ? [cite(setUp.line, setUp.quote.trim())] : []),
       ];
+      // A fact saying who knows it is proposed about the new entity once it exists, since a knower may be that entity.
+      const kept = facts.slice(0, maxProposedFacts);
       const result = await propose({
         name,
         type: proposed.type,
         aliases,
-        facts: facts.slice(0, maxProposedFacts).map((f) => ({ text: f.text })),
+        facts: kept.filter((f) => !saysWhoKnows(f.told)).map((f) => ({ text: f.text })),
         ...(setUp ? { promise: { setUpIn: chapter.externalId, ...(involves.length ? { involves } : {}) } } : {}),
         content: `${head}\n${citations.join('\n')}`.slice(0, 20_000),
         approve: false,
@@ -271,9 +304,13 @@ export class ExtractionService {
       if (!result) continue;
       counts.entitiesProposed++;
       if (setUp) counts.promisesProposed++;
-      counts.factsProposed += Math.min(facts.length, maxProposedFacts);
+      counts.factsProposed += result.candidates[0]?.facts.length ?? 0;
       const created = { id: result.entity.id, name: result.entity.name, type: proposed.type, aliases };
       for (const n of [name, ...aliases]) known.set(n.toLowerCase(), created);
+      for (const fact of kept.filter((f) => saysWhoKnows(f.told))) {
+        const told = await propose({ entityId: created.id, facts: [{ text: fact.text, ...knowledgeOf(fact.told) }], content: `${head}\n${cite(fact.line, fact.quote)}`, approve: false });
+        if (told) counts.factsProposed += told.candidates.length;
+      }
     }
     // A known promise (or one this chapter proposed without its setup) set up or paid off here: a change to its ledger line.
     for (const event of events.filter((e) => !used.has(e))) {
