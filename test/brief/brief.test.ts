@@ -56,6 +56,20 @@ describe('POST /projects/{id}/brief', () => {
     expect(res.body.markdown).toBeUndefined();
   });
 
+  it('when an entity is created, given an alias or deleted between two briefs, then the next brief names what the canon now has', async () => {
+    const { projectId: own } = await importBundle(gw, key, { ...harbourBundle(), project: { name: `Harbour names ${Math.random().toString(36).slice(2)}` } });
+    const namedIn = async (text: string) => names((await brief({ text }, key, own)).body.content.entities);
+    expect(await namedIn('Wren rowed past Gull Point.')).toEqual(['Gull Point']);
+    const created = await gw.request(`/projects/${own}/entities`, { method: 'POST', key, json: { type: 'character', name: 'Wren Hale' } });
+    expect(created.status, created.text).toBe(201);
+    expect(await namedIn('Wren Hale rowed past Gull Point.')).toEqual(['Wren Hale', 'Gull Point']);
+    const renamed = await gw.request(`/projects/${own}/entities/${created.body.id}`, { method: 'PATCH', key, json: { aliases: ['the Rower'] } });
+    expect(renamed.status, renamed.text).toBe(200);
+    expect(await namedIn('The Rower rowed past Gull Point.')).toEqual(['Wren Hale', 'Gull Point']);
+    expect((await gw.request(`/projects/${own}/entities/${created.body.id}`, { method: 'DELETE', key })).status).toBe(200);
+    expect(await namedIn('Wren Hale rowed past Gull Point.')).toEqual(['Gull Point']);
+  });
+
   it('when the scene is at ch-01, then Keth is alive, Mara does not captain the Heron yet, and no beat comes before it', async () => {
     const { body } = await brief({ chapter: 'ch-01', text: scene });
     const mara = body.content.entities[0];

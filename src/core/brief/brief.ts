@@ -67,7 +67,9 @@ const twoWays = (name: string, text: (columns: (factsWhen: string) => string) =>
 });
 
 const statements = {
-  chapter: statement('brief_chapter', `SELECT "externalId", ordinal FROM "Chapter" WHERE "projectId" = $1 AND "externalId" = $2`),
+  // The project's canon version, and the chapter asked for ($2; null: none)
+  point: statement('brief_point', `SELECT p."canonVersion"::text AS version, c."externalId", c.ordinal
+    FROM "Project" p LEFT JOIN "Chapter" c ON c."projectId" = p.id AND c."externalId" = $2 WHERE p.id = $1`),
   given: statement('brief_given', `SELECT id FROM "Entity" WHERE "projectId" = $1 AND id = ANY($2::text[])`),
   names: statement('brief_names', `SELECT id, name, aliases FROM "Entity" WHERE "projectId" = $1 AND status = 'approved'`),
   relationships: statement(
@@ -110,18 +112,31 @@ const statements = {
 
 type RelationshipRow = { id: string; fromId: string; toId: string; kind: string };
 
+/** A project's approved entities by the leading word of their names and aliases (see leadingWord), in the order read. */
+type NameIndex = Map<string, { order: number; id: string; names: string[] }[]>;
+
+/** Name indexes kept, one per project and canon version (the most recently made ones). */
+const nameIndexesKept = 16;
+
 export class BriefService {
+  /**
+   * The name index of a project at a canon version: every change to an entity raises the version (the Entity
+   * triggers), so an index is never stale; reading and indexing a large project's names cost most of a brief.
+   */
+  private readonly nameIndexes = new Map<string, Promise<NameIndex>>();
+
   constructor(private readonly sql: SqlClient) {}
 
   async brief(request: BriefRequest): Promise<Brief> {
     const { projectId } = request;
     const given = [...new Set(request.entityIds ?? [])];
-    const [chapter, tokens, found] = await Promise.all([
-      request.chapter ? this.chapter(projectId, request.chapter) : undefined,
+    const [point, tokens] = await Promise.all([
+      this.point(projectId, request.chapter),
       tokenCounter(),
-      request.text ? this.named(projectId, request.text) : [],
       given.length > 0 ? this.requireEntities(projectId, given) : undefined,
     ]);
+    const { chapter } = point;
+    const found = request.text ? await this.named(projectId, point.version, request.text) : [];
     const at = chapter?.ordinal ?? null;
     const namedBy = new Map<string, NamedBy>(given.map((id) => [id, 'id']));
     for (const id of found) if (!namedBy.has(id)) namedBy.set(id, 'text');
@@ -217,10 +232,12 @@ export class BriefService {
     return ids.map((id) => read.get(id)).filter((e): e is EntityRow => e !== undefined);
   }
 
-  private async chapter(projectId: string, chapter: string): Promise<{ externalId: string; ordinal: number }> {
-    const [found] = await rows<{ externalId: string; ordinal: number }>(this.sql, statements.chapter, [projectId, chapter]);
-    if (!found) throw unknownChapter(chapter, 'chapter');
-    return found;
+  /** The project's canon version, and the chapter asked for (which must be the project's). */
+  private async point(projectId: string, chapterId: string | undefined): Promise<{ version: string; chapter?: { externalId: string; ordinal: number } }> {
+    const [found] = await rows<{ version: string; externalId: string | null; ordinal: number | null }>(this.sql, statements.point, [projectId, chapterId ?? null]);
+    // The project exists (its access was checked): only the chapter can be missing.
+    if (chapterId !== undefined && !found?.externalId) throw unknownChapter(chapterId, 'chapter');
+    return { version: found?.version ?? '', ...(found?.externalId ? { chapter: { externalId: found.externalId, ordinal: found.ordinal! } } : {}) };
   }
 
   /** Entity ids given by the caller must be the project's: any other answers like a missing entity. */
@@ -230,15 +247,39 @@ export class BriefService {
     if (missing.length > 0) throw new LoreError('not_found', `Entity ${missing[0]} not found in project ${projectId}.`);
   }
 
+  /** The project's name index at a canon version, read and built once for it. */
+  private nameIndex(projectId: string, version: string): Promise<NameIndex> {
+    const key = `${projectId}:${version}`;
+    let index = this.nameIndexes.get(key);
+    if (!index) {
+      index = (async () => {
+        const byWord: NameIndex = new Map();
+        (await rows<{ id: string; name: string; aliases: string[] }>(this.sql, statements.names, [projectId])).forEach((e, order) => {
+          const entry = { order, id: e.id, names: [e.name, ...e.aliases] };
+          for (const name of entry.names) {
+            const word = leadingWord(name);
+            const list = byWord.get(word);
+            if (!list) byWord.set(word, [entry]);
+            else if (list[list.length - 1] !== entry) list.push(entry);
+          }
+        });
+        return byWord;
+      })();
+      this.nameIndexes.set(key, index);
+      index.catch(() => this.nameIndexes.delete(key));
+      if (this.nameIndexes.size > nameIndexesKept) this.nameIndexes.delete(this.nameIndexes.keys().next().value!);
+    }
+    return index;
+  }
+
   /**
    * The approved entities the text names, most named first (then first named). Only the entities whose name's leading
    * word the text has are given to the finder: building it for a whole large project cost more than the rest of a brief.
    */
-  private async named(projectId: string, text: string): Promise<string[]> {
-    const names = await rows<{ id: string; name: string; aliases: string[] }>(this.sql, statements.names, [projectId]);
-    const inText = new Set(text.toLowerCase().match(wordPattern));
-    const likely = names.filter((e) => inText.has(leadingWord(e.name)) || e.aliases.some((n) => inText.has(leadingWord(n))));
-    const finder = new MentionFinder(likely.flatMap((e) => nameVariants([e.name, ...e.aliases]).map((t) => ({ entityId: e.id, text: t }))));
+  private async named(projectId: string, version: string, text: string): Promise<string[]> {
+    const index = await this.nameIndex(projectId, version);
+    const likely = [...new Set([...new Set(text.toLowerCase().match(wordPattern))].flatMap((word) => index.get(word) ?? []))].sort((a, b) => a.order - b.order);
+    const finder = new MentionFinder(likely.flatMap((e) => nameVariants(e.names).map((t) => ({ entityId: e.id, text: t }))));
     const counts = new Map<string, number>();
     for (const m of finder.find(text)) counts.set(m.entityId, (counts.get(m.entityId) ?? 0) + 1);
     // Map keeps first-found order, and sort is stable: ties stay in the order the scene names them.
