@@ -57,17 +57,36 @@ describe('POST /projects/{id}/brief', () => {
   });
 
   it('when an entity is created, given an alias or deleted between two briefs, then the next brief names what the canon now has', async () => {
-    const { projectId: own } = await importBundle(gw, key, { ...harbourBundle(), project: { name: `Harbour names ${Math.random().toString(36).slice(2)}` } });
-    const namedIn = async (text: string) => names((await brief({ text }, key, own)).body.content.entities);
+    // A key of its own: the file's key keeps its rate limit for the tests after.
+    const k = (await gw.createKey('pro')).key;
+    const { projectId: own } = await importBundle(gw, k, { ...harbourBundle(), project: { name: `Harbour names ${Math.random().toString(36).slice(2)}` } });
+    const namedIn = async (text: string) => names((await brief({ text }, k, own)).body.content.entities);
     expect(await namedIn('Wren rowed past Gull Point.')).toEqual(['Gull Point']);
-    const created = await gw.request(`/projects/${own}/entities`, { method: 'POST', key, json: { type: 'character', name: 'Wren Hale' } });
+    const created = await gw.request(`/projects/${own}/entities`, { method: 'POST', key: k, json: { type: 'character', name: 'Wren Hale' } });
     expect(created.status, created.text).toBe(201);
     expect(await namedIn('Wren Hale rowed past Gull Point.')).toEqual(['Wren Hale', 'Gull Point']);
-    const renamed = await gw.request(`/projects/${own}/entities/${created.body.id}`, { method: 'PATCH', key, json: { aliases: ['the Rower'] } });
+    const renamed = await gw.request(`/projects/${own}/entities/${created.body.id}`, { method: 'PATCH', key: k, json: { aliases: ['the Rower'] } });
     expect(renamed.status, renamed.text).toBe(200);
     expect(await namedIn('The Rower rowed past Gull Point.')).toEqual(['Wren Hale', 'Gull Point']);
-    expect((await gw.request(`/projects/${own}/entities/${created.body.id}`, { method: 'DELETE', key })).status).toBe(200);
+    expect((await gw.request(`/projects/${own}/entities/${created.body.id}`, { method: 'DELETE', key: k })).status).toBe(200);
     expect(await namedIn('Wren Hale rowed past Gull Point.')).toEqual(['Gull Point']);
+  });
+
+  it('when a fact is retconned and another retired, then the brief has the new text and neither retired fact', async () => {
+    // A key of its own: the file's key keeps its rate limit for the tests after.
+    const k = (await gw.createKey('pro')).key;
+    const { projectId: own } = await importBundle(gw, k, { ...harbourBundle(), project: { name: `Harbour retcons ${Math.random().toString(36).slice(2)}` } });
+    const maraFacts = async () => (await brief({ text: 'Mara waited.' }, k, own)).body.content.entities[0].facts as { id: string; text: string }[];
+    const before = await maraFacts();
+    const eyes = before.find((f) => f.text === "Mara's eyes are green.")!;
+    const captains = before.find((f) => f.text === 'Mara captains the Heron.')!;
+    const retcon = await gw.request(`/projects/${own}/facts/${eyes.id}`, { method: 'PATCH', key: k, json: { text: "Mara's eyes are grey." } });
+    expect(retcon.status, retcon.text).toBe(200);
+    expect((await gw.request(`/projects/${own}/facts/${captains.id}`, { method: 'DELETE', key: k })).status).toBe(200);
+    const after = await maraFacts();
+    expect(after.map((f) => f.text)).toContain("Mara's eyes are grey.");
+    expect(after.map((f) => f.id)).not.toContain(eyes.id);
+    expect(after.map((f) => f.id)).not.toContain(captains.id);
   });
 
   it('when the scene is at ch-01, then Keth is alive, Mara does not captain the Heron yet, and no beat comes before it', async () => {
