@@ -17,7 +17,8 @@
 // read-only mix on the same gateway.
 // Flags: --part reads|writes|search|all (default all; search: the uncached hybrid search and its floor alone, issue 28), --duration <s> (instead of BENCH_DURATION, for a shorter run),
 // --store embedded|both: the write part's read-only and mixed loads on the embedded store (test/bench/stores.ts), with
-// --seed-entities <n> for smaller projects.
+// --seed-entities <n> for smaller projects; --mixes-only: the write part's read-only runs and mixes alone, without the
+// writes from one client.
 // Env: DATABASE_URL or TEST_DATABASE_URL (the server to create lore_bench on), BENCH_DURATION (s, default 10),
 // BENCH_WARMUP (s, default 3), BENCH_ROUNDS (default 5), BENCH_DB (default lore_bench), BENCH_KEEP_DB=1 to keep it afterwards,
 // BENCH_QUERIES=search (or recall) to run one of the two.
@@ -45,7 +46,7 @@ import { benchStores, type StoreChoice } from './stores.ts';
 import { benchWrites, prepareWriteProjects } from './writes.ts';
 
 const { values: flags } = parseArgs({
-  options: { part: { type: 'string', default: 'all' }, duration: { type: 'string' }, store: { type: 'string', default: 'postgres' }, 'seed-entities': { type: 'string' } },
+  options: { part: { type: 'string', default: 'all' }, duration: { type: 'string' }, store: { type: 'string', default: 'postgres' }, 'seed-entities': { type: 'string' }, 'mixes-only': { type: 'boolean', default: false } },
 });
 if (!['reads', 'writes', 'search', 'all'].includes(flags.part!)) throw new Error('--part: reads, writes, search or all');
 if (!['postgres', 'embedded', 'both'].includes(flags.store!)) throw new Error('--store: postgres, embedded or both');
@@ -443,7 +444,7 @@ async function writes() {
   const projects = await prepareWriteProjects(databaseUrl, log);
   const gateway = await startServer(['bin/lore.mjs', 'serve'], gatewayListening);
   try {
-    await benchWrites(gateway, projects, { databaseUrl, duration, warmup, connections, log });
+    await benchWrites(gateway, projects, { databaseUrl, duration, warmup, connections, log, alone: !flags['mixes-only'] });
     log(`load average (1 min) ${loadavg()[0].toFixed(1)} after the writes; the targets assume an otherwise idle machine`);
   } finally {
     await gateway.stop();

@@ -12,7 +12,7 @@ import { seed, seedSize, type SeedSize } from './seed.ts';
 
 type Project = { projectId: string; key: string; names: string[]; entityIds: string[] };
 type Mix = { recall: number; search: number; entity: number; fact: number; state: number; create: number };
-type Options = { databaseUrl?: string; duration: number; warmup: number; connections: number; log: (line: string) => void };
+type Options = { databaseUrl?: string; duration: number; warmup: number; connections: number; log: (line: string) => void; alone?: boolean };
 export type WriteProjects = { large: Project[]; small: Project[]; largeSize: SeedSize };
 type Run = Awaited<ReturnType<typeof load>>;
 /** Each pair of loads: the read-only run and the mix beside it. */
@@ -137,14 +137,17 @@ export async function benchWrites(server: ServerProcess, projects: WriteProjects
   const ms = (v: number) => `${v.toFixed(1)} ms`;
   const verdict = (met: boolean) => (met ? 'met' : 'NOT met');
   const [first] = projects.large;
-  o.log(`writes alone, one client, one request at a time, on a project of ${projects.largeSize.entities} entities and ${projects.largeSize.words} words:`);
-  const counts = { fact: 200, state: 200, create: 30, rename: 30 };
-  const labels = { fact: 'POST fact', state: 'PATCH state', create: 'POST entity', rename: 'rename (PATCH name)' };
-  const targets = { fact: t.factMs, state: t.stateMs, create: t.createMs, rename: t.renameMs };
-  for (const kind of ['fact', 'state', 'create', 'rename'] as const) {
-    const { p50, p99 } = await alone(server, first, kind, counts[kind]);
-    const judged = kind === 'rename' ? p99 : p50;
-    o.log(`  ${labels[kind].padEnd(20)} p50 ${ms(p50).padStart(9)}  p99 ${ms(p99).padStart(9)}   target ${kind === 'rename' ? 'p99' : 'p50'} < ${targets[kind]} ms: ${verdict(judged < targets[kind])}`);
+  // Writes alone unless only the mixes are asked for (bench.ts --mixes-only).
+  if (o.alone !== false) {
+    o.log(`writes alone, one client, one request at a time, on a project of ${projects.largeSize.entities} entities and ${projects.largeSize.words} words:`);
+    const counts = { fact: 200, state: 200, create: 30, rename: 30 };
+    const labels = { fact: 'POST fact', state: 'PATCH state', create: 'POST entity', rename: 'rename (PATCH name)' };
+    const targets = { fact: t.factMs, state: t.stateMs, create: t.createMs, rename: t.renameMs };
+    for (const kind of ['fact', 'state', 'create', 'rename'] as const) {
+      const { p50, p99 } = await alone(server, first, kind, counts[kind]);
+      const judged = kind === 'rename' ? p99 : p50;
+      o.log(`  ${labels[kind].padEnd(20)} p50 ${ms(p50).padStart(9)}  p99 ${ms(p99).padStart(9)}   target ${kind === 'rename' ? 'p99' : 'p50'} < ${targets[kind]} ms: ${verdict(judged < targets[kind])}`);
+    }
   }
   const pair = async (label: string, list: Project[], mix: Mix, ratioTarget: number, p99Target: number) => {
     // The read-only run is measured with its pages in the cache, as the mix finds them after it: a warm-up of a few
