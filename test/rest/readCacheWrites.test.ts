@@ -1,7 +1,8 @@
 // The read cache keeps the pages a write cannot have changed (src/core/canon/readCache.ts): under many concurrent
 // writers and readers on two gateways over one database, every read made after a write's response shows that write,
 // on the gateway that wrote and on the other, whether the page is about the entity written, about several entities
-// (one of them written) or a search ranking that the write moves.
+// (one of them written) or a search ranking that the write moves; and a new entity shows in every recall whose filter
+// its names contain, in any case, while the pages it does not match stay cached.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importBundle, startTestGateway, type TestGateway } from '../support/gateway.ts';
 
@@ -100,6 +101,41 @@ describe('read cache under concurrent writes', () => {
     })();
     try {
       await Promise.all([...writers, renamer]);
+    } finally {
+      writing = false;
+      await Promise.all(readers);
+    }
+  }, 120_000);
+
+  it('when entities are created while readers keep recall pages of many filters, then every recall after a creation finds it, in any case', async () => {
+    const rounds = 5;
+    let writing = true;
+    // Filters the new names contain, in other cases, short (read by the name-order scan) and long (the trigram index),
+    // and filters they do not contain, all kept in both caches while the creators create.
+    const filters = ['Tallow', 'tallow', 'TALLOW', 'ta', 'W', 'wick', 'Marrow', 'Quay', 'zz'];
+    const readers = gateways.flatMap((gw) =>
+      [0, 1].map(async (r) => {
+        for (let i = 0; writing; i++) await Promise.all(filters.map((f, j) => (i + j + r) % 3 === 0 && recall(gw, f)));
+      }),
+    );
+    const creators = gateways.map(async (via, w) => {
+      for (let round = 1; round <= rounds; round++) {
+        const first = `Wen${'xyz'[w]}${'abcde'[round - 1]}`;
+        // The page of the exact name is cached empty just before the name exists.
+        for (const gw of gateways) expect(await recall(gw, first)).toEqual([]);
+        const created = await write(via, 'POST', '/entities', { type: 'character', name: `${first} Tallow`, aliases: [`the Wick ${first}`] });
+        for (const gw of gateways) {
+          expect((await recall(gw, first)).map((e) => e.id), `${first} on gateway ${gateways.indexOf(gw)}`).toEqual([created.id]);
+          expect((await recall(gw, first.toUpperCase())).map((e) => e.id)).toEqual([created.id]);
+          for (const filter of ['tallow', 'TALLOW', 'Tallow', 'ta', 'W', 'wick']) {
+            expect((await recall(gw, filter)).map((e) => e.id), `${first} by ${filter}`).toContain(created.id);
+          }
+          for (const filter of ['Marrow', 'Quay', 'zz']) expect((await recall(gw, filter)).map((e) => e.id)).not.toContain(created.id);
+        }
+      }
+    });
+    try {
+      await Promise.all(creators);
     } finally {
       writing = false;
       await Promise.all(readers);

@@ -1,18 +1,21 @@
 // What moved a project's canon version, read from the CanonChange log that the canon tables' triggers write
-// (prisma/migrations/…_writes_canon_changes): a cached page read at an older version is still exact when no change
-// since could have touched it, so a write to one entity leaves the pages of the others in the cache. The log of each
-// project is kept here as far as it was read, and only what is newer is asked for.
+// (prisma/migrations/…_writes_canon_changes, …_mixload_added_entities): a cached page read at an older version is still
+// exact when no change since could have touched it, so a write to one entity leaves the pages of the others in the
+// cache, and a new entity leaves the recall pages whose filter none of its names contains. The log of each project is
+// kept here as far as it was read, and only what is newer is asked for.
 import { LRUCache } from 'lru-cache';
 import { rows, statement, type SqlClient } from '../../db/sql.ts';
 
 export type PageKind = 'recall' | 'search';
-type Change = { version: number; scope: 'all' | 'search' | 'entities' | 'none'; entityIds: string[] };
+type Change = { version: number; scope: 'all' | 'search' | 'entities' | 'added' | 'none'; entityIds: string[]; names: string[] };
+/** Whether an entity of these names (its "nameText": name and aliases, one a line) could show on a page. */
+export type Admits = (nameText: string) => boolean;
 /** Changes of versions in (from, to], in version order. */
 type Log = { from: number; to: number; changes: Change[] };
 
 const changesBetween = statement(
   'canon_changes',
-  `SELECT version::float8 AS version, scope, "entityIds" FROM "CanonChange" WHERE "projectId" = $1 AND version > $2 AND version <= $3 ORDER BY version`,
+  `SELECT version::float8 AS version, scope, "entityIds", names FROM "CanonChange" WHERE "projectId" = $1 AND version > $2 AND version <= $3 ORDER BY version`,
 );
 
 /** Most changes kept per project; a page older than what is kept is read again. */
@@ -22,7 +25,7 @@ export class CanonChanges {
   // Bounded by what the logs hold (a change and its entity ids), not by projects: an import logs thousands of ids.
   private readonly logs = new LRUCache<string, Log>({
     maxSize: 1_000_000,
-    sizeCalculation: (log) => Math.min(1_000_000, log.changes.reduce((size, change) => size + 1 + change.entityIds.length, 1)),
+    sizeCalculation: (log) => Math.min(1_000_000, log.changes.reduce((size, change) => size + 1 + change.entityIds.length + change.names.length, 1)),
   });
   private readonly reading = new Map<string, Promise<Log | undefined>>();
 
@@ -30,14 +33,19 @@ export class CanonChanges {
 
   /**
    * Whether a `kind` page showing `ids`, read at version `from`, is unchanged at version `to`; undefined when the log
-   * no longer reaches back that far (the page is to be read again).
+   * no longer reaches back that far (the page is to be read again). `admits`: which new entities the page could show,
+   * when not any.
    */
-  async unchanged(projectId: string, from: number, to: number, kind: PageKind, ids: ReadonlySet<string>): Promise<boolean | undefined> {
+  async unchanged(
+    projectId: string, from: number, to: number, kind: PageKind, ids: ReadonlySet<string>, admits?: Admits,
+  ): Promise<boolean | undefined> {
     const log = await this.log(projectId, from, to);
     if (!log) return undefined;
     for (const change of log.changes) {
       if (change.version <= from || change.version > to || change.scope === 'none') continue;
       if (change.scope === 'all' || (change.scope === 'search' && kind === 'search')) return false;
+      // Search ranks a new entity by its facts' words and its names' trigrams too: only recall filters are checked here.
+      if (change.scope === 'added' && (kind === 'search' || !admits || change.names.some(admits))) return false;
       for (const id of change.entityIds) if (ids.has(id)) return false;
     }
     return true;

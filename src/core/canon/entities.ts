@@ -3,7 +3,7 @@
 // facts, with the state and facts as of a chapter when asked.
 import type { ApprovalStatus, EntityType } from '../../generated/prisma/enums.ts';
 import type { MentionItem } from './canon.ts';
-import type { PageKind } from './canonChanges.ts';
+import type { Admits, PageKind } from './canonChanges.ts';
 import type { ReadCache } from './readCache.ts';
 import { holdsSql, stateAtSql, unknownChapter } from './storyTime.ts';
 import { rows, statement, type SqlClient, type Statement } from '../../db/sql.ts';
@@ -187,6 +187,17 @@ function owning<R extends EntityRecord>(result: (R & { asOfKnown?: boolean })[],
   return found.map(({ asOfKnown: _, ...row }) => row as unknown as R);
 }
 
+/**
+ * Whether names could match a recall filter (`"nameText" ILIKE %q%`): for ASCII text, a case-blind substring test that
+ * matches whenever the database's does; beyond ASCII, case folding is the database's collation's, so any name could.
+ */
+const mayContain = (q: string): Admits => {
+  const needle = q.toLowerCase();
+  const ascii = /^[\x00-\x7f]*$/;
+  if (!ascii.test(q)) return () => true;
+  return (nameText) => !ascii.test(nameText) || nameText.toLowerCase().includes(needle);
+};
+
 /** `%` and `_` in a recall query are literal characters, not patterns. */
 const substringPattern = (q: string) => `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
@@ -215,9 +226,9 @@ export class EntityReader {
   /**
    * `read`'s page, served from the read cache while no change to the project's canon since it was read could have
    * touched it (readCache.ts); undefined when the project is not the account's (the version lookup checks that, so a
-   * cached page never reaches another account). `ids`: the entities the page shows. `version`: the request's read of
-   * it, when started earlier. A page `keep` refuses is answered but not kept, and carries no version (so no cache
-   * further up keeps it either).
+   * cached page never reaches another account). `ids`: the entities the page shows; `admits`: which new entities it
+   * could show, when not any. `version`: the request's read of it, when started earlier. A page `keep` refuses is
+   * answered but not kept, and carries no version (so no cache further up keeps it either).
    */
   async cachedPage<T extends object>(
     accountId: string,
@@ -228,6 +239,7 @@ export class EntityReader {
     ids: (page: T) => Iterable<string>,
     version = this.readVersion(projectId),
     keep: (page: T) => boolean = () => true,
+    admits?: Admits,
   ): Promise<Versioned<T> | undefined> {
     if (!this.cache.enabled) {
       const page = await read();
@@ -235,7 +247,7 @@ export class EntityReader {
     }
     const project = await version;
     if (project?.accountId !== accountId) return undefined;
-    const found = await this.cache.through(projectId, Number(project.version), kind, key, read, ids, keep);
+    const found = await this.cache.through(projectId, Number(project.version), kind, key, read, ids, keep, admits);
     return found && { page: found.page, version: found.stamp };
   }
 
@@ -257,7 +269,8 @@ export class EntityReader {
       const values = [projectId, accountId, q ? substringPattern(q) : null, limit, ...(asOf === undefined ? [] : [asOf])];
       return owning(await rows<EntityRecord & { asOfKnown?: boolean }>(this.sql, statement, values), asOf);
     };
-    return this.cachedPage(accountId, projectId, 'recall', `${limit}\0${asOf ?? ''}\0${q ?? ''}`, read, (page) => page.map((e) => e.id), version);
+    const key = `${limit}\0${asOf ?? ''}\0${q ?? ''}`;
+    return this.cachedPage(accountId, projectId, 'recall', key, read, (page) => page.map((e) => e.id), version, undefined, q ? mayContain(q) : undefined);
   }
 
   /**

@@ -2,13 +2,13 @@
 // database triggers raise on every change to what those pages show (prisma/migrations/…_hot_paths). A request reads
 // the version (one indexed row, which also proves the project is the caller's) and is served from memory while the
 // canon is unchanged. When the version has moved, the page is still served if no change since could have touched it
-// (canonChanges.ts: no entity added, removed or renamed, none of the page's entities changed, and for a search page no
-// ranking moved); otherwise it is read again. Any write, from any process, moves the version and logs what it changed,
+// (canonChanges.ts: no entity removed or renamed, none added that the page could show, none of the page's entities
+// changed, and for a search page no ranking moved); otherwise it is read again. Any write, from any process, moves the version and logs what it changed,
 // so no page outlives the canon it was read from.
 import { LRUCache } from 'lru-cache';
-import type { CanonChanges, PageKind } from './canonChanges.ts';
+import type { Admits, CanonChanges, PageKind } from './canonChanges.ts';
 
-type Entry = { page: object; version: number; stamp: string; ids: ReadonlySet<string> };
+type Entry = { page: object; version: number; stamp: string; ids: ReadonlySet<string>; admits?: Admits };
 /** A page, and a stamp naming this very page (the same stamp, the same content): a cache of answers keys on it. */
 export type Stamped<T> = { page: T; stamp: string | undefined };
 
@@ -35,7 +35,8 @@ export class ReadCache {
 
   /**
    * The page stored under `key` when it is as new as `version` or unchanged since, else `load`'s answer, stored when it
-   * is defined and `keep` accepts it (a page not kept has no stamp). `ids`: the entities the page shows. Requests that
+   * is defined and `keep` accepts it (a page not kept has no stamp). `ids`: the entities the page shows; `admits`:
+   * which new entities it could show, when not any (a recall page's filter). Requests that
    * miss the same key at the same version share one load: after a write, the readers of a page wait for one statement
    * instead of each running their own.
    */
@@ -47,6 +48,7 @@ export class ReadCache {
     load: () => Promise<T | undefined>,
     ids: (page: T) => Iterable<string>,
     keep: (page: T) => boolean = () => true,
+    admits?: Admits,
   ): Promise<Stamped<T> | undefined> {
     if (!this.pages) {
       const page = await load();
@@ -54,7 +56,7 @@ export class ReadCache {
     }
     const pageKey = `${projectId}\0${kind}\0${key}`;
     const entry = this.pages.get(pageKey);
-    if (entry && (entry.version >= version || (await this.changes?.unchanged(projectId, entry.version, version, kind, entry.ids)))) {
+    if (entry && (entry.version >= version || (await this.changes?.unchanged(projectId, entry.version, version, kind, entry.ids, entry.admits)))) {
       if (entry.version < version) entry.version = version;
       return { page: entry.page as T, stamp: entry.stamp };
     }
@@ -64,7 +66,7 @@ export class ReadCache {
     const loading = load().then((page) => {
       if (!page) return undefined;
       if (!keep(page)) return { page, stamp: undefined };
-      const stored: Entry = { page, version, stamp: `${projectId}@${version}.${++loads}`, ids: new Set(ids(page)) };
+      const stored: Entry = { page, version, stamp: `${projectId}@${version}.${++loads}`, ids: new Set(ids(page)), admits };
       const current = this.pages!.get(pageKey);
       if (!current || current.version <= version) this.pages!.set(pageKey, stored);
       return { page, stamp: stored.stamp };
