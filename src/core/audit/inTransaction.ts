@@ -20,13 +20,26 @@ export const auditScope = <T>(pending: PendingAudit, work: () => Promise<T>): Pr
  * mutation fails with it, and a failed mutation records nothing.
  */
 export async function recordAudit(sql: SqlClient, answer: unknown): Promise<void> {
+  const pending = auditValues(answer);
+  if (!pending) return;
+  pending.recorded();
+  await rows(sql, auditInsert, pending.values);
+}
+
+/**
+ * The current mutation's audit entry for `answer` as auditInsert's values, for a writer that stores it in a statement
+ * of its own making; it calls `recorded` once the statement has run. Undefined outside a mutation's scope or once added.
+ */
+export function auditValues(answer: unknown): { values: [string, string, string | null, string, string, string[], string, string]; recorded(): void } | undefined {
   const pending = scope.getStore();
-  if (!pending || pending.recorded) return;
-  pending.recorded = true;
+  if (!pending || pending.recorded) return undefined;
   const entry = pending.entry(answer);
-  await rows(sql, auditInsert, [
-    newId('aud'), entry.accountId, entry.keyId, entry.requestId, entry.operation, entry.targets, JSON.stringify(entry.summary), utcTimestamp(new Date()),
-  ]);
+  return {
+    values: [newId('aud'), entry.accountId, entry.keyId, entry.requestId, entry.operation, entry.targets, JSON.stringify(entry.summary), utcTimestamp(new Date())],
+    recorded: () => {
+      pending.recorded = true;
+    },
+  };
 }
 
 const auditInsert = statement('audit_insert', `
