@@ -1,9 +1,9 @@
 // A write's audit entry in the write's own transaction: the audit plugin (graph/plugins/audit.ts) opens a scope around
-// a mutation's resolver, and a writer that calls recordAudit inside its transaction stores the entry there, so the
-// entry commits with the write (one commit, one WAL flush, instead of two) and never without it. A mutation whose
+// a mutation's resolver, and a writer that calls recordAudit inside its transaction (or passes auditValues to a
+// statement of its own) stores the entry there, so the entry commits with the write (one commit, one WAL flush, instead of two) and never without it. A mutation whose
 // writer does not call it is recorded by the plugin after its resolver, as before.
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { rows, statement, utcTimestamp, type SqlClient } from '../../db/sql.ts';
+import { inline, statement, utcTimestamp, type TransactionSql } from '../../db/sql.ts';
 import { newId } from '../../ids.ts';
 import type { AuditRecord } from './auditLog.ts';
 
@@ -16,14 +16,14 @@ export const auditScope = <T>(pending: PendingAudit, work: () => Promise<T>): Pr
 
 /**
  * Adds the current mutation's audit entry to the transaction `sql`, for `answer` (what the mutation answers: its ids are the entry's
- * targets). Outside a mutation's scope, or once added, nothing is written. Should the transaction then fail, the
- * mutation fails with it, and a failed mutation records nothing.
+ * targets), sent with the transaction's COMMIT. Outside a mutation's scope, or once added, nothing is written. Should
+ * the transaction then fail, the mutation fails with it, and a failed mutation records nothing.
  */
-export async function recordAudit(sql: SqlClient, answer: unknown): Promise<void> {
+export function recordAudit(sql: TransactionSql, answer: unknown): void {
   const pending = auditValues(answer);
   if (!pending) return;
   pending.recorded();
-  await rows(sql, auditInsert, pending.values);
+  sql.atCommit(inline(auditInsert, pending.values));
 }
 
 /**
