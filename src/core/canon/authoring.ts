@@ -218,7 +218,8 @@ export class AuthoringService {
    */
   async createEntity(accountId: string, keyId: string, projectId: string, input: CreateEntityInput): Promise<AuthoredEntity> {
     const id = newId('ent');
-    return this.sqlTransaction(async (sql) => {
+    let namesWritten: (() => void) | undefined;
+    const answer = await this.sqlTransaction(async (sql) => {
       const entity = { id, name: input.name, aliases: input.aliases };
       let found = await findEntityMentions(sql, projectId, [entity]);
       let names = await namesChange(sql, projectId, entity);
@@ -246,10 +247,13 @@ export class AuthoringService {
       if (input.status === 'suggested') {
         await rows(sql, entityCandidateInsert, [newId('cnd'), projectId, id, keyId, JSON.stringify({ name: input.name, type: input.type, aliases: input.aliases, facts: [] }), now]);
       }
-      await recordFoundMentions(sql, projectId, id, found.rows, false, names);
+      const namesVersion = await recordFoundMentions(sql, projectId, id, found.rows, false, names);
+      namesWritten = () => names.written(namesVersion);
       await this.graphOutbox.recordNodes(sql, projectId, [{ id, label: input.name, type: input.type }]);
       return this.answerSql(sql, accountId, projectId, id);
     });
+    namesWritten?.();
+    return answer;
   }
 
   /**
@@ -262,7 +266,8 @@ export class AuthoringService {
       return this.updateFields(accountId, projectId, entityId, input);
     }
     const namesOf = (current: Names) => ({ name: input.name ?? current.name, aliases: input.aliases ?? current.aliases });
-    return this.sqlTransaction(async (sql) => {
+    let namesWritten: (() => void) | undefined;
+    const answer = await this.sqlTransaction(async (sql) => {
       const naming = input.name !== undefined || input.aliases !== undefined;
       const [before] = naming ? await rows<Names>(sql, ownedEntityNames, [entityId, projectId, accountId]) : [];
       const renaming = before && isRename(before, namesOf(before));
@@ -300,12 +305,17 @@ export class AuthoringService {
       }
       if (timed || input.state !== undefined) await rows(sql, latestStateRecompute, [[entityId]]);
       if (renamed) {
-        await recordFoundMentions(sql, projectId, entityId, found!.rows, true, names!);
+        const change = names!;
+        const namesVersion = await recordFoundMentions(sql, projectId, entityId, found!.rows, true, change);
+        namesWritten = () => change.written(namesVersion);
         await refreshSearchTextSql(sql, [entityId]);
       }
       if (name !== current.name || type !== current.type) await this.graphOutbox.recordNodes(sql, projectId, [{ id: entityId, label: name, type }]);
       return this.answerSql(sql, accountId, projectId, entityId);
     });
+    // Once committed: the project's names as this write left them, for the next name writer.
+    namesWritten?.();
+    return answer;
   }
 
   /**
