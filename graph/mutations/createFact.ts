@@ -5,7 +5,7 @@ import { parseArgs } from '../args.ts';
 import { builder } from '../builder.ts';
 import { ApprovalStatus } from '../types/Entity.ts';
 import { KnowerInput } from '../types/KnowerInput.ts';
-import { Fact } from '../types/Fact.ts';
+import { answeredWithoutKnowers, Fact } from '../types/Fact.ts';
 
 const createFactArgs = z.object({
   projectId: resourceId,
@@ -73,6 +73,7 @@ builder.mutationField('createFact', (t) =>
         async () => {
           const { fact, ...done } = await ctx.services.facts.create({ ...request, keyId: principal.keyId });
           written = fact;
+          if (fact && !request.knownBy?.length) answeredWithoutKnowers(fact);
           return done;
         },
       );

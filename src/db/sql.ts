@@ -1,7 +1,7 @@
 // Statements on every request's path (authentication, metering, ownership, recall, search) run on the pg pool under
 // Prisma, each prepared once per connection under its name: Prisma's query compiler spends 0.7 ms of CPU on a
 // one-row lookup and 8 ms on a recall page (measured on the bench data), the driver 0.15 ms and well under 1 ms.
-import type pg from 'pg';
+import pg from 'pg';
 
 export type Statement = { readonly name: string; readonly text: string };
 
@@ -30,30 +30,84 @@ export async function rows<T extends object>(sql: SqlClient, s: Statement, value
  */
 export const utcTimestamp = (date: Date) => date.toISOString().slice(0, 23);
 
+/** A value a statement can be written out with (inline): text, a number, a boolean, null, or a list of text. */
+export type Literal = string | number | boolean | null | readonly string[];
+
+const literal = (value: Literal): string => {
+  if (value === null) return 'NULL';
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  if (typeof value === 'string') return pg.escapeLiteral(value);
+  return pg.escapeLiteral(`{${value.map((item) => `"${item.replace(/[\\"]/g, (c) => `\\${c}`)}"`).join(',')}}`);
+};
+
+/**
+ * `s` with its parameters written in as literals, for a statement sent together with others in one simple query (one
+ * round trip). Only for statements whose text holds no `$` but their parameters' (the parameters' casts stay).
+ */
+export const inline = (s: Statement, values: readonly Literal[]): string => s.text.replace(/\$(\d+)/g, (_, n: string) => literal(values[Number(n) - 1]));
+
+/**
+ * What a transaction's writer holds: its statements' client, and `atCommit` for a statement (inline) whose answer the
+ * writer does not need, sent with the COMMIT in one round trip (an error in it fails the commit: nothing is written).
+ */
+export type TransactionSql = SqlClient & { atCommit(text: string): void };
+
+/**
+ * `lock`: an advisory lock (pg_advisory_xact_lock on the name's hash) taken as the transaction begins; `first`: a
+ * statement run right after it, whose rows `work` is given. Both go with the BEGIN in one round trip.
+ */
+export type TransactionStart = { lock?: string; first?: { statement: Statement; values: Literal[] } };
+
 /** Runs `work` in one transaction, its statements on one connection of the pool (prepared where the pool prepares). */
-export type SqlTransaction = <T>(work: (sql: SqlClient) => Promise<T>) => Promise<T>;
+export type SqlTransaction = <T, R extends object = Record<string, unknown>>(
+  work: (sql: TransactionSql, first: R[]) => Promise<T>, start?: TransactionStart,
+) => Promise<T>;
+
+const advisoryLock = statement('advisory_xact_lock', 'SELECT pg_advisory_xact_lock(hashtextextended($1, 0))');
 
 /**
  * Transactions on `pool` straight through the driver: for the writes on the hottest paths, where each statement sent
- * through Prisma's query compiler and its interactive transaction costs more than the statement itself.
+ * through Prisma's query compiler and its interactive transaction costs more than the statement itself. Where the
+ * pool prepares (PostgreSQL), the BEGIN with the lock and first statement, and the COMMIT with the statements kept for
+ * it, each go as one simple query; on PGlite (one shared session, no prepared statements) one by one.
  */
 export function sqlTransaction(pool: pg.Pool, prepared: boolean): SqlTransaction {
-  return async (work) => {
+  return async <T, R extends object>(work: (sql: TransactionSql, first: R[]) => Promise<T>, start: TransactionStart = {}) => {
     const client = await pool.connect();
-    const sql: SqlClient = prepared ? client : { query: <T extends pg.QueryResultRow>(c: pg.QueryConfig) => client.query<T>({ text: c.text, values: c.values }) };
+    const atEnd: string[] = [];
+    const sql: TransactionSql = {
+      query: prepared ? (c) => client.query(c) : <T extends pg.QueryResultRow>(c: pg.QueryConfig) => client.query<T>({ text: c.text, values: c.values }),
+      atCommit: (text) => atEnd.push(text),
+    };
+    const opening = [
+      'BEGIN',
+      ...(start.lock !== undefined ? [inline(advisoryLock, [start.lock])] : []),
+      ...(start.first ? [inline(start.first.statement, start.first.values)] : []),
+    ];
     let broken: Error | undefined;
+    let open = false;
     try {
-      await client.query('BEGIN');
-      try {
-        const result = await work(sql);
-        await client.query('COMMIT');
-        return result;
-      } catch (error) {
-        await client.query('ROLLBACK').catch((failed: Error) => (broken = failed));
-        throw error;
-      }
+      open = true;
+      const opened = prepared ? [await client.query(opening.join(';\n'))].flat() : await sequence(client, opening);
+      const first = (start.first ? opened[opened.length - 1].rows : []) as R[];
+      const result = await work(sql, first);
+      const closing = [...atEnd, 'COMMIT'];
+      if (prepared) await client.query(closing.join(';\n'));
+      else await sequence(client, closing);
+      open = false;
+      return result;
+    } catch (error) {
+      // Also after a failed BEGIN statement or COMMIT: the transaction may be open, aborted.
+      if (open) await client.query('ROLLBACK').catch((failed: Error) => (broken = failed));
+      throw error;
     } finally {
       client.release(broken);
     }
   };
 }
+
+const sequence = async (client: pg.PoolClient, texts: string[]) => {
+  const results: pg.QueryResult[] = [];
+  for (const text of texts) results.push(await client.query(text));
+  return results;
+};

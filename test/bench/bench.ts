@@ -18,7 +18,8 @@
 // Flags: --part reads|writes|search|all (default all; search: the uncached hybrid search and its floor alone, issue 28), --duration <s> (instead of BENCH_DURATION, for a shorter run),
 // --store embedded|both: the write part's read-only and mixed loads on the embedded store (test/bench/stores.ts), with
 // --seed-entities <n> for smaller projects; --mixes-only: the write part's read-only runs and mixes alone, without the
-// writes from one client.
+// writes from one client; --alone (with --part writes): only each kind of write alone from one client, on one seeded
+// project (a minute of seeding instead of several).
 // Env: DATABASE_URL or TEST_DATABASE_URL (the server to create lore_bench on), BENCH_DURATION (s, default 10),
 // BENCH_WARMUP (s, default 3), BENCH_ROUNDS (default 5), BENCH_DB (default lore_bench), BENCH_KEEP_DB=1 to keep it afterwards,
 // BENCH_QUERIES=search (or recall) to run one of the two.
@@ -43,13 +44,14 @@ import { benchBrief } from './brief.ts';
 import { benchConflictCore } from './conflictCore.ts';
 import { factWords, seed, seedSize } from './seed.ts';
 import { benchStores, type StoreChoice } from './stores.ts';
-import { benchWrites, prepareWriteProjects } from './writes.ts';
+import { benchWrites, benchWritesAlone, prepareWriteProjects } from './writes.ts';
 
 const { values: flags } = parseArgs({
-  options: { part: { type: 'string', default: 'all' }, duration: { type: 'string' }, store: { type: 'string', default: 'postgres' }, 'seed-entities': { type: 'string' }, 'mixes-only': { type: 'boolean', default: false } },
+  options: { part: { type: 'string', default: 'all' }, duration: { type: 'string' }, store: { type: 'string', default: 'postgres' }, 'seed-entities': { type: 'string' }, 'mixes-only': { type: 'boolean', default: false }, alone: { type: 'boolean', default: false } },
 });
 if (!['reads', 'writes', 'search', 'all'].includes(flags.part!)) throw new Error('--part: reads, writes, search or all');
 if (!['postgres', 'embedded', 'both'].includes(flags.store!)) throw new Error('--store: postgres, embedded or both');
+if (flags.alone && (flags.part !== 'writes' || flags.store !== 'postgres')) throw new Error('--alone goes with --part writes (on PostgreSQL)');
 
 const bench = benchDatabase(process.env.BENCH_DB ?? 'lore_bench');
 const { databaseUrl } = bench;
@@ -441,10 +443,11 @@ async function main() {
 
 async function writes() {
   if (flags.part === 'writes') await bench.recreate();
-  const projects = await prepareWriteProjects(databaseUrl, log);
+  const projects = await prepareWriteProjects(databaseUrl, log, { alone: flags.alone });
   const gateway = await startServer(['bin/lore.mjs', 'serve'], gatewayListening);
   try {
-    await benchWrites(gateway, projects, { databaseUrl, duration, warmup, connections, log, alone: !flags['mixes-only'] });
+    if (flags.alone) await benchWritesAlone(gateway, projects, { log });
+    else await benchWrites(gateway, projects, { databaseUrl, duration, warmup, connections, log, alone: !flags['mixes-only'] });
     log(`load average (1 min) ${loadavg()[0].toFixed(1)} after the writes; the targets assume an otherwise idle machine`);
   } finally {
     await gateway.stop();

@@ -31,7 +31,8 @@ const mostlyReads: Mix = { recall: 59.375, search: 23.75, entity: 11.875, fact: 
  * own key, on PostgreSQL at `databaseUrl` or, without one, in the embedded store of `dataDir`.
  */
 export async function prepareWriteProjects(
-  databaseUrl: string | undefined, log: (line: string) => void, { dataDir = '', largeSize = seedSize }: { dataDir?: string; largeSize?: SeedSize } = {},
+  databaseUrl: string | undefined, log: (line: string) => void,
+  { dataDir = '', largeSize = seedSize, alone = false }: { dataDir?: string; largeSize?: SeedSize; alone?: boolean } = {},
 ): Promise<WriteProjects> {
   const started = Date.now();
   const db = await openDatabase({ databaseUrl, dataDir });
@@ -42,11 +43,11 @@ export async function prepareWriteProjects(
       return { key: key.key, ...(await seed(db.prisma, key.account, size, false)) };
     };
     const large: Project[] = [];
-    for (let i = 0; i < 3; i++) large.push(await project(largeSize));
+    for (let i = 0; i < (alone ? 1 : 3); i++) large.push(await project(largeSize));
     const small: Project[] = [];
-    for (let i = 0; i < 200; i++) small.push(await project(smallProject));
+    for (let i = 0; i < (alone ? 0 : 200); i++) small.push(await project(smallProject));
     await db.prisma.$executeRawUnsafe('VACUUM (ANALYZE)');
-    log(`seeded for writes${databaseUrl ? '' : ' (embedded store)'}: 3 projects of ${largeSize.entities} entities and ${largeSize.words} words, 200 of ${smallProject.entities} entities, in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    log(`seeded for writes${databaseUrl ? '' : ' (embedded store)'}: ${large.length} projects of ${largeSize.entities} entities and ${largeSize.words} words, ${small.length} of ${smallProject.entities} entities, in ${((Date.now() - started) / 1000).toFixed(1)} s`);
     return { large, small, largeSize };
   } finally {
     await db.close();
@@ -132,7 +133,8 @@ async function load(server: ServerProcess, projects: Project[], mix: Mix, second
   return { rps: ok / result.duration, p50: result.latency.p50, p99: result.latency.p99, failed: result.errors + result.timeouts + result.non2xx };
 }
 
-export async function benchWrites(server: ServerProcess, projects: WriteProjects, o: Options): Promise<WriteResults> {
+/** Each kind of write alone from one client, on the first large project, with its target. */
+export async function benchWritesAlone(server: ServerProcess, projects: WriteProjects, o: Pick<Options, 'log' | 'alone'>): Promise<void> {
   const t = writeTargets;
   const ms = (v: number) => `${v.toFixed(1)} ms`;
   const verdict = (met: boolean) => (met ? 'met' : 'NOT met');
@@ -149,6 +151,13 @@ export async function benchWrites(server: ServerProcess, projects: WriteProjects
       o.log(`  ${labels[kind].padEnd(20)} p50 ${ms(p50).padStart(9)}  p99 ${ms(p99).padStart(9)}   target ${kind === 'rename' ? 'p99' : 'p50'} < ${targets[kind]} ms: ${verdict(judged < targets[kind])}`);
     }
   }
+}
+
+export async function benchWrites(server: ServerProcess, projects: WriteProjects, o: Options): Promise<WriteResults> {
+  const t = writeTargets;
+  const ms = (v: number) => `${v.toFixed(1)} ms`;
+  const verdict = (met: boolean) => (met ? 'met' : 'NOT met');
+  await benchWritesAlone(server, projects, o);
   const pair = async (label: string, list: Project[], mix: Mix, ratioTarget: number, p99Target: number) => {
     // The read-only run is measured with its pages in the cache, as the mix finds them after it: a warm-up of a few
     // seconds leaves most of 200 projects' pages unread.

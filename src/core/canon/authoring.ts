@@ -3,7 +3,7 @@
 // so a write racing a project delete answers 404 instead of failing on a foreign key; nothing is written on any error.
 import type { PrismaClient } from '../../generated/prisma/client.ts';
 import type { EntityType } from '../../generated/prisma/enums.ts';
-import { rows, statement, utcTimestamp, type SqlClient, type SqlTransaction } from '../../db/sql.ts';
+import { rows, statement, utcTimestamp, type SqlClient, type SqlTransaction, type TransactionSql } from '../../db/sql.ts';
 import { recordAudit } from '../audit/inTransaction.ts';
 import { newId } from '../../ids.ts';
 import { LoreError } from '../errors.ts';
@@ -11,7 +11,7 @@ import { chaptersDigestSql, currentNamesHash, findEntityMentions, namesChange, r
 import { insertRows, rawDb } from '../ingest/rows.ts';
 import type { GraphOutbox } from '../relationships/outbox.ts';
 import { stableStringify } from '../json.ts';
-import { holdProject, holdProjectLock, nameText, refreshSearchTextSql, type TxClient } from './canon.ts';
+import { holdProject, holdProjectLock, nameText, projectLockName, refreshSearchTextSql, type TxClient } from './canon.ts';
 import type { EntityReader, EntityRecord } from './entities.ts';
 import { clashingNames, freeKeyOf, keyBase, nameClashesSql, requireNamesFreeOf, type NameClash } from './names.ts';
 import { entityNotFound, projectNotFound } from './projects.ts';
@@ -218,7 +218,8 @@ export class AuthoringService {
    */
   async createEntity(accountId: string, keyId: string, projectId: string, input: CreateEntityInput): Promise<AuthoredEntity> {
     const id = newId('ent');
-    return this.sqlTransaction(async (sql) => {
+    let namesWritten: (() => void) | undefined;
+    const answer = await this.sqlTransaction(async (sql) => {
       const entity = { id, name: input.name, aliases: input.aliases };
       let found = await findEntityMentions(sql, projectId, [entity]);
       let names = await namesChange(sql, projectId, entity);
@@ -246,10 +247,13 @@ export class AuthoringService {
       if (input.status === 'suggested') {
         await rows(sql, entityCandidateInsert, [newId('cnd'), projectId, id, keyId, JSON.stringify({ name: input.name, type: input.type, aliases: input.aliases, facts: [] }), now]);
       }
-      await recordFoundMentions(sql, projectId, id, found.rows, false, names);
+      const namesVersion = await recordFoundMentions(sql, projectId, id, found.rows, false, names);
+      namesWritten = () => names.written(namesVersion);
       await this.graphOutbox.recordNodes(sql, projectId, [{ id, label: input.name, type: input.type }]);
       return this.answerSql(sql, accountId, projectId, id);
     });
+    namesWritten?.();
+    return answer;
   }
 
   /**
@@ -262,7 +266,8 @@ export class AuthoringService {
       return this.updateFields(accountId, projectId, entityId, input);
     }
     const namesOf = (current: Names) => ({ name: input.name ?? current.name, aliases: input.aliases ?? current.aliases });
-    return this.sqlTransaction(async (sql) => {
+    let namesWritten: (() => void) | undefined;
+    const answer = await this.sqlTransaction(async (sql) => {
       const naming = input.name !== undefined || input.aliases !== undefined;
       const [before] = naming ? await rows<Names>(sql, ownedEntityNames, [entityId, projectId, accountId]) : [];
       const renaming = before && isRename(before, namesOf(before));
@@ -300,23 +305,28 @@ export class AuthoringService {
       }
       if (timed || input.state !== undefined) await rows(sql, latestStateRecompute, [[entityId]]);
       if (renamed) {
-        await recordFoundMentions(sql, projectId, entityId, found!.rows, true, names!);
+        const change = names!;
+        const namesVersion = await recordFoundMentions(sql, projectId, entityId, found!.rows, true, change);
+        namesWritten = () => change.written(namesVersion);
         await refreshSearchTextSql(sql, [entityId]);
       }
       if (name !== current.name || type !== current.type) await this.graphOutbox.recordNodes(sql, projectId, [{ id: entityId, label: name, type }]);
       return this.answerSql(sql, accountId, projectId, entityId);
     });
+    // Once committed: the project's names as this write left them, for the next name writer.
+    namesWritten?.();
+    return answer;
   }
 
   /**
    * updateEntity for a change of the state, confidence or status alone, the commonest edit: nothing about names, the
-   * graph or timed values moves, so it runs straight through the driver in one transaction of seven statements (the
-   * lock; the project and entity; the change, with the state recomputed; the answer's two reads; the audit entry).
+   * graph or timed values moves, so it runs straight through the driver in one transaction of four round trips (the
+   * BEGIN with the lock and the project and entity; the change, with the state recomputed; the answer's two reads;
+   * the audit entry with the COMMIT).
    */
   private async updateFields(accountId: string, projectId: string, entityId: string, input: UpdateEntityInput): Promise<AuthoredEntity> {
-    return this.sqlTransaction(async (sql) => {
-      await holdProjectLock(sql, projectId);
-      const [current] = await rows<{ owned: boolean; baseState: State | null; version: number | null }>(sql, entityForUpdate, [projectId, accountId, entityId]);
+    type Current = { owned: boolean; baseState: State | null; version: number | null };
+    return this.sqlTransaction<AuthoredEntity, Current>(async (sql, [current]) => {
       if (!current.owned) throw projectNotFound(projectId);
       if (current.version === null) throw entityNotFound(projectId, entityId);
       const expected = input.expectedVersion;
@@ -325,12 +335,8 @@ export class AuthoringService {
       await rows(sql, fieldsUpdate, [
         entityId, baseState, input.confidence !== undefined, input.confidence ?? null, input.status ?? null, utcTimestamp(new Date()),
       ]);
-      const [record] = (await this.entities.byIds(accountId, projectId, [entityId], sql))!;
-      const [authored] = await this.authoredStates([entityId], sql);
-      const answer = { ...record, authored };
-      await recordAudit(sql, answer);
-      return answer;
-    });
+      return this.answerSql(sql, accountId, projectId, entityId);
+    }, { lock: projectLockName(projectId), first: { statement: entityForUpdate, values: [projectId, accountId, entityId] } });
   }
 
   /**
@@ -472,11 +478,11 @@ export class AuthoringService {
   }
 
   /** The entity as the write leaves it, read in the write's transaction, where the write's audit entry goes too. */
-  private async answerSql(sql: SqlClient, accountId: string, projectId: string, entityId: string): Promise<AuthoredEntity> {
+  private async answerSql(sql: TransactionSql, accountId: string, projectId: string, entityId: string): Promise<AuthoredEntity> {
     const [record] = (await this.entities.byIds(accountId, projectId, [entityId], sql))!;
     const [authored] = await this.authoredStates([entityId], sql);
     const answer = { ...record, authored };
-    await recordAudit(sql, answer);
+    recordAudit(sql, answer);
     return answer;
   }
 }

@@ -23,7 +23,8 @@ export type EntityRelationship = {
  */
 export const holdUntilCommit = (tx: TxClient, name: string) => tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${name}, 0))`;
 
-const projectLockName = (projectId: string) => JSON.stringify(['project writes', projectId]);
+/** The name of a project's writer lock (holdProject), for a writer that takes it in a statement of its own. */
+export const projectLockName = (projectId: string) => JSON.stringify(['project writes', projectId]);
 const projectLock = statement('hold_project', 'SELECT pg_advisory_xact_lock(hashtextextended($1, 0))');
 
 /** holdProject's lock for a writer going straight through the driver (src/db/sql.ts); the caller then checks the project. */

@@ -5,10 +5,10 @@ import { Prisma, type Fact, type PrismaClient } from '../../generated/prisma/cli
 import type { ConflictStatus } from '../../generated/prisma/enums.ts';
 import { newId } from '../../ids.ts';
 import { LoreError } from '../errors.ts';
-import { holdProject, holdProjectLock, refreshSearchText, refreshSearchTextSql, type MentionItem, type TxClient } from './canon.ts';
+import { holdProject, projectLockName, refreshSearchText, type MentionItem, type TxClient } from './canon.ts';
 import { projectNotFound } from './projects.ts';
-import { rows, statement, utcTimestamp, type SqlTransaction } from '../../db/sql.ts';
-import { recordAudit } from '../audit/inTransaction.ts';
+import { rows, statement, utcTimestamp, type SqlClient } from '../../db/sql.ts';
+import { auditValues } from '../audit/inTransaction.ts';
 import { resolveSpan, type ResolvedSpan } from './storyTime.ts';
 import { recordKnowledge, resolveKnowers, type KnowerInput } from '../knowledge/knowledge.ts';
 
@@ -52,29 +52,17 @@ const fieldError = (code: 'validation_error' | 'already_exists' | 'version_confl
 const isUniqueViolation = (error: unknown) =>
   (error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002') || (error as { code?: unknown }).code === '23505'; // the driver's
 
-// Whether the project exists, the entity is the project's, and the live fact of the entity with the text, if any.
-const factChecks = statement('fact_checks', `
-  SELECT EXISTS (SELECT 1 FROM "Project" WHERE id = $1) AS project,
-         EXISTS (SELECT 1 FROM "Entity" WHERE id = $2 AND "projectId" = $1) AS entity,
-         (SELECT id FROM "Fact" WHERE "entityId" = $2 AND text = $3 AND "retiredAt" IS NULL LIMIT 1) AS live`);
-
-// The candidate, the decision when the fact is approved ($3 not null), and the fact, in one statement.
-const timelessFactInsert = statement('timeless_fact_insert', `
-  WITH candidate AS (
-    INSERT INTO "Candidate" (id, "projectId", kind, status, "entityId", fact, content, source, "proposedBy", "createdAt")
-    VALUES ($2, $4, 'fact', CASE WHEN $3::text IS NULL THEN 'pending' ELSE 'approved' END::"CandidateStatus", $5, $6, $8, 'api', $9, $10::timestamp(3))
-    RETURNING id
-  ), decision AS (
-    INSERT INTO "Decision" (id, "candidateId", status, "decidedBy", "decidedAt")
-    SELECT $3, id, 'approved', $9, $10::timestamp(3) FROM candidate WHERE $3::text IS NOT NULL
-  )
-  INSERT INTO "Fact" (id, "projectId", "entityId", text, status, source, "candidateId", "createdBy", "createdAt")
-  SELECT $1, $4, $5, $6, $7::text::"ApprovalStatus", 'api', id, $9, $10::timestamp(3) FROM candidate`);
+// The whole write of a fact without story time or knowers, in one statement (the migration factwrites_create_fact
+// says what lore_create_fact does): the fact ($1), its candidate ($2) and decision ($3, null when suggested), the
+// audit entry ($12-$19, null: none). Null once written, else what refused it.
+const createFactCall = statement('create_fact', `
+  SELECT lore_create_fact($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::timestamp(3), $11, $12, $13, $14, $15, $16, $17::text[], $18::jsonb,
+    $19::timestamp(3)) AS refused`);
 
 export class FactService {
   constructor(
     private readonly prisma: PrismaClient,
-    private readonly sqlTransaction: SqlTransaction,
+    private readonly sql: SqlClient,
   ) {}
 
   /** A new live fact with its provenance: a candidate (approved, or pending for a suggested fact) and for an approved fact the key's decision. */
@@ -98,34 +86,30 @@ export class FactService {
   }
 
   /**
-   * create for a fact without story time, the commonest: straight through the driver, in one transaction of five
-   * statements (the lock; the checks; the candidate, decision and fact; the search text; the audit entry).
+   * create for a fact without story time or knowers, the commonest: one statement (lore_create_fact) with the
+   * project's writer lock, the checks, the writes and the audit entry, in a transaction of its own.
    */
   private async createTimeless(input: NewFact): Promise<CreatedFact> {
-    return this.writing(() =>
-      this.sqlTransaction(async (sql) => {
-        await holdProjectLock(sql, input.projectId);
-        const [found] = await rows<{ project: boolean; entity: boolean; live: string | null }>(sql, factChecks, [input.projectId, input.entityId, input.text]);
-        if (!found.project) throw projectNotFound(input.projectId);
-        if (!found.entity) throw fieldError('validation_error', 'entityId', `${input.entityId} is not an entity of this project`);
-        if (found.live) throw fieldError('already_exists', 'input.text', `is already a live fact of this entity (${found.live})`);
-        const approved = input.status === 'approved';
-        const created = { id: newId('fct'), candidateId: newId('cnd'), decisionId: approved ? newId('dec') : null };
-        const now = new Date();
-        await rows(sql, timelessFactInsert, [
-          created.id, created.candidateId, created.decisionId, input.projectId, input.entityId, input.text, input.status, input.content ?? null,
-          input.keyId, utcTimestamp(now),
-        ]);
-        if (approved) await refreshSearchTextSql(sql, [input.entityId]);
-        const fact: Fact = {
-          id: created.id, projectId: input.projectId, entityId: input.entityId, text: input.text, status: input.status, source: 'api',
-          candidateId: created.candidateId, fromChapterId: null, untilChapterId: null, createdBy: input.keyId, createdAt: now, retiredAt: null,
-          retiredBy: null, replacedById: null, secret: false,
-        };
-        await recordAudit(sql, fact);
-        return { ...created, fact };
-      }),
+    const approved = input.status === 'approved';
+    const created = { id: newId('fct'), candidateId: newId('cnd'), decisionId: approved ? newId('dec') : null };
+    const now = new Date();
+    const fact: Fact = {
+      id: created.id, projectId: input.projectId, entityId: input.entityId, text: input.text, status: input.status, source: 'api',
+      candidateId: created.candidateId, fromChapterId: null, untilChapterId: null, createdBy: input.keyId, createdAt: now, retiredAt: null,
+      retiredBy: null, replacedById: null, secret: false,
+    };
+    const audit = auditValues(fact);
+    const [{ refused }] = await this.writing(() =>
+      rows<{ refused: string | null }>(this.sql, createFactCall, [
+        created.id, created.candidateId, created.decisionId, input.projectId, input.entityId, input.text, input.status, input.content ?? null,
+        input.keyId, utcTimestamp(now), projectLockName(input.projectId), ...(audit?.values ?? Array.from({ length: 8 }, () => null)),
+      ]),
     );
+    if (refused === 'project') throw projectNotFound(input.projectId);
+    if (refused === 'entity') throw fieldError('validation_error', 'entityId', `${input.entityId} is not an entity of this project`);
+    if (refused) throw fieldError('already_exists', 'input.text', `is already a live fact of this entity (${refused.slice('live:'.length)})`);
+    audit?.recorded();
+    return { ...created, fact };
   }
 
   /**

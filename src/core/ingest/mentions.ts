@@ -174,55 +174,109 @@ export async function findEntityMentions(sql: SqlClient, projectId: string, enti
   return { digest, rows: texts.flatMap((c) => mentionRows(projectId, c.id, ordinals.get(c.id)!, finder.findOnLines(linesOf(c.text), places.get(c.id)!))) };
 }
 
-// The project's names by entity id, as projectTerms reads them, with a row without names where $2 stands when no entity
-// has that id yet; and the version of the names they are.
+// The project's names by entity id, as projectTerms reads them, with the version of the names they are; none (one row
+// of the version alone) when that version is $2, the version of the names kept in this process.
 const projectNames = statement('project_names', `
   SELECT p."namesVersion"::text AS version, x.id, x.name, x.aliases
-  FROM "Project" p CROSS JOIN LATERAL (
-    SELECT id, name, aliases FROM "Entity" WHERE "projectId" = p.id
-    UNION ALL
-    SELECT $2::text, NULL, NULL WHERE NOT EXISTS (SELECT 1 FROM "Entity" WHERE "projectId" = p.id AND id = $2)
-  ) x
+  FROM "Project" p LEFT JOIN LATERAL (
+    SELECT id, name, aliases FROM "Entity" WHERE "projectId" = p.id AND p."namesVersion"::text IS DISTINCT FROM $2::text
+  ) x ON true
   WHERE p.id = $1 ORDER BY x.id`);
 
-/** The names hash of a project (termsOf's) before and after one entity gets new names, and the names' version they are of. */
-export type NamesChange = { version: string | undefined; previous: string; next: string };
+/**
+ * A project's names at a version: its entities' ids in id order, and each one's part of termsOf's JSON text ('' for an
+ * entity without names).
+ */
+type KeptNames = { version: string; ids: string[]; json: string[] };
+
+// The names of the projects written last, so a name writer reads a project's names (every entity's, 5,000 rows on the
+// bench project) only when a write elsewhere changed them: Project.namesVersion, raised by every change of names, tells.
+const keptNames = new Map<string, KeptNames>();
+const keptProjects = 16;
+
+function keepNames(projectId: string, names: KeptNames): void {
+  keptNames.delete(projectId);
+  keptNames.set(projectId, names);
+  if (keptNames.size > keptProjects) keptNames.delete(keptNames.keys().next().value!);
+}
+
+/**
+ * The names hash of a project (termsOf's) before and after one entity gets new names, and the names' version they are
+ * of; `written(version)`, once the write has committed at that names version, keeps the names as it left them.
+ */
+export type NamesChange = { version: string | undefined; previous: string; next: string; written(version: string): void };
+
+// termsOf's JSON text of an entity's names, built as text.
+const termsJson = (e: NamedEntity) => [e.name, ...e.aliases].map((text) => `{"entityId":${JSON.stringify(e.id)},"text":${JSON.stringify(text)}}`).join(',');
+
+/** Where `id` stands among `ids` (in id order: ids are ASCII of one shape, so the store's order is the code points'). */
+function placeOf(ids: string[], id: string): { at: number; present: boolean } {
+  let low = 0;
+  let high = ids.length;
+  while (low < high) {
+    const middle = (low + high) >> 1;
+    if (ids[middle] < id) low = middle + 1;
+    else high = middle;
+  }
+  return { at: low, present: ids[low] === id };
+}
 
 /**
  * The project's names hash now and once `entity` has the names given (a new entity, or one renamed), with the version
  * of the project's names (Project.namesVersion) they were read at: while it stands, so do they.
  */
 export async function namesChange(sql: SqlClient, projectId: string, entity: NamedEntity): Promise<NamesChange> {
-  const found = await rows<{ version: string; id: string; name: string | null; aliases: string[] | null }>(sql, projectNames, [projectId, entity.id]);
-  // termsOf's JSON text, built as text: the entities before and after this one are the same in both.
-  const termsJson = (e: NamedEntity) => [e.name, ...e.aliases].map((text) => `{"entityId":${JSON.stringify(e.id)},"text":${JSON.stringify(text)}}`).join(',');
-  const at = found.findIndex((e) => e.id === entity.id);
-  const side = (part: typeof found) => part.map((e) => termsJson({ id: e.id, name: e.name!, aliases: e.aliases ?? [] })).filter((json) => json !== '').join(',');
-  const before = side(found.slice(0, at));
-  const after = side(found.slice(at + 1));
-  const own = found[at];
-  const hashOf = (middle: string) => sha256(`[${[before, middle, after].filter((json) => json !== '').join(',')}]`);
+  const kept = keptNames.get(projectId);
+  const found = await rows<{ version: string; id: string | null; name: string | null; aliases: string[] | null }>(sql, projectNames, [projectId, kept?.version ?? null]);
+  const version = found[0]?.version;
+  let names: KeptNames | undefined = kept;
+  if (version !== undefined && version !== kept?.version) {
+    const entities = found.filter((e): e is typeof e & { id: string; name: string } => e.id !== null);
+    names = { version, ids: entities.map((e) => e.id), json: entities.map((e) => termsJson({ id: e.id, name: e.name, aliases: e.aliases ?? [] })) };
+    keepNames(projectId, names);
+  }
+  const { ids, json } = version === undefined ? { ids: [], json: [] } : names!;
+  const { at, present } = placeOf(ids, entity.id);
+  const side = (part: string[]) => part.filter((text) => text !== '').join(',');
+  const before = side(json.slice(0, at));
+  const after = side(json.slice(present ? at + 1 : at));
+  const own = termsJson(entity);
+  const hashOf = (middle: string) => sha256(`[${[before, middle, after].filter((text) => text !== '').join(',')}]`);
   return {
-    version: found[0]?.version,
-    previous: hashOf(own && own.name !== null ? termsJson({ id: own.id, name: own.name, aliases: own.aliases ?? [] }) : ''),
-    next: hashOf(termsJson(entity)),
+    version,
+    previous: hashOf(present ? json[at] : ''),
+    next: hashOf(own),
+    written: (next) => {
+      // This write raised the version by one; more, and another write changed names too: they are read again.
+      if (version === undefined || BigInt(next) !== BigInt(version) + 1n) return;
+      keepNames(projectId, {
+        version: next,
+        ids: present ? ids : [...ids.slice(0, at), entity.id, ...ids.slice(at)],
+        json: present ? [...json.slice(0, at), own, ...json.slice(at + 1)] : [...json.slice(0, at), own, ...json.slice(at)],
+      });
+    },
   };
 }
 
 // Chapters up to date under the names hash $2 marked up to date under $3 (mentionHash in SQL: ASCII text throughout).
 const chapterMentionHash = (namesHash: string) => `encode(sha256(convert_to(c."contentHash" || ':' || c.ordinal || ':' || ${namesHash}, 'UTF8')), 'hex')`;
+// Answers the names version the write leaves (its insert or rename of the entity raised it).
 const namesChangedMark = statement('names_changed_mark', `
-  UPDATE "Chapter" c SET "mentionHash" = ${chapterMentionHash('$3::text')} WHERE c."projectId" = $1 AND c."mentionHash" = ${chapterMentionHash('$2::text')}`);
+  WITH marked AS (
+    UPDATE "Chapter" c SET "mentionHash" = ${chapterMentionHash('$3::text')} WHERE c."projectId" = $1 AND c."mentionHash" = ${chapterMentionHash('$2::text')}
+  )
+  SELECT "namesVersion"::text AS version FROM "Project" WHERE id = $1`);
 
 const mentionsOfEntityDelete = statement('mentions_of_entity_delete', `DELETE FROM "Mention" WHERE "entityId" = $1`);
 
 /**
  * Records an entity's mentions found by findEntityMentions in place of its earlier ones (`renamed`), and marks the
  * chapters that were up to date under the project's names before as up to date under the names now, as
- * recordEntityMentions does.
+ * recordEntityMentions does. Answers the project's names version after the write (for NamesChange.written).
  */
-export async function recordFoundMentions(sql: SqlClient, projectId: string, entityId: string, found: MentionRow[], renamed: boolean, names: NamesChange): Promise<void> {
+export async function recordFoundMentions(sql: SqlClient, projectId: string, entityId: string, found: MentionRow[], renamed: boolean, names: NamesChange): Promise<string> {
   if (renamed) await rows(sql, mentionsOfEntityDelete, [entityId]);
   for (const part of chunk(found, rowsPerInsert)) await insertRows(rawDb(sql), 'Mention', part);
-  await rows(sql, namesChangedMark, [projectId, names.previous, names.next]);
+  const [{ version }] = await rows<{ version: string }>(sql, namesChangedMark, [projectId, names.previous, names.next]);
+  return version;
 }
