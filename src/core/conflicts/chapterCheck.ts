@@ -9,7 +9,7 @@ import { placePoint } from '../canon/storyPoints.ts';
 import { LoreError } from '../errors.ts';
 import { loadCanonSlice, type LostAnchor } from './canonSlice.ts';
 import { storeConflicts, type ConflictHit } from './checker.ts';
-import { findDeterministicConflicts } from './deterministic.ts';
+import { findDeterministicConflicts, parse, type Parsed } from './deterministic.ts';
 import { wordsPerCall, type ConflictDraft } from './kinds.ts';
 
 /** Quota: one call for each 2,000 words of the chapter started (a chapter kept from an earlier check costs one). */
@@ -18,6 +18,31 @@ export const chapterCheckCost = (words: number) => Math.max(1, Math.ceil(words /
 /** A hit with where it stands in the chapter: its line (1-based) and characters (end exclusive), and the words there. */
 export type ChapterHit = ConflictHit & { line: number; start: number; end: number; quote: string };
 export type ChapterCheck = { chapter: string; words: number; hits: ChapterHit[]; anchorsLost: LostAnchor[]; cached: boolean };
+
+/**
+ * The reader's parse of each stretch, by its text, most recently used last: it depends on the text alone, so checking a
+ * chapter again after a canon change (the writer edits the canon, then re-checks) only matches the canon against it.
+ * Kept up to a million characters of text in all (about 40 MB: a parse holds some 42 bytes per character).
+ */
+const parses = new Map<string, Parsed>();
+const parsedCharsKept = 1_000_000;
+let parsedChars = 0;
+
+function parseKept(text: string): Parsed {
+  let parsed = parses.get(text);
+  if (parsed) parses.delete(text);
+  else {
+    parsed = parse(text);
+    parsedChars += text.length;
+    for (const kept of parses.keys()) {
+      if (parsedChars <= parsedCharsKept) break;
+      parses.delete(kept);
+      parsedChars -= kept.length;
+    }
+  }
+  parses.set(text, parsed);
+  return parsed;
+}
 
 const wordsIn = (text: string) => text.match(/\S+/g)?.length ?? 0;
 
@@ -96,7 +121,7 @@ export async function checkChapter(
     touched.entities.push(...slice.entities);
     touched.rules.push(...slice.rules);
     touched.promises.push(...slice.promises);
-    for (const draft of findDeterministicConflicts(stretch, slice, chapter.externalId)) {
+    for (const draft of findDeterministicConflicts(stretch, slice, chapter.externalId, parseKept(stretch))) {
       const at = draft.at ?? { start: 0, end: 0 };
       found.push({ draft, start: from + at.start, end: from + at.end });
     }

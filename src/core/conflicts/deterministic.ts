@@ -15,15 +15,37 @@ import { promisesPaidEarly } from './checks/promises.ts';
 import { locations } from './checks/locations.ts';
 import type { Passage } from './checks/passage.ts';
 import type { ConflictDraft } from './kinds.ts';
-import { read } from './reader/nlp.ts';
+import { read, type Reading } from './reader/nlp.ts';
 import { impliedPronouns, statedPronouns, type Pronouns } from './reader/pronouns.ts';
 import { heldKinship } from './reader/kin.ts';
 import { findReferences } from './reader/references.ts';
-import { analyse } from './reader/syntax.ts';
+import { analyse, type Syntax } from './reader/syntax.ts';
 
-export function findDeterministicConflicts(text: string, slice: CanonSlice, episode: string | null): ConflictDraft[] {
-  const reading = read(text);
-  const syntax = analyse(reading);
+/**
+ * What the reader makes of a passage before the canon is consulted (the English model's reading and the clauses and
+ * unasserted tokens found in it): it depends on the text alone, so a chapter check keeps it per stretch of text and a
+ * check after a canon change only does the matching.
+ */
+export type Parsed = Readonly<Pick<Syntax, 'reading' | 'clause' | 'unasserted'>>;
+
+export function parse(text: string): Parsed {
+  const { reading, clause, unasserted } = analyse(read(text));
+  return { reading, clause, unasserted };
+}
+
+/**
+ * A syntax of its own over a parsed passage: the canon's names retag the tokens they stand on (references.ts) and the
+ * predicates are memoised over those tokens, so neither may leak into the next check of the same parse.
+ */
+function fresh({ reading, clause, unasserted }: Parsed): Syntax {
+  const own: Reading = { ...reading, tokens: [...reading.tokens] };
+  return { reading: own, clause: [...clause], unasserted: [...unasserted], predicates: new Map() };
+}
+
+/** `parsed`: the passage's parse when the caller kept it (parse(text)); read here otherwise. */
+export function findDeterministicConflicts(text: string, slice: CanonSlice, episode: string | null, parsed: Parsed = parse(text)): ConflictDraft[] {
+  const syntax = fresh(parsed);
+  const { reading } = syntax;
   const outgoing = new Map<string, string[]>();
   for (const r of slice.relationships) outgoing.set(r.from, [...(outgoing.get(r.from) ?? []), r.kind]);
   // The slice carries the pronouns it learned from the chapters; a slice built without them falls back on the state,
