@@ -36,12 +36,17 @@ async function insertRows(prisma: PrismaClient, table: string, columns: Record<s
   const names = Object.keys(columns).map((c) => `"${c}"`).join(', ');
   const definitions = Object.entries(columns).map(([c, type]) => `"${c}" ${type}`).join(', ');
   for (let i = 0; i < rows.length; i += 20_000) {
-    const insert = prisma.$executeRawUnsafe(
+    const insert = (db: Pick<PrismaClient, '$executeRawUnsafe'>) => db.$executeRawUnsafe(
       `INSERT INTO "${table}" (${names}) SELECT ${names} FROM jsonb_to_recordset($1::jsonb) AS x(${definitions})`,
       JSON.stringify(rows.slice(i, i + 20_000)),
     );
-    if (triggers) await insert;
-    else await prisma.$transaction([prisma.$executeRawUnsafe('SET LOCAL session_replication_role = replica'), insert]);
+    if (triggers) await insert(prisma);
+    else {
+      await prisma.$transaction(async (tx) => {
+        await tx.$executeRawUnsafe('SET LOCAL session_replication_role = replica');
+        await insert(tx);
+      }, { maxWait: 60_000, timeout: 600_000 });
+    }
   }
 }
 
