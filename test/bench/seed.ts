@@ -2,6 +2,8 @@
 // mentions spread over 80 chapters with a long tail (a few protagonists named thousands of times, most entities a
 // handful), and some pending conflicts. Deterministic, so every run measures the same data. The big tables go in as
 // one INSERT … jsonb_to_recordset per 20,000 rows: createMany through the driver adapter took close to 1 ms a row here.
+// seedMany writes many projects in those same few statements (the write bench's 200 small projects), and can leave out
+// the triggers and foreign-key checks, which cost most of the time on the embedded store.
 import type { Prisma, PrismaClient } from '../../src/generated/prisma/client.ts';
 import { mentionSortKey, nameText, refreshSearchText } from '../../src/core/canon/canon.ts';
 import { newId } from '../../src/ids.ts';
@@ -26,15 +28,25 @@ const adjectives = ['cursed', 'forbidden', 'ancient', 'hidden', 'broken', 'sacre
 
 export const factWords = [...colours, ...trades, ...adjectives, 'eyes', 'born', 'sworn', 'sister', 'brother', 'debt', 'harbour'];
 
-/** Inserts rows (objects keyed by column) in a few statements; `columns` gives each column's SQL type. */
-async function insertRows(prisma: PrismaClient, table: string, columns: Record<string, string>, rows: object[]): Promise<void> {
+/**
+ * Inserts rows (objects keyed by column) in a few statements; `columns` gives each column's SQL type. Without
+ * `triggers`, no trigger and no foreign-key check runs (session_replication_role = replica, for this transaction only).
+ */
+async function insertRows(prisma: PrismaClient, table: string, columns: Record<string, string>, rows: object[], triggers = true): Promise<void> {
   const names = Object.keys(columns).map((c) => `"${c}"`).join(', ');
   const definitions = Object.entries(columns).map(([c, type]) => `"${c}" ${type}`).join(', ');
   for (let i = 0; i < rows.length; i += 20_000) {
-    await prisma.$executeRawUnsafe(
+    const insert = (db: Pick<PrismaClient, '$executeRawUnsafe'>) => db.$executeRawUnsafe(
       `INSERT INTO "${table}" (${names}) SELECT ${names} FROM jsonb_to_recordset($1::jsonb) AS x(${definitions})`,
       JSON.stringify(rows.slice(i, i + 20_000)),
     );
+    if (triggers) await insert(prisma);
+    else {
+      await prisma.$transaction(async (tx) => {
+        await tx.$executeRawUnsafe('SET LOCAL session_replication_role = replica');
+        await insert(tx);
+      }, { maxWait: 60_000, timeout: 600_000 });
+    }
   }
 }
 
@@ -44,9 +56,9 @@ const filler = ['the', 'tide', 'turned', 'and', 'she', 'walked', 'along', 'harbo
  * Prose for the chapters, `words` in all, lines of about 14 words where one word in twenty starts an entity's name:
  * what an author's new entity or rename has its mentions looked for in (the write bench).
  */
-async function writeChapterText(prisma: PrismaClient, chapterIds: string[], names: string[], words: number, random: () => number): Promise<void> {
-  const perChapter = Math.ceil(words / chapterIds.length);
-  const texts = chapterIds.map(() => {
+function chapterTexts(chapters: number, names: string[], words: number, random: () => number): string[] {
+  const perChapter = Math.ceil(words / chapters);
+  return Array.from({ length: chapters }, () => {
     const lines: string[] = [];
     let line: string[] = [];
     for (let w = 0; w < perChapter; w++) {
@@ -59,15 +71,57 @@ async function writeChapterText(prisma: PrismaClient, chapterIds: string[], name
     if (line.length) lines.push(`${line.join(' ')}.`);
     return lines.join('\n');
   });
-  await prisma.$executeRawUnsafe(
-    `UPDATE "Chapter" c SET text = x.text FROM unnest($1::text[], $2::text[]) AS x(id, text) WHERE c.id = x.id`,
-    chapterIds,
-    texts,
-  );
 }
+
+type Rows = {
+  project: { id: string; accountId: string; name: string; description: string; updatedAt: Date };
+  chapters: { id: string; projectId: string; externalId: string; title: string; ordinal: number; text: string }[];
+  entities: Prisma.EntityCreateManyInput[];
+  facts: Prisma.FactCreateManyInput[];
+  mentions: Prisma.MentionCreateManyInput[];
+  conflicts: { id: string; projectId: string; severity: string; kind: string; title: string; rationale: string; refs: string[]; status: 'pending' | 'resolved' }[];
+  conflictEntities: { conflictId: string; entityId: string }[];
+};
 
 /** `analyze`: false where the caller seeds many projects and analyses once at the end. */
 export async function seed(prisma: PrismaClient, accountId: string, size: SeedSize = seedSize, analyze = true): Promise<Seeded> {
+  const [seeded] = await seedMany(prisma, [accountId], size, { analyze });
+  return seeded;
+}
+
+/**
+ * A project of `size` for each account, all written in the same few statements. `triggers: false` leaves out the
+ * triggers and foreign-key checks (the rows are consistent as made): nothing is queued for embedding and the canon
+ * versions stay 0, which suits a gateway without embeddings (the write bench); with them, 200 small projects took
+ * minutes on the embedded store.
+ */
+export async function seedMany(prisma: PrismaClient, accountIds: string[], size: SeedSize, { analyze = true, triggers = true } = {}): Promise<Seeded[]> {
+  const made = accountIds.map((accountId) => seedRows(accountId, size));
+  const all = <K extends Exclude<keyof Rows, 'project'>>(key: K) => made.flatMap((m) => m.rows[key] as object[]) as Rows[K];
+  await insertRows(prisma, 'Project', { id: 'text', accountId: 'text', name: 'text', description: 'text', updatedAt: 'timestamp(3)' }, made.map((m) => m.rows.project), triggers);
+  await insertRows(prisma, 'Chapter', { id: 'text', projectId: 'text', externalId: 'text', title: 'text', ordinal: 'int', text: 'text' }, all('chapters'), triggers);
+  await insertRows(prisma, 'Entity', {
+    id: 'text', projectId: 'text', key: 'text', type: '"EntityType"', name: 'text', aliases: 'text[]', state: 'jsonb', baseState: 'jsonb',
+    status: '"ApprovalStatus"', confidence: 'float8', nameText: 'text', updatedAt: 'timestamp(3)',
+  }, all('entities'), triggers);
+  await insertRows(prisma, 'Fact', {
+    id: 'text', projectId: 'text', entityId: 'text', text: 'text', status: '"ApprovalStatus"', source: 'text',
+  }, all('facts'), triggers);
+  const entityIds = all('entities').map((e) => e.id!);
+  for (let i = 0; i < entityIds.length; i += 20_000) await refreshSearchText(prisma, entityIds.slice(i, i + 20_000));
+  await insertRows(prisma, 'Mention', {
+    id: 'text', projectId: 'text', entityId: 'text', chapterId: 'text', line: 'int', column: 'int', snippet: 'text', sortKey: 'text',
+  }, all('mentions'), triggers);
+  await insertRows(prisma, 'Conflict', {
+    id: 'text', projectId: 'text', severity: 'text', kind: 'text', title: 'text', rationale: 'text', refs: 'text[]', status: '"ConflictStatus"',
+  }, all('conflicts'), triggers);
+  await insertRows(prisma, 'ConflictEntity', { conflictId: 'text', entityId: 'text' }, all('conflictEntities'), triggers);
+  if (analyze) await prisma.$executeRawUnsafe('ANALYZE');
+  return made.map((m) => m.seeded);
+}
+
+/** One project's rows: the same for every run (a fixed seed), whatever the account. */
+function seedRows(accountId: string, size: SeedSize): { rows: Rows; seeded: Seeded } {
   const random = prng(20261122);
   const pick = <T>(items: readonly T[]) => items[Math.floor(random() * items.length)];
   const word = (syllables: number) => {
@@ -77,9 +131,7 @@ export async function seed(prisma: PrismaClient, accountId: string, size: SeedSi
     return w[0].toUpperCase() + w.slice(1);
   };
 
-  const project = await prisma.project.create({
-    data: { id: newId('prj'), accountId, name: 'Bench: The Saltmarsh Cycle', description: 'seeded by npm run bench' },
-  });
+  const project = { id: newId('prj'), accountId, name: 'Bench: The Saltmarsh Cycle', description: 'seeded by npm run bench', updatedAt: new Date() };
   const projectId = project.id;
 
   const chapters = Array.from({ length: size.chapters }, (_, i) => ({
@@ -90,7 +142,6 @@ export async function seed(prisma: PrismaClient, accountId: string, size: SeedSi
     ordinal: i + 1,
     text: '',
   }));
-  await prisma.chapter.createMany({ data: chapters });
 
   const places: string[] = [];
   const entities: Prisma.EntityCreateManyInput[] = [];
@@ -159,16 +210,8 @@ export async function seed(prisma: PrismaClient, accountId: string, size: SeedSi
       facts.push({ id: newId('fct'), projectId, entityId: id, text: sentences[f], status: random() < 0.75 ? 'approved' : 'suggested', source: 'import' });
     }
   }
-  await insertRows(prisma, 'Entity', {
-    id: 'text', projectId: 'text', key: 'text', type: '"EntityType"', name: 'text', aliases: 'text[]', state: 'jsonb', baseState: 'jsonb',
-    status: '"ApprovalStatus"', confidence: 'float8', nameText: 'text', updatedAt: 'timestamp(3)',
-  }, entities);
-  await insertRows(prisma, 'Fact', {
-    id: 'text', projectId: 'text', entityId: 'text', text: 'text', status: '"ApprovalStatus"', source: 'text',
-  }, facts);
-  await refreshSearchText(prisma, entities.map((e) => e.id!));
-
-  await writeChapterText(prisma, chapters.map((c) => c.id), entities.map((e) => e.name), size.words, random);
+  const texts = chapterTexts(chapters.length, entities.map((e) => e.name), size.words, random);
+  chapters.forEach((c, i) => (c.text = texts[i]));
 
   // Long tail: every entity is named twice, the rest follow a Zipf-like law over a shuffled order.
   const order = entities.map((_, i) => i).sort(() => random() - 0.5);
@@ -206,9 +249,6 @@ export async function seed(prisma: PrismaClient, accountId: string, size: SeedSi
       });
     }
   }
-  await insertRows(prisma, 'Mention', {
-    id: 'text', projectId: 'text', entityId: 'text', chapterId: 'text', line: 'int', column: 'int', snippet: 'text', sortKey: 'text',
-  }, mentions);
 
   const conflicts = Array.from({ length: size.conflicts }, (_, i) => ({
     id: newId('cfl'),
@@ -220,14 +260,13 @@ export async function seed(prisma: PrismaClient, accountId: string, size: SeedSi
     refs: [],
     status: (random() < 0.7 ? 'pending' : 'resolved') as 'pending' | 'resolved',
   }));
-  await prisma.conflict.createMany({ data: conflicts });
-  await prisma.conflictEntity.createMany({
-    data: conflicts.flatMap((c) => {
-      const a = Math.floor(random() * entities.length);
-      const b = (a + 1 + Math.floor(random() * (entities.length - 1))) % entities.length;
-      return [{ conflictId: c.id, entityId: entities[a].id! }, { conflictId: c.id, entityId: entities[b].id! }];
-    }),
+  const conflictEntities = conflicts.flatMap((c) => {
+    const a = Math.floor(random() * entities.length);
+    const b = (a + 1 + Math.floor(random() * (entities.length - 1))) % entities.length;
+    return [{ conflictId: c.id, entityId: entities[a].id! }, { conflictId: c.id, entityId: entities[b].id! }];
   });
-  if (analyze) await prisma.$executeRawUnsafe('ANALYZE');
-  return { projectId, names: entities.map((e) => e.name), entityIds: entities.map((e) => e.id!) };
+  return {
+    rows: { project, chapters, entities, facts, mentions, conflicts, conflictEntities },
+    seeded: { projectId, names: entities.map((e) => e.name), entityIds: entities.map((e) => e.id!) },
+  };
 }

@@ -8,7 +8,7 @@ import { KeyService } from '../../src/core/access/keys.ts';
 import { openDatabase } from '../../src/db/database.ts';
 import type { ServerProcess } from '../support/processes.ts';
 import { prng } from '../support/prng.ts';
-import { seed, seedSize, type SeedSize } from './seed.ts';
+import { seedMany, seedSize, type SeedSize } from './seed.ts';
 
 type Project = { projectId: string; key: string; names: string[]; entityIds: string[] };
 type Mix = { recall: number; search: number; entity: number; fact: number; state: number; create: number };
@@ -38,14 +38,15 @@ export async function prepareWriteProjects(
   const db = await openDatabase({ databaseUrl, dataDir });
   try {
     const keys = new KeyService(db.prisma, db.sql);
-    const project = async (size: SeedSize): Promise<Project> => {
-      const key = await keys.create({ tier: 'enterprise', name: 'bench writes', customQuota: 2_000_000_000, customRate: 2_000_000_000 });
-      return { key: key.key, ...(await seed(db.prisma, key.account, size, false)) };
+    // Each kind of project in one seeding: 200 projects one by one took minutes on the embedded store.
+    const projects = async (count: number, size: SeedSize): Promise<Project[]> => {
+      const created: Awaited<ReturnType<KeyService['create']>>[] = [];
+      for (let i = 0; i < count; i++) created.push(await keys.create({ tier: 'enterprise', name: 'bench writes', customQuota: 2_000_000_000, customRate: 2_000_000_000 }));
+      const seeded = await seedMany(db.prisma, created.map((k) => k.account), size, { analyze: false, triggers: false });
+      return seeded.map((s, i) => ({ key: created[i].key, ...s }));
     };
-    const large: Project[] = [];
-    for (let i = 0; i < (alone ? 1 : 3); i++) large.push(await project(largeSize));
-    const small: Project[] = [];
-    for (let i = 0; i < (alone ? 0 : 200); i++) small.push(await project(smallProject));
+    const large = await projects(alone ? 1 : 3, largeSize);
+    const small = await projects(alone ? 0 : 200, smallProject);
     await db.prisma.$executeRawUnsafe('VACUUM (ANALYZE)');
     log(`seeded for writes${databaseUrl ? '' : ' (embedded store)'}: ${large.length} projects of ${largeSize.entities} entities and ${largeSize.words} words, ${small.length} of ${smallProject.entities} entities, in ${((Date.now() - started) / 1000).toFixed(1)} s`);
     return { large, small, largeSize };
