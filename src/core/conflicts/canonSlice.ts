@@ -26,6 +26,11 @@ export type SliceEntity = {
 export type CanonSlice = {
   entities: SliceEntity[];
   relationships: { id: string; from: string; to: string; kind: string }[];
+  /**
+   * the kinship relationships of the named characters' relatives, two steps further out than `relationships`: what
+   * tells whether the graph gives someone any relative a kin word could mean (checks/kinship.ts); not sent to the model
+   */
+  kinAround: { id: string; from: string; to: string; kind: string }[];
   rules: SliceEntity[];
   promises: SliceEntity[];
   beats: { id: string; chapter: string; ordinal: number; summary: string; entities: string[] }[];
@@ -199,7 +204,7 @@ export async function loadCanonSlice(prisma: PrismaClient, projectId: string, pa
   // husband", "my mother").
   const kin = [...new Set(relationships.filter((r) => kinOfKind(r.kind)).flatMap((r) => [r.fromId, r.toId]))].filter((id) => !named.includes(id));
   const more = [...new Set([...kin.slice(0, limits.relatives), ...narrators])].filter((id) => !named.includes(id));
-  const others = await entitiesWithFacts(prisma, more, chapter, { projectId, type: 'character' });
+  const [others, kinAround] = await Promise.all([entitiesWithFacts(prisma, more, chapter, { projectId, type: 'character' }), kinRings(prisma, projectId, kin, relationships)]);
   const latestEntities = [...namedEntities, ...others];
   const at = chapter ? { ordinal: chapter.ordinal, line: chapter.line } : undefined;
   // The held places added below are never characters: whether there are any is known now.
@@ -236,6 +241,7 @@ export async function loadCanonSlice(prisma: PrismaClient, projectId: string, pa
   const slice: CanonSlice = {
     entities: sliced,
     relationships: [...relationships, ...held.relationships.filter((r) => !relationships.some((x) => x.id === r.id))].map((r) => ({ id: r.id, from: r.fromId, to: r.toId, kind: r.kind })),
+    kinAround,
     rules: rules.map(toSlice),
     promises: promises.map(toSlice),
     beats,
@@ -252,9 +258,41 @@ export async function loadCanonSlice(prisma: PrismaClient, projectId: string, pa
     for (const f of e.facts) slice.ids.add(f.id);
   }
   for (const facts of Object.values(slice.unaware)) for (const f of facts) slice.ids.add(f.id);
-  for (const r of slice.relationships) slice.ids.add(r.id);
+  for (const r of [...slice.relationships, ...slice.kinAround]) slice.ids.add(r.id);
   for (const b of slice.beats) slice.ids.add(b.id);
   return slice;
+}
+
+/**
+ * The kinship relationships of `relatives` (the named characters' relatives) and of theirs in turn: two rings of the
+ * family graph beyond the one the slice holds, read only while a ring finds kin.
+ */
+async function kinRings(prisma: PrismaClient, projectId: string, relatives: string[], known: { id: string }[]): Promise<CanonSlice['kinAround']> {
+  const seen = new Set(known.map((r) => r.id));
+  const found: CanonSlice['kinAround'] = [];
+  let ring = relatives;
+  const reached = new Set(relatives);
+  for (let step = 0; step < 2 && ring.length > 0; step++) {
+    const rows = await prisma.relationship.findMany({
+      where: { projectId, OR: [{ fromId: { in: ring } }, { toId: { in: ring } }] },
+      select: { id: true, fromId: true, toId: true, kind: true },
+      orderBy: { id: 'asc' },
+      take: ring.length * limits.neighbours,
+    });
+    const next: string[] = [];
+    for (const r of rows) {
+      if (seen.has(r.id) || !kinOfKind(r.kind)) continue;
+      seen.add(r.id);
+      found.push({ id: r.id, from: r.fromId, to: r.toId, kind: r.kind });
+      for (const id of [r.fromId, r.toId]) {
+        if (reached.has(id)) continue;
+        reached.add(id);
+        next.push(id);
+      }
+    }
+    ring = next.slice(0, limits.relatives);
+  }
+  return found;
 }
 
 /**

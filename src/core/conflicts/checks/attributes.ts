@@ -12,12 +12,14 @@
 import type { SliceEntity } from '../canonSlice.ts';
 import type { ConflictDraft } from '../kinds.ts';
 import {
+  apposing,
   approximate,
   attributeCompounds,
   attributeNouns,
   changing,
   colourFamiliesOf,
   colours,
+  feelings,
   kinWord,
   linking,
   longestTitle,
@@ -32,7 +34,7 @@ import {
 import { verbIn, type Token } from '../reader/nlp.ts';
 import { matchAround, type Classes, type Rule, type Slot } from '../reader/patterns.ts';
 import type { Ref } from '../reader/references.ts';
-import { asserts, clauseStart, moodOf, predicatesOf } from '../reader/syntax.ts';
+import { asserts, clauseStart, moodOf, onlyRemembered, predicatesOf } from '../reader/syntax.ts';
 import { quoteAt, refsOf, spanAt, type Passage } from './passage.ts';
 
 type Attribute = 'eyes' | 'hair' | 'age' | 'title';
@@ -187,6 +189,8 @@ const colourClasses: Classes = {
   describing: (t) => t.pos === 'ADJ' || t.pos === 'ADV' || t.pos === 'NOUN' || t.text === ',',
   person: (t) => t.pos === 'NOUN' && (people.has(t.lemma) || personNouns.has(t.lemma)),
   be: (t) => t.lemma === 'be' && (t.pos === 'AUX' || t.pos === 'VERB'),
+  // what opens an apposition: a comma, or a dash ("Morgan--an old, red-haired sailor--")
+  apposing: (t) => apposing.has(t.text),
 };
 const colourRun: Slot[] = [{ is: 'modifier', op: '*' }, { is: 'colour', op: '+', take: 'colour' }];
 const compound: Slot[] = [...colourRun, { words: ['-'] }, { is: 'compoundSuffix', take: 'noun' }];
@@ -198,15 +202,15 @@ const compound: Slot[] = [...colourRun, { words: ['-'] }, { is: 'compoundSuffix'
 const colourRules: Rule<{ subject?: boolean; whole?: boolean }>[] = [
   // "the deep auburn of Nell's hair", "the brown of his eyes"
   { id: 'colour-noun', before: [{ pos: ['DET'], op: '?' }, ...colourRun, { words: ['of'] }], after: [{ is: 'possessiveMark', op: '?' }, { is: 'modifier', op: '*' }, { is: 'attributeNoun', take: 'noun' }] },
-  // "Nell, a grey-eyed girl of twenty-four,"
-  { id: 'compound-apposition', after: [{ words: [','] }, { words: ['a', 'an', 'the'] }, ...compound] },
+  // "Nell, a grey-eyed girl of twenty-four,", "Morgan--an old, red-haired, mahogany-faced sailor--"
+  { id: 'compound-apposition', after: [{ is: 'apposing' }, { words: ['a', 'an', 'the'] }, { is: 'describing', op: '*' }, ...compound] },
   // "Jem was a grey-eyed boy"
   { id: 'compound-predicate', after: [{ is: 'be' }, { pos: ['ADV'], op: '*' }, { words: ['a', 'an'] }, ...compound], meta: { subject: true } },
   // "the blue eyes of Eleanor Bellamy"
   { id: 'noun-of-name', before: [{ words: ['the'] }, ...colourRun, { is: 'attributeNoun', take: 'noun' }, { words: ['of'] }], meta: { whole: true } },
   // "Harcourt was a tall, spare man with blue eyes", "Crane, a stout little man with black hair,"
   { id: 'with-predicate', after: [{ is: 'be' }, { pos: ['ADV'], op: '*' }, { words: ['a', 'an'] }, { is: 'describing', op: '*' }, { is: 'person' }, { words: ['with'] }, ...colourRun, { is: 'attributeNoun', take: 'noun' }], meta: { subject: true } },
-  { id: 'with-apposition', after: [{ words: [','] }, { words: ['a', 'an'] }, { is: 'describing', op: '*' }, { is: 'person' }, { words: ['with'] }, ...colourRun, { is: 'attributeNoun', take: 'noun' }] },
+  { id: 'with-apposition', after: [{ is: 'apposing' }, { words: ['a', 'an'] }, { is: 'describing', op: '*' }, { is: 'person' }, { words: ['with'] }, ...colourRun, { is: 'attributeNoun', take: 'noun' }] },
 ];
 /** A colour told after its noun: "hair of a dull brown", "eyes of the palest grey". */
 const afterNounRules: Rule[] = [{ id: 'of-a-colour', after: [{ words: ['of'] }, { words: ['a', 'an', 'the'], op: '?' }, ...colourRun] }];
@@ -227,7 +231,8 @@ function colourStatements(p: Passage, ref: Ref): Statement[] {
   const statements: Statement[] = [];
   const sentence = tokens[ref.first].sentence;
   const inSentence = (k: number) => k < tokens.length && tokens[k].sentence === sentence;
-  const asserted = (k: number) => syntax.unasserted[k] === undefined && !tokens[k].negated;
+  // An eye colour does not change: remembered, it is still the character's ("I remember his bright, blue eyes").
+  const asserted = (k: number, attribute?: Attribute) => (syntax.unasserted[k] === undefined || (attribute === 'eyes' && onlyRemembered(syntax, k))) && !tokens[k].negated;
 
   // A possessive: "X's …", "her …", "X, whose …".
   let np = -1;
@@ -249,7 +254,7 @@ function colourStatements(p: Passage, ref: Ref): Statement[] {
       const earlier = tokens.slice(p.reading.sentences[sentence].first, k).reverse().find((t) => attributeNouns[t.lower]);
       attribute = earlier ? attributeNouns[earlier.lower] : undefined;
     }
-    if (attribute && asserted(k)) {
+    if (attribute && asserted(k, attribute)) {
       // "Mira's eyes, grey as the sea, …", "Thorne's hair, thick and black as a boy's, …": an adjective phrase in
       // apposition to the noun, up to what ends it ("as", "with", a comma).
       if (tokens[k + 1]?.text === ',') {
@@ -274,7 +279,7 @@ function colourStatements(p: Passage, ref: Ref): Statement[] {
         const bare: string[] = [];
         while (inSentence(j) && colours.has(tokens[j].lower)) bare.push(tokens[j++].lower);
         const ends = !inSentence(j) || (tokens[j].pos === 'PUNCT' && tokens[j].text !== '-') || ['at', 'as', 'and'].includes(tokens[j].lower);
-        if (bare.length > 0 && ends && asserted(j - 1)) statements.push({ attribute, value: bare.join(' '), from: ref.first, to: j - 1 });
+        if (bare.length > 0 && ends && asserted(j - 1, attribute)) statements.push({ attribute, value: bare.join(' '), from: ref.first, to: j - 1 });
       }
       const stated = coloursIn(tokens, np, k - 1);
       if (stated.length > 0) statements.push({ attribute, value: stated.join(' '), from: ref.first, to: k });
@@ -312,7 +317,7 @@ function colourStatements(p: Passage, ref: Ref): Statement[] {
     const compound = tokens[k];
     const parts = compound?.lower.split('-') ?? [];
     const attribute = compound && (attributeCompounds[parts.at(-1)!] ?? undefined);
-    if (attribute && compound.sentence === sentence && asserted(k)) {
+    if (attribute && compound.sentence === sentence && asserted(k, attribute)) {
       const stated = parts.length > 1 ? parts.slice(0, -1).filter((w) => colours.has(w)) : tokens[k - 1]?.text === '-' ? coloursIn(tokens, Math.max(0, k - 3), k - 2) : [];
       if (stated.length > 0) statements.push({ attribute, value: stated.join(' '), from: Math.max(0, k - 2), to: ref.last });
     }
@@ -359,9 +364,22 @@ function predicateColour(p: Passage, attribute: 'eyes' | 'hair', from: number, h
     k++;
   }
   const stated = coloursIn(tokens, start, k - 1);
-  if (stated.length === 0 || ['with', 'from'].includes(tokens[k]?.lower ?? '')) return [];
+  if (stated.length === 0 || (['with', 'from'].includes(tokens[k]?.lower ?? '') && !withFeeling(tokens, k))) return [];
   if (p.syntax.unasserted[start] !== undefined) return [];
   return [{ attribute, value: stated.join(' '), from, to: k - 1 }];
+}
+
+/**
+ * "flamed blue with devilish passion": a feeling after "with" is what the eyes show, not what colours them, as dust or
+ * tears do ("grey with dust", "red with weeping"), so the colour stands.
+ */
+function withFeeling(tokens: Token[], k: number): boolean {
+  if (tokens[k].lower !== 'with') return false;
+  for (let j = k + 1; j <= k + 3 && tokens[j]; j++) {
+    if (feelings.has(tokens[j].lemma) || feelings.has(tokens[j].lower)) return true;
+    if (!['DET', 'ADJ', 'NOUN', 'PRON'].includes(tokens[j].pos)) return false;
+  }
+  return false;
 }
 
 /** An age bound at token k ("not yet", "under", "over", "past"): which, and where its number starts. */

@@ -42,6 +42,78 @@ function derivedKinship(held: Held[], who: string, of: string): Derived[] {
   return found;
 }
 
+// Kinship three steps away, loosely as prose names it: a parent's aunt is an aunt ("great-aunt"), a parent's cousin a
+// cousin, an aunt's child a cousin, a spouse's parent a mother or father, a sibling's spouse a brother or sister. Only
+// to tell whether the graph gives someone any relative a kin word could mean (closedWorld), never to contradict one.
+const loosely: Partial<Record<KinRole, Partial<Record<KinRole, KinRole[]>>>> = {
+  parent: { parent: ['grandparent'], sibling: ['auncle'], auncle: ['auncle'], grandparent: ['grandparent'], cousin: ['cousin'], spouse: ['parent'] },
+  grandparent: { child: ['parent', 'auncle'], sibling: ['auncle', 'grandparent'] },
+  auncle: { child: ['cousin'], spouse: ['auncle'] },
+  sibling: { child: ['nibling'], spouse: ['sibling'], sibling: ['sibling'] },
+  spouse: { sibling: ['sibling'], parent: ['parent'], child: ['child'] },
+  child: { child: ['grandchild'], spouse: ['child'] },
+  nibling: { child: ['nibling'] },
+};
+
+/** Every role the graph gives `of` a relative in, directly or by up to three steps read loosely. */
+function rolesOf(held: Held[], of: string): Set<KinRole> {
+  const roles = new Set<KinRole>();
+  let frontier: { who: string; role: KinRole }[] = held.filter((h) => h.of === of).map((h) => ({ who: h.who, role: h.kin.role }));
+  for (let step = 0; step < 3 && frontier.length > 0; step++) {
+    const next: { who: string; role: KinRole }[] = [];
+    for (const f of frontier) {
+      roles.add(f.role);
+      for (const h of held.filter((h) => h.of === f.who && h.who !== of)) for (const role of loosely[f.role]?.[h.kin.role] ?? []) next.push({ who: h.who, role });
+    }
+    frontier = next;
+  }
+  return roles;
+}
+
+/**
+ * "his sister", "my uncle" where the graph gives the possessor kin, none of that role even loosely: a careful canon
+ * that keeps someone's family would hold the relative, so the passage gives them one the graph does not. Only a kin word
+ * of its own ("her aunt", "Laurence and his nephew"): not one a name follows ("her aunt Carrol", someone the canon does
+ * not hold), nor a word that also means a child or a friend ("my boy", "his girl"), nor the first of a compound ("his
+ * brother officers"), nor in a list of names.
+ */
+// The narrator's family is what a first-person canon keeps ("my uncle appeared"), but for parents, often dead before
+// the story and never held; of anyone else's, only brothers, sisters, nieces and nephews: a third person's aunts,
+// cousins, parents and in-laws are often people the canon never holds ("her aunt" for an aunt met once).
+const closedWorldRoles = { narrator: new Set<KinRole>(['sibling', 'spouse', 'grandparent', 'grandchild', 'auncle', 'nibling', 'cousin']), other: new Set<KinRole>(['sibling', 'nibling']) };
+/** The generation of a role, from the one it is of: a canon keeps someone's relatives of a generation or none of them. */
+const generation: Record<KinRole, number> = { grandparent: 2, parent: 1, auncle: 1, sibling: 0, spouse: 0, cousin: 0, child: -1, nibling: -1, grandchild: -2 };
+
+type Unnamed = { possessor: SliceEntity; kin: Kin; word: string; from: number; to: number };
+
+function unnamedKin(p: Passage): Unnamed[] {
+  const { tokens } = p.reading;
+  const found: Unnamed[] = [];
+  const named = new Set(p.refs.filter((r) => !r.pronoun).map((r) => r.first));
+  for (const ref of p.refs) {
+    if (ref.entity.type !== 'character' || ref.kin) continue;
+    const after = ref.pronoun === 'possessive' ? ref.last + 1 : possessiveAfter(p, ref) ? ref.last + 2 : -1;
+    if (after < 0) continue;
+    const kin = kinAt(p, after);
+    if (!kin || !closedWorldRoles[ref.narrator ? 'narrator' : 'other'].has(kin.kin.role) || ['child', 'boy', 'girl'].includes(kin.word.toLowerCase())) continue;
+    const next = tokens[kin.at + 1];
+    const apposed = next?.text === ',' ? kin.at + 2 : kin.at + 1;
+    if (next && (next.pos === 'NOUN' || next.pos === 'PROPN' || /^\p{Lu}/u.test(next.text))) continue;
+    if (named.has(apposed) || tokens[apposed]?.pos === 'PROPN' || (tokens[apposed]?.pos === 'DET' && tokens[apposed + 1]?.pos === 'PROPN')) continue;
+    if (!tokens.slice(ref.first, kin.at + 1).every((t, j) => p.syntax.unasserted[ref.first + j] === undefined && !t.negated)) continue;
+    if (!surelyOf(ref)) continue;
+    found.push({ possessor: ref.entity, kin: kin.kin, word: kin.word, from: ref.first, to: kin.at });
+  }
+  return found;
+}
+
+/**
+ * Whether a possessor is beyond doubt, as a claim from what the graph lacks needs: a name, or the narrator's "my". A
+ * third-person pronoun, even one that agrees with its clause's subject, may mean someone the canon does not hold: on
+ * the whole books it gave more false alarms than the claims it found.
+ */
+const surelyOf = (ref: Ref) => !ref.pronoun || ref.narrator === true;
+
 const possessiveAfter = (p: Passage, ref: Ref) => !ref.pronoun && /^['’]s$/.test(p.reading.tokens[ref.last + 1]?.lower ?? '');
 
 /** The kin word after a possessor at token k (skipping "late", "younger"…), unless it is "-in-law", "step-"… */
@@ -190,6 +262,13 @@ export function kinship(p: Passage): ConflictDraft[] {
     } else if (kin.role === 'parent') {
       contradiction = otherParents(p, held, possessor, named.id, kin.gender, claim.word.toLowerCase());
     }
+    if (!contradiction && between.length === 0 && derivedKinship(held, named.id, possessor.id).length === 0) {
+      // "old Redruth, the squire's brother": the graph relates the two, by no kinship ("serves", "friend_of").
+      const other = p.slice.relationships.filter((r) => (r.from === named.id && r.to === possessor.id) || (r.from === possessor.id && r.to === named.id));
+      if (other.length > 0 && other.every((r) => !held.some((h) => h.id === r.id))) {
+        contradiction = { held: other.map((r) => ({ who: r.from, of: r.to, kin, id: r.id })), why: `the relationship graph relates them only as ${other.map((r) => r.kind).join(', ')}` };
+      }
+    }
     if (!contradiction) continue;
     const key = `${possessor.id}|${named.id}`;
     if (reported.has(key)) continue;
@@ -201,6 +280,29 @@ export function kinship(p: Passage): ConflictDraft[] {
       title: `${named.name} is not ${possessor.name}'s ${claim.word.toLowerCase()}`,
       rationale: `The passage makes ${named.name} ${possessor.name}'s ${claim.word.toLowerCase()}, but ${contradiction.why}: ${quoteAt(p, claim.from, claim.to)}.`,
       refs: [...new Set([named.id, possessor.id, ...contradiction.held.map((h) => h.id)])],
+      at: spanAt(p, claim.from, claim.to),
+    });
+  }
+  const family = heldKinship([...p.slice.relationships, ...p.slice.kinAround]);
+  for (const claim of unnamedKin(p)) {
+    const { possessor, kin } = claim;
+    const own = held.filter((h) => h.of === possessor.id);
+    const roles = rolesOf(family, possessor.id);
+    // "my uncle" when the graph gives the narrator parents; "his nephew" when it gives him a child or a grandchild.
+    const kept = [...roles].some((r) => Math.sign(generation[r]) === Math.sign(generation[kin.role]) && Math.abs(generation[r]) >= Math.abs(generation[kin.role]));
+    if (own.length === 0 || roles.has(kin.role) || !kept) continue;
+    const key = `${possessor.id}|${kin.role}`;
+    if (reported.has(key)) continue;
+    reported.add(key);
+    const word = claim.word.toLowerCase();
+    const relatives = [...new Set(own.map((h) => `${nameOf(p, h.who)} (${h.kin.role})`))].join(', ');
+    hits.push({
+      severity: 'P2',
+      kind: 'relationship_contradiction',
+      episode: p.episode,
+      title: `${possessor.name} has no ${word} in the relationship graph`,
+      rationale: `The passage gives ${possessor.name} a ${word}, but the relationship graph gives ${possessor.name} no relative of that kind, only ${relatives}: ${quoteAt(p, claim.from, claim.to)}.`,
+      refs: [...new Set([possessor.id, ...own.map((h) => h.id)])],
       at: spanAt(p, claim.from, claim.to),
     });
   }

@@ -11,6 +11,9 @@ export const thinking = set(`
   fantasize want desire pray long yearn
 `);
 
+/** Verbs of memory among them: what is remembered was so ("I remember his blue eyes"). */
+export const recollecting = set('remember recall recollect');
+
 /** Verbs of saying and writing: their complement ("said that…", "told her how…") is someone's claim. */
 export const reporting = set(`
   say tell whisper claim swear insist report rumour rumor write mutter murmur announce explain boast confess admit deny
@@ -205,11 +208,15 @@ export const attributeNouns: Record<string, 'eyes' | 'hair'> = {
   eye: 'eyes', eyes: 'eyes', hair: 'hair', hairs: 'hair', locks: 'hair', curls: 'hair', tresses: 'hair', mane: 'hair',
   braid: 'hair', braids: 'hair', plait: 'hair', plaits: 'hair', ringlets: 'hair',
 };
+/** Feelings eyes may blaze or flash with: "blue with passion" keeps its colour, unlike "grey with dust". */
+export const feelings = set('passion rage fury anger wrath hate hatred malice desire lust joy delight excitement triumph menace cruelty scorn contempt mischief merriment amusement laughter eagerness hunger');
+/** Marks that open an apposition: "Morgan, an old sailor", "Morgan--an old sailor--". */
+export const apposing = new Set([',', '--', '—', '–']);
 /** "-eyed", "-haired" compounds. */
 export const attributeCompounds: Record<string, 'eyes' | 'hair'> = { eyed: 'eyes', haired: 'hair' };
 
 /** Verbs that link an attribute to its colour: "her eyes were blue", "his hair shone gold". */
-export const linking = set('be look seem appear shine gleam glitter glint burn blaze flash sparkle glow show stay remain');
+export const linking = set('be look seem appear shine gleam glitter glint burn blaze flame flare smoulder smolder flash sparkle glow show stay remain');
 /** Verbs of change: "her hair turned white" is an event, not a contradiction of the colour it had. */
 export const changing = set('turn go grow become fade darken lighten dye whiten grey gray bleach');
 
