@@ -34,7 +34,7 @@ import {
 import { verbIn, type Token } from '../reader/nlp.ts';
 import { matchAround, type Classes, type Rule, type Slot } from '../reader/patterns.ts';
 import type { Ref } from '../reader/references.ts';
-import { asserts, clauseStart, moodOf, onlyRemembered, predicatesOf } from '../reader/syntax.ts';
+import { asserts, clauseStart, moodOf, predicatesOf } from '../reader/syntax.ts';
 import { quoteAt, refsOf, spanAt, type Passage } from './passage.ts';
 
 type Attribute = 'eyes' | 'hair' | 'age' | 'title';
@@ -231,8 +231,7 @@ function colourStatements(p: Passage, ref: Ref): Statement[] {
   const statements: Statement[] = [];
   const sentence = tokens[ref.first].sentence;
   const inSentence = (k: number) => k < tokens.length && tokens[k].sentence === sentence;
-  // An eye colour does not change: remembered, it is still the character's ("I remember his bright, blue eyes").
-  const asserted = (k: number, attribute?: Attribute) => (syntax.unasserted[k] === undefined || (attribute === 'eyes' && onlyRemembered(syntax, k))) && !tokens[k].negated;
+  const asserted = (k: number) => syntax.unasserted[k] === undefined && !tokens[k].negated;
 
   // A possessive: "X's …", "her …", "X, whose …".
   let np = -1;
@@ -254,7 +253,7 @@ function colourStatements(p: Passage, ref: Ref): Statement[] {
       const earlier = tokens.slice(p.reading.sentences[sentence].first, k).reverse().find((t) => attributeNouns[t.lower]);
       attribute = earlier ? attributeNouns[earlier.lower] : undefined;
     }
-    if (attribute && asserted(k, attribute)) {
+    if (attribute && asserted(k)) {
       // "Mira's eyes, grey as the sea, …", "Thorne's hair, thick and black as a boy's, …": an adjective phrase in
       // apposition to the noun, up to what ends it ("as", "with", a comma).
       if (tokens[k + 1]?.text === ',') {
@@ -279,7 +278,7 @@ function colourStatements(p: Passage, ref: Ref): Statement[] {
         const bare: string[] = [];
         while (inSentence(j) && colours.has(tokens[j].lower)) bare.push(tokens[j++].lower);
         const ends = !inSentence(j) || (tokens[j].pos === 'PUNCT' && tokens[j].text !== '-') || ['at', 'as', 'and'].includes(tokens[j].lower);
-        if (bare.length > 0 && ends && asserted(j - 1, attribute)) statements.push({ attribute, value: bare.join(' '), from: ref.first, to: j - 1 });
+        if (bare.length > 0 && ends && asserted(j - 1)) statements.push({ attribute, value: bare.join(' '), from: ref.first, to: j - 1 });
       }
       const stated = coloursIn(tokens, np, k - 1);
       if (stated.length > 0) statements.push({ attribute, value: stated.join(' '), from: ref.first, to: k });
@@ -317,7 +316,7 @@ function colourStatements(p: Passage, ref: Ref): Statement[] {
     const compound = tokens[k];
     const parts = compound?.lower.split('-') ?? [];
     const attribute = compound && (attributeCompounds[parts.at(-1)!] ?? undefined);
-    if (attribute && compound.sentence === sentence && asserted(k, attribute)) {
+    if (attribute && compound.sentence === sentence && asserted(k)) {
       const stated = parts.length > 1 ? parts.slice(0, -1).filter((w) => colours.has(w)) : tokens[k - 1]?.text === '-' ? coloursIn(tokens, Math.max(0, k - 3), k - 2) : [];
       if (stated.length > 0) statements.push({ attribute, value: stated.join(' '), from: Math.max(0, k - 2), to: ref.last });
     }

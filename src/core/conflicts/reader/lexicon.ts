@@ -11,9 +11,6 @@ export const thinking = set(`
   fantasize want desire pray long yearn
 `);
 
-/** Verbs of memory among them: what is remembered was so ("I remember his blue eyes"). */
-export const recollecting = set('remember recall recollect');
-
 /** Verbs of saying and writing: their complement ("said that…", "told her how…") is someone's claim. */
 export const reporting = set(`
   say tell whisper claim swear insist report rumour rumor write mutter murmur announce explain boast confess admit deny

@@ -14,7 +14,6 @@ import {
   nowWords,
   pastSpans,
   possessives,
-  recollecting,
   reporting,
   sceneMaking,
   sceneNouns,
@@ -150,11 +149,6 @@ export function clauseEnd(syntax: Syntax, i: number): number {
   return k;
 }
 
-/** The reason a memory gives what it holds ("I remember his bright, blue eyes"): what was, not what is now. */
-const remembered = 'remembered after';
-/** Whether a token is unasserted only as what someone remembers: a lasting trait remembered still holds. */
-export const onlyRemembered = (syntax: Syntax, k: number) => syntax.unasserted[k]?.startsWith(remembered) === true;
-
 function markUnasserted(syntax: Syntax): void {
   const { reading } = syntax;
   const { tokens, sentences } = reading;
@@ -230,7 +224,7 @@ function markUnasserted(syntax: Syntax): void {
       // What follows a verb of thinking, dreaming or remembering is the thought: to the end of the sentence, or of the
       // clause a new subject opens after "and"/"but".
       // A dream or a picture in the mind reaches past a semicolon or a new clause, to the end of the sentence.
-      if (verbIn(thinking, t) && !t.negated) mark(i + 1, verbIn(sceneMaking, t) ? s.last : complementEnd(syntax, i, s.last), `${verbIn(recollecting, t) ? remembered : 'after'} "${t.text}"`);
+      if (verbIn(thinking, t) && !t.negated) mark(i + 1, verbIn(sceneMaking, t) ? s.last : complementEnd(syntax, i, s.last), `after "${t.text}"`);
       // A verb of saying opens a claim only with "that", "how", "whether"… or a clause right after it ("said Cador
       // was alive"); a speech tag ("said Osric, and…") opens nothing.
       if (verbIn(reporting, t)) {
