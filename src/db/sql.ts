@@ -53,10 +53,11 @@ export const inline = (s: Statement, values: readonly Literal[]): string => s.te
 export type TransactionSql = SqlClient & { atCommit(text: string): void };
 
 /**
- * `lock`: an advisory lock (pg_advisory_xact_lock on the name's hash) taken as the transaction begins; `first`: a
- * statement run right after it, whose rows `work` is given. Both go with the BEGIN in one round trip.
+ * `lock`: an advisory lock (pg_advisory_xact_lock on the name's hash) taken as the transaction begins, `sharedLock`
+ * the same lock in shared mode (pg_advisory_xact_lock_shared); `first`: a statement run right after it, whose rows
+ * `work` is given. All go with the BEGIN in one round trip.
  */
-export type TransactionStart = { lock?: string; first?: { statement: Statement; values: Literal[] } };
+export type TransactionStart = { lock?: string; sharedLock?: string; first?: { statement: Statement; values: Literal[] } };
 
 /** Runs `work` in one transaction, its statements on one connection of the pool (prepared where the pool prepares). */
 export type SqlTransaction = <T, R extends object = Record<string, unknown>>(
@@ -64,6 +65,7 @@ export type SqlTransaction = <T, R extends object = Record<string, unknown>>(
 ) => Promise<T>;
 
 const advisoryLock = statement('advisory_xact_lock', 'SELECT pg_advisory_xact_lock(hashtextextended($1, 0))');
+const sharedAdvisoryLock = statement('advisory_xact_lock_shared', 'SELECT pg_advisory_xact_lock_shared(hashtextextended($1, 0))');
 
 /**
  * Transactions on `pool` straight through the driver: for the writes on the hottest paths, where each statement sent
@@ -82,6 +84,7 @@ export function sqlTransaction(pool: pg.Pool, prepared: boolean): SqlTransaction
     const opening = [
       'BEGIN',
       ...(start.lock !== undefined ? [inline(advisoryLock, [start.lock])] : []),
+      ...(start.sharedLock !== undefined ? [inline(sharedAdvisoryLock, [start.sharedLock])] : []),
       ...(start.first ? [inline(start.first.statement, start.first.values)] : []),
     ];
     let broken: Error | undefined;

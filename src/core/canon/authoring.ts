@@ -322,7 +322,8 @@ export class AuthoringService {
    * updateEntity for a change of the state, confidence or status alone, the commonest edit: nothing about names, the
    * graph or timed values moves, so it runs straight through the driver in one transaction of four round trips (the
    * BEGIN with the lock and the project and entity; the change, with the state recomputed; the answer's two reads;
-   * the audit entry with the COMMIT).
+   * the audit entry with the COMMIT). The project's writer lock is taken shared and the entity's row locked, so edits
+   * of other entities go side by side (projectLockName).
    */
   private async updateFields(accountId: string, projectId: string, entityId: string, input: UpdateEntityInput): Promise<AuthoredEntity> {
     type Current = { owned: boolean; baseState: State | null; version: number | null };
@@ -336,7 +337,7 @@ export class AuthoringService {
         entityId, baseState, input.confidence !== undefined, input.confidence ?? null, input.status ?? null, utcTimestamp(new Date()),
       ]);
       return this.answerSql(sql, accountId, projectId, entityId);
-    }, { lock: projectLockName(projectId), first: { statement: entityForUpdate, values: [projectId, accountId, entityId] } });
+    }, { sharedLock: projectLockName(projectId), first: { statement: entityForUpdate, values: [projectId, accountId, entityId] } });
   }
 
   /**

@@ -23,7 +23,15 @@ export type EntityRelationship = {
  */
 export const holdUntilCommit = (tx: TxClient, name: string) => tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${name}, 0))`;
 
-/** The name of a project's writer lock (holdProject), for a writer that takes it in a statement of its own. */
+/**
+ * The name of a project's writer lock (holdProject), for a writer that takes it in a statement of its own. Most writers
+ * take it exclusive. A write confined to one existing entity that reads nothing of the others (a new fact without story
+ * time or knowers, lore_create_fact; a change of an entity's state, confidence or status, AuthoringService.updateFields)
+ * takes it shared and locks its entity's row for the rest: such writes to different entities run side by side, those
+ * to one entity one after the other, and a writer that reads the whole project (names, chapters, imports, retcons,
+ * deletions) still runs alone. The project's canon version is raised as each commits (the writelock_shared_writers
+ * migration), so it does not queue them either.
+ */
 export const projectLockName = (projectId: string) => JSON.stringify(['project writes', projectId]);
 const projectLock = statement('hold_project', 'SELECT pg_advisory_xact_lock(hashtextextended($1, 0))');
 

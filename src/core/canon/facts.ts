@@ -52,8 +52,8 @@ const fieldError = (code: 'validation_error' | 'already_exists' | 'version_confl
 const isUniqueViolation = (error: unknown) =>
   (error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002') || (error as { code?: unknown }).code === '23505'; // the driver's
 
-// The whole write of a fact without story time or knowers, in one statement (the migration factwrites_create_fact
-// says what lore_create_fact does): the fact ($1), its candidate ($2) and decision ($3, null when suggested), the
+// The whole write of a fact without story time or knowers, in one statement (the migrations factwrites_create_fact
+// and writelock_shared_writers say what lore_create_fact does): the fact ($1), its candidate ($2) and decision ($3, null when suggested), the
 // audit entry ($12-$19, null: none). Null once written, else what refused it.
 const createFactCall = statement('create_fact', `
   SELECT lore_create_fact($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::timestamp(3), $11, $12, $13, $14, $15, $16, $17::text[], $18::jsonb,
@@ -87,7 +87,8 @@ export class FactService {
 
   /**
    * create for a fact without story time or knowers, the commonest: one statement (lore_create_fact) with the
-   * project's writer lock, the checks, the writes and the audit entry, in a transaction of its own.
+   * project's writer lock (shared) and its entity's row lock, the checks, the writes and the audit entry, in a
+   * transaction of its own.
    */
   private async createTimeless(input: NewFact): Promise<CreatedFact> {
     const approved = input.status === 'approved';
