@@ -81,6 +81,8 @@ describe('read cache under concurrent writes', () => {
         await write(via, 'POST', '/facts', { entity_id: id, text: fact });
         for (const gw of gateways) {
           expect((await recall(gw, person))[0].facts.map((f) => f.text)).toContain(fact);
+          // Every writer's fact of a round has the word gull<round>: a page of it that another writer's check cached, not
+          // showing this entity, has to go with this fact (src/core/canon/canonChanges.ts, scope 'appended').
           expect((await search(gw, `gull${round}`)).map((e) => e.id)).toContain(id);
         }
       }

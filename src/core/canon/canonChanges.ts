@@ -1,15 +1,21 @@
 // What moved a project's canon version, read from the CanonChange log that the canon tables' triggers write
-// (prisma/migrations/…_writes_canon_changes, …_mixload_added_entities): a cached page read at an older version is still
+// (prisma/migrations/…_writes_canon_changes, …_mixload_added_entities, …_writelock_appended_facts): a cached page read at an older version is still
 // exact when no change since could have touched it, so a write to one entity leaves the pages of the others in the
-// cache, and a new entity leaves the recall pages whose filter none of its names contains. The log of each project is
+// cache, a new entity leaves the recall pages whose filter none of its names contains, and a new fact leaves the
+// search pages whose query has none of its words. The log of each project is
 // kept here as far as it was read, and only what is newer is asked for.
 import { LRUCache } from 'lru-cache';
 import { rows, statement, type SqlClient } from '../../db/sql.ts';
 
 export type PageKind = 'recall' | 'search';
-type Change = { version: number; scope: 'all' | 'search' | 'entities' | 'added' | 'none'; entityIds: string[]; names: string[] };
-/** Whether an entity of these names (its "nameText": name and aliases, one a line) could show on a page. */
-export type Admits = (nameText: string) => boolean;
+// `names`: for 'added', the new entities' names; for 'appended' (words appended to the entities' search texts, the
+// writelock_appended_facts migration), those words.
+type Change = { version: number; scope: 'all' | 'search' | 'entities' | 'added' | 'appended' | 'none'; entityIds: string[]; names: string[] };
+/**
+ * For a recall page, whether an entity of these names (its "nameText": name and aliases, one a line) could show on it;
+ * for a search page, whether this word could be a word of its query.
+ */
+export type Admits = (nameOrWord: string) => boolean;
 /** Changes of versions in (from, to], in version order. */
 type Log = { from: number; to: number; changes: Change[] };
 
@@ -46,6 +52,8 @@ export class CanonChanges {
       if (change.scope === 'all' || (change.scope === 'search' && kind === 'search')) return false;
       // Search ranks a new entity by its facts' words and its names' trigrams too: only recall filters are checked here.
       if (change.scope === 'added' && (kind === 'search' || !admits || change.names.some(admits))) return false;
+      // Words appended to a search text move a search ranking only for queries with one of them.
+      if (change.scope === 'appended' && kind === 'search' && (!admits || change.names.some(admits))) return false;
       for (const id of change.entityIds) if (ids.has(id)) return false;
     }
     return true;

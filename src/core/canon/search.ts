@@ -16,6 +16,19 @@ import type { HybridRanker, SearchRanking } from '../embeddings/hybrid.ts';
 // least the threshold) lets the trigram index find the name matches.
 export const similarityFor = (q: string) => (/\s/.test(q.trim()) ? 0.5 : 0.25);
 
+/**
+ * Whether `word` (as to_tsvector('simple') makes it) could be a word of the query `q` (as lore_search's
+ * websearch_to_tsquery('simple') reads it): each of those is a piece of `q` in lower case, so for ASCII text a word
+ * that is not a piece of `q` in lower case is not one of them; beyond ASCII, case folding is the database's, so any
+ * word could be.
+ */
+const mayBeWordOf = (q: string) => {
+  const ascii = /^[\x00-\x7f]*$/;
+  if (!ascii.test(q)) return () => true;
+  const lower = q.toLowerCase();
+  return (word: string) => !ascii.test(word) || lower.includes(word);
+};
+
 /** `ranking`: how the page was ranked; `transient`: lexical only because the provider failed just now (not cached). */
 export type SearchPage = Page<EntityRecord> & { ranking: SearchRanking; transient?: boolean };
 
@@ -39,7 +52,9 @@ export class SearchService {
   ): Promise<Versioned<SearchPage>> {
     const key = `${limit}\0${startingAfter ?? ''}\0${q}`;
     const read = () => this.read(accountId, projectId, q, limit, startingAfter);
-    const found = await this.entities.cachedPage(accountId, projectId, 'search', key, read, (page) => page.data.map((e) => e.id), version, (page) => !page.transient);
+    const found = await this.entities.cachedPage(
+      accountId, projectId, 'search', key, read, (page) => page.data.map((e) => e.id), version, (page) => !page.transient, mayBeWordOf(q),
+    );
     if (!found) throw projectNotFound(projectId);
     return found;
   }
