@@ -2,7 +2,8 @@
 // writers and readers on two gateways over one database, every read made after a write's response shows that write,
 // on the gateway that wrote and on the other, whether the page is about the entity written, about several entities
 // (one of them written) or a search ranking that the write moves; and a new entity shows in every recall whose filter
-// its names contain, in any case, while the pages it does not match stay cached.
+// its names contain, in any case, while the pages it does not match stay cached; a new fact keeps the search pages
+// whose query has none of its words.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importBundle, startTestGateway, type TestGateway } from '../support/gateway.ts';
 
@@ -143,6 +144,23 @@ describe('read cache under concurrent writes', () => {
       await Promise.all(readers);
     }
   }, 120_000);
+
+  it('when a fact is written, then the search pages whose query has none of its words stay cached and those with one are read again', async () => {
+    const fenn = ids.get('Fenn')!;
+    const gw = gateways[0];
+    expect((await search(gw, 'Fenn')).map((e) => e.id)).toContain(fenn);
+    // Changed behind the caches' back (no trigger, so no new canon version): a page read again shows it, a kept one does not.
+    await gw.gateway.runtime.services.prisma.$transaction([
+      gw.gateway.runtime.services.prisma.$executeRawUnsafe('SET LOCAL session_replication_role = replica'),
+      gw.gateway.runtime.services.prisma.$executeRawUnsafe(`UPDATE "Entity" SET state = state || '{"unseen": 1}' WHERE id = $1`, fenn),
+    ]);
+    await write(gw, 'POST', '/facts', { entity_id: ids.get('Bryn'), text: 'Bryn mended a lantern.' });
+    expect((await search(gw, 'Fenn')).find((e) => e.id === fenn)!.currentState.unseen).toBeUndefined();
+    await write(gw, 'POST', '/facts', { entity_id: ids.get('Dara'), text: 'Dara met Fenn at dawn.' });
+    const after = await search(gw, 'Fenn');
+    expect(after.find((e) => e.id === fenn)!.currentState.unseen).toBe(1);
+    expect(after.map((e) => e.id)).toContain(ids.get('Dara'));
+  });
 
   it('when an entity is created while its name is being recalled, then the next recall after the answer finds it', async () => {
     for (const gw of gateways) expect(await recall(gw, 'Ysolde')).toEqual([]);
