@@ -30,6 +30,7 @@ import { KeyService } from './access/keys.ts';
 import { Metering } from './metering/metering.ts';
 import { ProjectService } from './canon/projects.ts';
 import { CanonChanges } from './canon/canonChanges.ts';
+import { EntityCards } from './canon/entityCards.ts';
 import { ReadCache } from './canon/readCache.ts';
 import { ReviewService } from './canon/review.ts';
 import { SearchService } from './canon/search.ts';
@@ -45,7 +46,8 @@ export type Services = ReturnType<typeof createServices>;
 export function createServices(db: Database, config: Config, logger: Logger) {
   const prisma = db.prisma;
   const projects = new ProjectService(prisma, db.sql);
-  const entities = new EntityReader(db.sql, new ReadCache(config.readCacheMb, new CanonChanges(db.sql)));
+  const canonChanges = new CanonChanges(db.sql);
+  const entities = new EntityReader(db.sql, new ReadCache(config.readCacheMb, canonChanges), new EntityCards(canonChanges));
   // Neo4j serves the graph when configured (PostgreSQL stays the source of truth, copied through the outbox).
   const neo4j = config.neo4j ? openNeo4j(config.neo4j) : undefined;
   const graphOutbox = new GraphOutbox(prisma, Boolean(neo4j));

@@ -14,6 +14,7 @@ import { KeyService, type Principal } from '../../src/core/access/keys.ts';
 import { Metering } from '../../src/core/metering/metering.ts';
 import { ProjectService, projectNotFound } from '../../src/core/canon/projects.ts';
 import { CanonChanges } from '../../src/core/canon/canonChanges.ts';
+import { EntityCards } from '../../src/core/canon/entityCards.ts';
 import { ReadCache } from '../../src/core/canon/readCache.ts';
 import { SearchService } from '../../src/core/canon/search.ts';
 import { defaultPageLimit } from '../../src/core/validation.ts';
@@ -26,7 +27,8 @@ const db = await openDatabase(config);
 const { prisma } = db;
 const keys = new KeyService(prisma, db.sql);
 const metering = new Metering(db.meteringSql);
-const entities = new EntityReader(db.sql, new ReadCache(config.readCacheMb, new CanonChanges(db.sql)));
+const canonChanges = new CanonChanges(db.sql);
+const entities = new EntityReader(db.sql, new ReadCache(config.readCacheMb, canonChanges), new EntityCards(canonChanges));
 const searchService = new SearchService(prisma, entities, new ProjectService(prisma, db.sql));
 
 // The RecallEntityFields fragment of graph/operations, as one Prisma select.

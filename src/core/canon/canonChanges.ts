@@ -59,6 +59,22 @@ export class CanonChanges {
     return true;
   }
 
+  /**
+   * Which of `ids`, read at version `from`, may show otherwise at version `to` (entity cards, entityCards.ts): all of
+   * them when a change since touched every entity or the log no longer reaches back that far.
+   */
+  async touched(projectId: string, from: number, to: number, ids: readonly string[]): Promise<Set<string>> {
+    const log = await this.log(projectId, from, to);
+    if (!log) return new Set(ids);
+    const touched = new Set<string>();
+    for (const change of log.changes) {
+      if (change.version <= from || change.version > to || change.scope === 'none') continue;
+      if (change.scope === 'all') return new Set(ids);
+      for (const id of change.entityIds) touched.add(id);
+    }
+    return new Set(ids.filter((id) => touched.has(id)));
+  }
+
   /** The kept log, read further to `to` when it stops short; requests needing the same read share it. */
   private async log(projectId: string, from: number, to: number): Promise<Log | undefined> {
     let log = this.logs.get(projectId);

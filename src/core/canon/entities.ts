@@ -5,6 +5,7 @@ import type { ApprovalStatus, EntityType } from '../../generated/prisma/enums.ts
 import type { MentionItem } from './canon.ts';
 import type { Admits, PageKind } from './canonChanges.ts';
 import type { ReadCache } from './readCache.ts';
+import type { EntityCards, ReadCards } from './entityCards.ts';
 import { holdsSql, stateAtSql, unknownChapter } from './storyTime.ts';
 import { rows, statement, type SqlClient, type Statement } from '../../db/sql.ts';
 import { fusedRanking, hybridValues, type HybridSearch } from '../embeddings/store.ts';
@@ -152,23 +153,33 @@ const searchStatement = entityStatement(
   { extraColumns: ', e.score' },
 );
 
-// A page of a hybrid search, ranking and rows in one statement, per dimension of the query vector (store.ts
-// fusedRanking): each row also says whether the project has vectors of the model, where the cursor stands in the
-// ranking (null: not in it) and, where there is a next page, the page's last id.
-const hybridStatements = new Map<number, Statement>();
+// A page of a hybrid search, per dimension of the query vector (store.ts fusedRanking): each row also says whether the
+// project has vectors of the model, where the cursor stands in the ranking (null: not in it) and, where there is a
+// next page, the page's last id. `hybrid_ranking`: the page's ids alone, with the project's canon version, for the
+// entity cards (entityCards.ts); `hybrid_search`: ranking and rows in one statement, where a write came in between.
+const pageMeta = `EXISTS (SELECT 1 FROM v) AS vectors, (SELECT position::int FROM start) AS start,
+  (SELECT f.id FROM fused f, start WHERE f.position = start.position + $11::int AND EXISTS (SELECT 1 FROM fused g WHERE g.position = f.position + 1)) AS "nextStartingAfter"`;
+const hybridStatements = new Map<number, { ranking: Statement; page: Statement }>();
 const hybridStatement = (dimensions: number) => {
   let s = hybridStatements.get(dimensions);
   if (!s) {
     const picked = `SELECT en.*, p.position FROM page p JOIN "Entity" en ON en.id = p.id AND en."projectId" = (SELECT id FROM o)`;
-    s = entityStatement(`hybrid_search_${dimensions}`, picked, 'e.position', {
-      ctes: fusedRanking(dimensions),
-      extraColumns: `, EXISTS (SELECT 1 FROM v) AS vectors, (SELECT position::int FROM start) AS start,
-        (SELECT f.id FROM fused f, start WHERE f.position = start.position + $11::int AND EXISTS (SELECT 1 FROM fused g WHERE g.position = f.position + 1)) AS "nextStartingAfter"`,
-    });
+    s = {
+      ranking: statement(`hybrid_ranking_${dimensions}`, `
+        WITH o AS (SELECT id, "canonVersion" FROM "Project" WHERE id = $1 AND "accountId" = $2), ${fusedRanking(dimensions)}
+        SELECT p.id, o."canonVersion"::float8 AS version, ${pageMeta}
+        FROM o LEFT JOIN page p ON true ORDER BY p.position`),
+      page: entityStatement(`hybrid_search_${dimensions}`, picked, 'e.position', { ctes: fusedRanking(dimensions), extraColumns: `, ${pageMeta}` }),
+    };
     hybridStatements.set(dimensions, s);
   }
   return s;
 };
+
+// Entity cards (entityCards.ts) with the canon version they were read at, in the same statement.
+const cardsStatement = entityStatement('entity_cards', byIdsPicked, 'e.id', {
+  extraColumns: ', (SELECT "canonVersion"::float8 FROM "Project" WHERE id = (SELECT id FROM o)) AS "canonVersion"',
+});
 
 /** A page of a hybrid search: `vectors` false (and nothing else) when the project has no vector of the model. */
 export type HybridPage =
@@ -207,6 +218,7 @@ export class EntityReader {
   constructor(
     private readonly sql: SqlClient,
     private readonly cache: ReadCache,
+    private readonly cards: EntityCards,
   ) {
     this.versions = batchedRows<ProjectVersion>(sql, canonVersions, (row) => row.id);
   }
@@ -289,23 +301,42 @@ export class EntityReader {
 
   /**
    * A page of a hybrid search (store.ts fusedRanking): the `limit` entities after `startingAfter` in the fused
-   * ranking; undefined when the project is not the account's.
+   * ranking; undefined when the project is not the account's. The statement ranks; the entities come from their
+   * cards, as they stand at the canon version it read.
    */
   async hybridSearch(
     accountId: string,
     projectId: string,
     search: HybridSearch & { q: string; threshold: number; startingAfter?: string; limit: number },
   ): Promise<HybridPage | undefined> {
-    const result = await rows<EntityRecord & { vectors: boolean; start: number | null; nextStartingAfter: string | null }>(
-      this.sql,
-      hybridStatement(search.vector.length),
-      [...hybridValues(accountId, projectId, search), search.startingAfter ?? null, search.limit],
+    const statements = hybridStatement(search.vector.length);
+    const values = [...hybridValues(accountId, projectId, search), search.startingAfter ?? null, search.limit];
+    const ranked = await rows<{ id: string | null; version: number; vectors: boolean; start: number | null; nextStartingAfter: string | null }>(
+      this.sql, statements.ranking, values,
     );
-    if (result.length === 0) return undefined;
-    const [{ vectors, start, nextStartingAfter }] = result;
+    if (ranked.length === 0) return undefined;
+    const [{ version, vectors, start, nextStartingAfter }] = ranked;
     if (!vectors) return { vectors };
-    const data = result.flatMap(({ vectors: _, start: __, nextStartingAfter: ___, ...row }) => (row.id === null ? [] : [row]));
-    return { vectors, cursorFound: start !== null, data, hasMore: nextStartingAfter !== null, nextStartingAfter };
+    const ids = ranked.flatMap((row) => row.id ?? []);
+    const readCards = async (missing: string[]): Promise<ReadCards | undefined> => {
+      const found = await rows<EntityRecord & { canonVersion: number }>(this.sql, cardsStatement, [projectId, accountId, missing]);
+      if (found.length === 0) return undefined;
+      return { version: found[0].canonVersion, records: found.flatMap(({ canonVersion: _, ...row }) => (row.id === null ? [] : [row])) };
+    };
+    const data = await this.cards.at(projectId, version, ids, readCards);
+    if (data) return { vectors, cursorFound: start !== null, data, hasMore: nextStartingAfter !== null, nextStartingAfter };
+    // A write between the ranking and the cards: the page in one statement, at one version.
+    const result = await rows<EntityRecord & { vectors: boolean; start: number | null; nextStartingAfter: string | null }>(this.sql, statements.page, values);
+    if (result.length === 0) return undefined;
+    const [page] = result;
+    if (!page.vectors) return { vectors: false };
+    return {
+      vectors: true,
+      cursorFound: page.start !== null,
+      data: result.flatMap(({ vectors: _, start: __, nextStartingAfter: ___, ...row }) => (row.id === null ? [] : [row])),
+      hasMore: page.nextStartingAfter !== null,
+      nextStartingAfter: page.nextStartingAfter,
+    };
   }
 
   /**
