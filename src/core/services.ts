@@ -81,7 +81,7 @@ export function createServices(db: Database, config: Config, logger: Logger) {
     manuscripts: new ManuscriptService(prisma, new Importer(prisma, graphOutbox, db.yieldStore), new ChapterService(prisma), new ManuscriptReader(config.manuscripts)),
     extraction: new ExtractionService(prisma, new ReviewService(prisma, graphOutbox), config.llm),
     exporter: new Exporter(prisma),
-    conflicts: new ConflictChecker(prisma, config.llm),
+    conflicts: new ConflictChecker({ prisma, sql: db.sql }, config.llm),
     brief: new BriefService(db.sql),
     promises: new PromiseLedgerService(prisma),
     knowledge,

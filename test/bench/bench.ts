@@ -123,7 +123,7 @@ async function prepare() {
     // Settled before measuring, so autovacuum waking up after the bulk load does not land on the first scenario.
     await db.prisma.$executeRawUnsafe('VACUUM (ANALYZE)');
     if (flags.part !== 'search') {
-      log(await benchConflictCore(db.prisma, seeded.projectId));
+      log(await benchConflictCore(db, seeded.projectId));
       log(await benchBrief(db.prisma, db.sql, seeded.projectId));
     }
     const edited = await db.prisma.entity.findMany({ where: { projectId: seeded.projectId }, select: { id: true }, orderBy: { id: 'asc' }, take: 5 });

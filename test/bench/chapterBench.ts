@@ -68,7 +68,7 @@ async function main() {
       const passage: number[] = [];
       for (let i = 0; i < 30; i++) {
         const started = performance.now();
-        findDeterministicConflicts(text, await loadCanonSlice(prisma, seeded.projectId, text, { ordinal: 40 }), null);
+        findDeterministicConflicts(text, await loadCanonSlice(runtime.db, seeded.projectId, text, { ordinal: 40 }), null);
         if (i >= 10) passage.push(performance.now() - started);
       }
       log(`passage check without the model, ${words} words of the seeded project: median ${quantile(passage, 0.5).toFixed(1)} ms, p90 ${quantile(passage, 0.9).toFixed(1)} ms; ${load()}`);
@@ -79,7 +79,7 @@ async function main() {
     const timed = async (t: (typeof targets)[number], expected: Case) => {
       const cpu = process.cpuUsage();
       const started = performance.now();
-      const checked = await checkChapter(prisma, t.projectId, t.chapterId);
+      const checked = await checkChapter(runtime.db, t.projectId, t.chapterId);
       const ms = performance.now() - started;
       const used = process.cpuUsage(cpu);
       if (checked.cached) throw new Error(`${t.label} answered from its kept result`);
@@ -119,9 +119,9 @@ async function main() {
     const kept: number[] = [];
     for (const t of targets.slice(0, 10)) {
       // Checked once more first: the canon edits made for the chapters after it left its kept result behind.
-      await checkChapter(prisma, t.projectId, t.chapterId);
+      await checkChapter(runtime.db, t.projectId, t.chapterId);
       const started = performance.now();
-      const checked = await checkChapter(prisma, t.projectId, t.chapterId);
+      const checked = await checkChapter(runtime.db, t.projectId, t.chapterId);
       kept.push(performance.now() - started);
       if (!checked.cached) throw new Error(`${t.label} was not answered from its kept result`);
     }

@@ -2,10 +2,9 @@
 // entities (15 characters, 5 places) of the seeded 5,000-entity project, timed on its canon slice alone (the slice is
 // loaded once, outside the timing; the model is not called), and the size of the prompt a whole check of that passage
 // would send the model. Used by `npm run bench` and by `npm run eval -- --large`.
-import { loadCanonSlice, type CanonSlice } from '../../src/core/conflicts/canonSlice.ts';
+import { loadCanonSlice, type CanonSlice, type SliceStore } from '../../src/core/conflicts/canonSlice.ts';
 import { buildCheckPrompt, checkSystemPrompt } from '../../src/core/conflicts/checker.ts';
 import { findDeterministicConflicts } from '../../src/core/conflicts/deterministic.ts';
-import type { PrismaClient } from '../../src/generated/prisma/client.ts';
 import { namePicker, timeRuns } from './timing.ts';
 
 export const coreTarget = { ms: 50, promptTokens: 4_000 };
@@ -36,11 +35,12 @@ export function timeCore(text: string, slice: CanonSlice, runs = 50) {
 }
 
 /** The bench line on a seeded project: 20 approved entities picked with a fixed seed, the core timed, the prompt sized. */
-export async function benchConflictCore(prisma: PrismaClient, projectId: string): Promise<string> {
+export async function benchConflictCore(store: SliceStore, projectId: string): Promise<string> {
+  const { prisma } = store;
   const pick = await namePicker(prisma, projectId, 161616);
   const { text, words } = corePassage(pick('character', 15), pick('location', 5));
   const total = await prisma.entity.count({ where: { projectId } });
-  const slice = await loadCanonSlice(prisma, projectId, text);
+  const slice = await loadCanonSlice(store, projectId, text);
   const timing = await timeCore(text, slice);
   // Counted as the checker counts a provider that reports no usage: a token per four characters.
   const promptTokens = Math.ceil((checkSystemPrompt.length + buildCheckPrompt(slice, text, null).length) / 4);

@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
 import { Executor, type Caller } from '../../graph/executor.ts';
 import { loadConfig } from '../../src/config.ts';
-import { loadCanonSlice } from '../../src/core/conflicts/canonSlice.ts';
+import { loadCanonSlice, type SliceStore } from '../../src/core/conflicts/canonSlice.ts';
 import { checkChapter } from '../../src/core/conflicts/chapterCheck.ts';
 import { findDeterministicConflicts } from '../../src/core/conflicts/deterministic.ts';
 import { conflictKinds } from '../../src/core/conflicts/kinds.ts';
@@ -272,7 +272,7 @@ export async function runEvaluation(options: { databaseUrl?: string; large?: boo
           ? ((await prisma.chapter.findFirst({ where: { projectId, externalId: passage.chapter }, select: { ordinal: true } })) ?? undefined)
           : undefined;
         if (position && passage.line !== undefined) Object.assign(position, { line: passage.line });
-        const slice = await loadCanonSlice(prisma, projectId, passage.text, position);
+        const slice = await loadCanonSlice(runtime.db, projectId, passage.text, position);
         const found = findDeterministicConflicts(passage.text, slice, passage.chapter ?? null);
         deterministic.add(passage, found, canon);
         setDeterministic.add(passage, found, canon);
@@ -294,7 +294,7 @@ export async function runEvaluation(options: { databaseUrl?: string; large?: boo
         planted: set.passages.reduce((n, p) => n + p.expected.length, 0),
         deterministic: setDeterministic.figures(),
         whole: setWhole.figures(),
-        wholeBook: set.published ? await checkWholeBook(prisma, projectId, set.bundle) : undefined,
+        wholeBook: set.published ? await checkWholeBook(runtime.db, projectId, set.bundle) : undefined,
       });
     }
     const counts = Object.values(perPassage);
@@ -316,14 +316,14 @@ export async function runEvaluation(options: { databaseUrl?: string; large?: boo
 }
 
 /** Each chapter of the book checked in place, as of itself (chapterCheck.ts): the book is canon, so every hit is a false alarm. */
-async function checkWholeBook(prisma: PrismaClient, projectId: string, bundle: Bundle): Promise<WholeBook> {
+async function checkWholeBook(store: SliceStore, projectId: string, bundle: Bundle): Promise<WholeBook> {
   const alarms: WholeBook['alarms'] = [];
   let words = 0;
   const chapters = (bundle.chapters ?? []).filter((c) => c.text);
   const timings: { chapter: string; words: number; ms: number }[] = [];
   for (const chapter of chapters) {
     const started = performance.now();
-    const checked = await checkChapter(prisma, projectId, chapter.id);
+    const checked = await checkChapter(store, projectId, chapter.id);
     timings.push({ chapter: chapter.id, words: checked.words, ms: performance.now() - started });
     words += checked.words;
     for (const hit of checked.hits) alarms.push({ chapter: chapter.id, kind: hit.kind, title: `${hit.title} (line ${hit.line}: "${hit.quote}")` });
@@ -385,7 +385,7 @@ async function largeProject(runtime: Runtime, executor: Executor, fake: FakeLlm,
   const checks: LargeFigures['checks'] = [];
   for (const [i, passage] of passages.entries()) {
     fake.script({ object: { conflicts: [] } });
-    const slice = await loadCanonSlice(prisma, projectId, passage.text);
+    const slice = await loadCanonSlice(runtime.db, projectId, passage.text);
     const t0 = Date.now();
     const logged = tokens.length;
     const checked = await executor.run('CheckConflicts', { projectId, text: passage.text }, { requestId: `eval-large-${i}`, credential: key.key, llm });
@@ -406,7 +406,7 @@ async function largeProject(runtime: Runtime, executor: Executor, fake: FakeLlm,
       },
     });
   }
-  const core = await coreBench(prisma, projectId, executor, fake, key, tokens, characters, places, random);
+  const core = await coreBench(runtime.db, projectId, executor, fake, key, tokens, characters, places, random);
   return { entities: entities.length, relationships: rows.length, seedSeconds, checks, core };
 }
 
@@ -416,7 +416,7 @@ async function largeProject(runtime: Runtime, executor: Executor, fake: FakeLlm,
  * 30 runs after 3 warm-ups (the first loads the English model), and the prompt tokens of one whole check of it.
  */
 async function coreBench(
-  prisma: PrismaClient,
+  store: SliceStore,
   projectId: string,
   executor: Executor,
   fake: FakeLlm,
@@ -432,7 +432,7 @@ async function coreBench(
   const spots = new Set<string>();
   while (spots.size < 5) spots.add(pick(places).name);
   const { text, words } = corePassage([...people], [...spots]);
-  const slice = await loadCanonSlice(prisma, projectId, text);
+  const slice = await loadCanonSlice(store, projectId, text);
   const { medianMs, p90Ms, runs } = await timeCore(text, slice);
   fake.script({ object: { conflicts: [] } });
   const logged = tokens.length;

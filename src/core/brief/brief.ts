@@ -4,6 +4,7 @@
 // state and facts are those holding at the chapter (approved and live only).
 import { rows, statement, type SqlClient } from '../../db/sql.ts';
 import { MentionFinder } from '../ingest/mentionFinder.ts';
+import { projectNames, type NamedEntity } from '../names/projectNames.ts';
 import { nameVariants } from '../conflicts/canonSlice.ts';
 import { heldKinship } from '../conflicts/reader/kin.ts';
 import { kinWord, type KinRole } from '../conflicts/reader/lexicon.ts';
@@ -67,11 +68,12 @@ const twoWays = (name: string, text: (columns: (factsWhen: string) => string) =>
 });
 
 const statements = {
-  // The project's canon version, and the chapter asked for ($2; null: none)
-  point: statement('brief_point', `SELECT p."canonVersion"::text AS version, c."externalId", c.ordinal
+  // The project's names version, and the chapter asked for ($2; null: none)
+  point: statement('brief_point', `SELECT p."namesVersion"::text AS version, c."externalId", c.ordinal
     FROM "Project" p LEFT JOIN "Chapter" c ON c."projectId" = p.id AND c."externalId" = $2 WHERE p.id = $1`),
   given: statement('brief_given', `SELECT id FROM "Entity" WHERE "projectId" = $1 AND id = ANY($2::text[])`),
-  names: statement('brief_names', `SELECT id, name, aliases FROM "Entity" WHERE "projectId" = $1 AND status = 'approved'`),
+  // Which of the entities $2 are approved (the kept names are every entity's, and an approval changes no name)
+  approved: statement('brief_approved', `SELECT id FROM "Entity" WHERE "projectId" = $1 AND id = ANY($2::text[]) AND status = 'approved'`),
   relationships: statement(
     'brief_relationships',
     `SELECT id, "fromId", "toId", kind FROM "Relationship" WHERE "projectId" = $1 AND ("fromId" = ANY($2::text[]) OR "toId" = ANY($2::text[])) ORDER BY id`,
@@ -112,19 +114,28 @@ const statements = {
 
 type RelationshipRow = { id: string; fromId: string; toId: string; kind: string };
 
-/** A project's approved entities by the leading word of their names and aliases (see leadingWord), in the order read. */
+/** A project's entities by the leading word of their names and aliases (see leadingWord), in id order. */
 type NameIndex = Map<string, { order: number; id: string; names: string[] }[]>;
 
-/** Name indexes kept, one per project and canon version (the most recently made ones). */
-const nameIndexesKept = 16;
+/**
+ * The name index of a project's names, made once per names version beside the kept names (src/core/names): reading and
+ * indexing a large project's names cost most of a brief.
+ */
+function nameIndex(entities: readonly NamedEntity[]): NameIndex {
+  const byWord: NameIndex = new Map();
+  entities.forEach((e, order) => {
+    const entry = { order, id: e.id, names: [e.name, ...e.aliases] };
+    for (const name of entry.names) {
+      const word = leadingWord(name);
+      const list = byWord.get(word);
+      if (!list) byWord.set(word, [entry]);
+      else if (list[list.length - 1] !== entry) list.push(entry);
+    }
+  });
+  return byWord;
+}
 
 export class BriefService {
-  /**
-   * The name index of a project at a canon version: every change to an entity raises the version (the Entity
-   * triggers), so an index is never stale; reading and indexing a large project's names cost most of a brief.
-   */
-  private readonly nameIndexes = new Map<string, Promise<NameIndex>>();
-
   constructor(private readonly sql: SqlClient) {}
 
   async brief(request: BriefRequest): Promise<Brief> {
@@ -232,7 +243,7 @@ export class BriefService {
     return ids.map((id) => read.get(id)).filter((e): e is EntityRow => e !== undefined);
   }
 
-  /** The project's canon version, and the chapter asked for (which must be the project's). */
+  /** The project's names version, and the chapter asked for (which must be the project's). */
   private async point(projectId: string, chapterId: string | undefined): Promise<{ version: string; chapter?: { externalId: string; ordinal: number } }> {
     const [found] = await rows<{ version: string; externalId: string | null; ordinal: number | null }>(this.sql, statements.point, [projectId, chapterId ?? null]);
     // The project exists (its access was checked): only the chapter can be missing.
@@ -247,38 +258,15 @@ export class BriefService {
     if (missing.length > 0) throw new LoreError('not_found', `Entity ${missing[0]} not found in project ${projectId}.`);
   }
 
-  /** The project's name index at a canon version, read and built once for it. */
-  private nameIndex(projectId: string, version: string): Promise<NameIndex> {
-    const key = `${projectId}:${version}`;
-    let index = this.nameIndexes.get(key);
-    if (!index) {
-      index = (async () => {
-        const byWord: NameIndex = new Map();
-        (await rows<{ id: string; name: string; aliases: string[] }>(this.sql, statements.names, [projectId])).forEach((e, order) => {
-          const entry = { order, id: e.id, names: [e.name, ...e.aliases] };
-          for (const name of entry.names) {
-            const word = leadingWord(name);
-            const list = byWord.get(word);
-            if (!list) byWord.set(word, [entry]);
-            else if (list[list.length - 1] !== entry) list.push(entry);
-          }
-        });
-        return byWord;
-      })();
-      this.nameIndexes.set(key, index);
-      index.catch(() => this.nameIndexes.delete(key));
-      if (this.nameIndexes.size > nameIndexesKept) this.nameIndexes.delete(this.nameIndexes.keys().next().value!);
-    }
-    return index;
-  }
-
   /**
    * The approved entities the text names, most named first (then first named). Only the entities whose name's leading
    * word the text has are given to the finder: building it for a whole large project cost more than the rest of a brief.
    */
   private async named(projectId: string, version: string, text: string): Promise<string[]> {
-    const index = await this.nameIndex(projectId, version);
-    const likely = [...new Set([...new Set(text.toLowerCase().match(wordPattern))].flatMap((word) => index.get(word) ?? []))].sort((a, b) => a.order - b.order);
+    const index = (await projectNames(this.sql, projectId, version))?.derived(nameIndex) ?? new Map();
+    const candidates = [...new Set([...new Set(text.toLowerCase().match(wordPattern))].flatMap((word) => index.get(word) ?? []))].sort((a, b) => a.order - b.order);
+    const approved = candidates.length ? new Set((await rows<{ id: string }>(this.sql, statements.approved, [projectId, candidates.map((e) => e.id)])).map((e) => e.id)) : new Set();
+    const likely = candidates.filter((e) => approved.has(e.id));
     const finder = new MentionFinder(likely.flatMap((e) => nameVariants(e.names).map((t) => ({ entityId: e.id, text: t }))));
     const counts = new Map<string, number>();
     for (const m of finder.find(text)) counts.set(m.entityId, (counts.get(m.entityId) ?? 0) + 1);

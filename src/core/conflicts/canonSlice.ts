@@ -5,7 +5,9 @@
 // (story time), or after the last chapter when it names none. Names match as written, capitalised, or without their
 // article ("Abbess" for "the Abbess").
 import { Prisma, type PrismaClient } from '../../generated/prisma/client.ts';
+import type { SqlClient } from '../../db/sql.ts';
 import { MentionFinder } from '../ingest/mentionFinder.ts';
+import { projectNames, type NamedEntity } from '../names/projectNames.ts';
 import { placePoint } from '../canon/storyPoints.ts';
 import { stateAt, timedValues, type TimedValue } from '../canon/storyTime.ts';
 import { knowledgeOf, trackedFacts } from '../knowledge/knowledge.ts';
@@ -63,9 +65,12 @@ export type LostAnchor = { entity: string; key: string; anchor: string; line: nu
 /**
  * Where in story time a passage stands: a chapter (by its ordinal), and a line of it when given; without a line, once
  * the whole chapter is read. `text`: the chapter's text, to place anchors in (read by `id` when needed and absent).
- * `canonVersion`: the project's, as the caller read it: the project's names are then kept under it (nameFinder).
+ * `namesVersion`: the project's (Project.namesVersion), as the caller just read it: the names kept at it answer unread.
  */
-export type SlicePosition = { ordinal: number; line?: number; id?: string; text?: string; canonVersion?: bigint };
+export type SlicePosition = { ordinal: number; line?: number; id?: string; text?: string; namesVersion?: string };
+
+/** What a slice is read from: Prisma, and the pool's prepared statements (the project's names). */
+export type SliceStore = { prisma: PrismaClient; sql: SqlClient };
 
 const limits = { factsPerEntity: 30, rules: 8, promises: 8, beatChapters: 3, beatsPerChapter: 20, neighbours: 20, relatives: 20, narrators: 5, pronounSnippets: 40, heldPlaces: 20, unawarePerCharacter: 20 } as const;
 
@@ -134,34 +139,13 @@ async function relevant(prisma: PrismaClient, projectId: string, type: 'rule' | 
   return rows.map((r) => r.id);
 }
 
-/** A project's names, by canon version: every change to an entity raises it (the Entity triggers), so none is stale. */
-const finders = new Map<string, Promise<MentionFinder>>();
-const findersKept = 16;
+/** The finder of every name and alias of a project, made once per names version beside its kept names. */
+const nameFinder = (entities: readonly NamedEntity[]) =>
+  new MentionFinder(entities.flatMap((e) => nameVariants([e.name, ...e.aliases]).map((text) => ({ entityId: e.id, text }))));
 
-/**
- * The finder of every name and alias of the project: read and indexed once per canon version when the caller knows it
- * (a chapter's stretches, and the chapters checked one after another), else each time.
- */
-function nameFinder(prisma: PrismaClient, projectId: string, canonVersion: bigint | undefined): Promise<MentionFinder> {
-  const load = async () => {
-    const names = await prisma.entity.findMany({ where: { projectId }, select: { id: true, name: true, aliases: true } });
-    return new MentionFinder(names.flatMap((e) => nameVariants([e.name, ...e.aliases]).map((text) => ({ entityId: e.id, text }))));
-  };
-  if (canonVersion === undefined) return load();
-  const key = `${projectId}:${canonVersion}`;
-  let finder = finders.get(key);
-  if (!finder) {
-    finder = load();
-    finders.set(key, finder);
-    finder.catch(() => finders.delete(key));
-    if (finders.size > findersKept) finders.delete(finders.keys().next().value!);
-  }
-  return finder;
-}
-
-export async function loadCanonSlice(prisma: PrismaClient, projectId: string, passage: string, chapter?: SlicePosition): Promise<CanonSlice> {
-  const finder = await nameFinder(prisma, projectId, chapter?.canonVersion);
-  const named = [...new Set(finder.find(passage).map((m) => m.entityId))];
+export async function loadCanonSlice({ prisma, sql }: SliceStore, projectId: string, passage: string, chapter?: SlicePosition): Promise<CanonSlice> {
+  const names = await projectNames(sql, projectId, chapter?.namesVersion);
+  const named = names ? [...new Set(names.derived(nameFinder).find(passage).map((m) => m.entityId))] : [];
 
   // The narrator of a passage in the first person, whom "I" and "my" refer to (references.ts), and whose relatives it
   // may name by a kin word alone ("my mother").

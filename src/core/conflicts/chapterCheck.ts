@@ -4,10 +4,10 @@
 // stretch as of its first line, and every hit carries the line and the characters of the chapter it quotes. The result
 // is kept under the chapter's content hash and the project's canon version, so asking again about the same text and
 // canon answers from it.
-import type { PrismaClient } from '../../generated/prisma/client.ts';
+import { projectNames } from '../names/projectNames.ts';
 import { placePoint } from '../canon/storyPoints.ts';
 import { LoreError } from '../errors.ts';
-import { loadCanonSlice, type LostAnchor } from './canonSlice.ts';
+import { loadCanonSlice, type LostAnchor, type SliceStore } from './canonSlice.ts';
 import { storeConflicts, type ConflictHit } from './checker.ts';
 import { findDeterministicConflicts, parse, type Parsed } from './deterministic.ts';
 import { wordsPerCall, type ConflictDraft } from './kinds.ts';
@@ -70,14 +70,15 @@ function lineAt(starts: number[], offset: number): number {
  * caller's quota for its length.
  */
 export async function checkChapter(
-  prisma: PrismaClient,
+  store: SliceStore,
   projectId: string,
   chapterId: string,
   charge: (words: number) => Promise<void> = async () => undefined,
 ): Promise<ChapterCheck> {
+  const { prisma } = store;
   const chapter = await prisma.chapter.findFirst({
     where: { projectId, externalId: chapterId },
-    select: { id: true, externalId: true, ordinal: true, text: true, contentHash: true, check: { select: { key: true, result: true } }, project: { select: { canonVersion: true } } },
+    select: { id: true, externalId: true, ordinal: true, text: true, contentHash: true, check: { select: { key: true, result: true } }, project: { select: { canonVersion: true, namesVersion: true } } },
   });
   if (!chapter) throw new LoreError('not_found', `Chapter ${chapterId} not found in project ${projectId}.`);
   const key = (version: bigint) => `${chapter.contentHash}:${version}`;
@@ -87,8 +88,11 @@ export async function checkChapter(
   const words = wordsIn(text);
   const starts = lineStarts(text);
   // Charged beside the two reads that place the stretches (reads only): nothing is checked before it is paid.
-  const [, points, learned] = await Promise.all([
+  const namesVersion = chapter.project.namesVersion.toString();
+  const [, , points, learned] = await Promise.all([
     charge(words),
+    // The project's names, read (when not kept at this version) once for every stretch.
+    projectNames(store.sql, projectId, namesVersion),
     prisma.stateValue.findMany({
       where: { projectId, fromChapterId: chapter.id, OR: [{ fromLine: { not: null } }, { fromAnchor: { not: null } }] },
       select: { fromLine: true, fromAnchor: true },
@@ -112,7 +116,7 @@ export async function checkChapter(
       return { line, from, stretch: text.slice(from, to) };
     })
     .filter((part) => part.stretch.trim())
-    .map((part) => ({ ...part, slice: loadCanonSlice(prisma, projectId, part.stretch, { ordinal: chapter.ordinal, line: part.line, id: chapter.id, text, canonVersion: chapter.project.canonVersion }) }));
+    .map((part) => ({ ...part, slice: loadCanonSlice(store, projectId, part.stretch, { ordinal: chapter.ordinal, line: part.line, id: chapter.id, text, namesVersion }) }));
   // A failure surfaces where its slice is awaited, none left unhandled meanwhile.
   for (const part of parts) part.slice.catch(() => undefined);
   for (const { from, stretch, slice: loading } of parts) {

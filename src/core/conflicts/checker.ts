@@ -10,7 +10,7 @@ import { LoreError } from '../errors.ts';
 import { generateStructured, type LlmChoice } from '../llm/provider.ts';
 import { text } from '../validation.ts';
 import { checkChapter, type ChapterCheck } from './chapterCheck.ts';
-import { loadCanonSlice, type CanonSlice, type SlicePosition } from './canonSlice.ts';
+import { loadCanonSlice, type CanonSlice, type SlicePosition, type SliceStore } from './canonSlice.ts';
 import { findDeterministicConflicts } from './deterministic.ts';
 import { conflictKinds, severities, type ConflictDraft } from './kinds.ts';
 
@@ -129,14 +129,18 @@ function sameHit(a: ConflictDraft, b: ConflictDraft, slice: CanonSlice): boolean
 }
 
 export class ConflictChecker {
+  private readonly prisma: PrismaClient;
+
   constructor(
-    private readonly prisma: PrismaClient,
+    private readonly store: SliceStore,
     private readonly llmConfig: Config['llm'],
-  ) {}
+  ) {
+    this.prisma = store.prisma;
+  }
 
   /** A stored chapter checked in place by the deterministic core (chapterCheck.ts). */
   checkChapter(projectId: string, chapter: string, charge?: (words: number) => Promise<void>): Promise<ChapterCheck> {
-    return checkChapter(this.prisma, projectId, chapter, charge);
+    return checkChapter(this.store, projectId, chapter, charge);
   }
 
   /** `line`: where in the chapter the passage stands (story time inside it); without it, after the whole chapter. */
@@ -148,7 +152,7 @@ export class ConflictChecker {
       position = { ...chapter, line: input.line };
     }
     const episode = input.chapter ?? null;
-    const slice = await loadCanonSlice(this.prisma, input.projectId, input.text, position);
+    const slice = await loadCanonSlice(this.store, input.projectId, input.text, position);
     const found = findDeterministicConflicts(input.text, slice, episode);
 
     const prompt = buildCheckPrompt(slice, input.text, episode);

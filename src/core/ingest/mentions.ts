@@ -9,6 +9,7 @@ import { linesOf, MentionFinder, type Term } from './mentionFinder.ts';
 import { chunk, insertRows, rawDb, rowsPerInsert } from './rows.ts';
 import { rows, statement, type SqlClient } from '../../db/sql.ts';
 import type { Slices } from '../canon/slices.ts';
+import { keepNames, projectNames, ProjectNames, type NamedEntity } from '../names/projectNames.ts';
 
 export const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
@@ -137,7 +138,6 @@ export async function currentNamesHash(tx: TxClient, projectId: string): Promise
 }
 
 export type MentionRow = ReturnType<typeof mentionRows>[number];
-type NamedEntity = { id: string; name: string; aliases: string[] };
 
 /**
  * SQL: a digest of the project's chapters as mentions depend on them (which chapters, their order and their texts),
@@ -174,43 +174,19 @@ export async function findEntityMentions(sql: SqlClient, projectId: string, enti
   return { digest, rows: texts.flatMap((c) => mentionRows(projectId, c.id, ordinals.get(c.id)!, finder.findOnLines(linesOf(c.text), places.get(c.id)!))) };
 }
 
-// The project's names by entity id, as projectTerms reads them, with the version of the names they are; none (one row
-// of the version alone) when that version is $2, the version of the names kept in this process.
-const projectNames = statement('project_names', `
-  SELECT p."namesVersion"::text AS version, x.id, x.name, x.aliases
-  FROM "Project" p LEFT JOIN LATERAL (
-    SELECT id, name, aliases FROM "Entity" WHERE "projectId" = p.id AND p."namesVersion"::text IS DISTINCT FROM $2::text
-  ) x ON true
-  WHERE p.id = $1 ORDER BY x.id`);
-
-/**
- * A project's names at a version: its entities' ids in id order, and each one's part of termsOf's JSON text ('' for an
- * entity without names).
- */
-type KeptNames = { version: string; ids: string[]; json: string[] };
-
-// The names of the projects written last, so a name writer reads a project's names (every entity's, 5,000 rows on the
-// bench project) only when a write elsewhere changed them: Project.namesVersion, raised by every change of names, tells.
-const keptNames = new Map<string, KeptNames>();
-const keptProjects = 16;
-
-function keepNames(projectId: string, names: KeptNames): void {
-  keptNames.delete(projectId);
-  keptNames.set(projectId, names);
-  if (keptNames.size > keptProjects) keptNames.delete(keptNames.keys().next().value!);
-}
-
 /**
  * The names hash of a project (termsOf's) before and after one entity gets new names, and the names' version they are
  * of; `written(version)`, once the write has committed at that names version, keeps the names as it left them.
  */
 export type NamesChange = { version: string | undefined; previous: string; next: string; written(version: string): void };
 
-// termsOf's JSON text of an entity's names, built as text.
+// termsOf's JSON text of an entity's names, built as text ('' for an entity without names), and of each of a project's.
 const termsJson = (e: NamedEntity) => [e.name, ...e.aliases].map((text) => `{"entityId":${JSON.stringify(e.id)},"text":${JSON.stringify(text)}}`).join(',');
+const termsJsonOf = (entities: readonly NamedEntity[]) => entities.map(termsJson);
+const idsOf = (entities: readonly NamedEntity[]) => entities.map((e) => e.id);
 
 /** Where `id` stands among `ids` (in id order: ids are ASCII of one shape, so the store's order is the code points'). */
-function placeOf(ids: string[], id: string): { at: number; present: boolean } {
+function placeOf(ids: readonly string[], id: string): { at: number; present: boolean } {
   let low = 0;
   let high = ids.length;
   while (low < high) {
@@ -226,34 +202,25 @@ function placeOf(ids: string[], id: string): { at: number; present: boolean } {
  * of the project's names (Project.namesVersion) they were read at: while it stands, so do they.
  */
 export async function namesChange(sql: SqlClient, projectId: string, entity: NamedEntity): Promise<NamesChange> {
-  const kept = keptNames.get(projectId);
-  const found = await rows<{ version: string; id: string | null; name: string | null; aliases: string[] | null }>(sql, projectNames, [projectId, kept?.version ?? null]);
-  const version = found[0]?.version;
-  let names: KeptNames | undefined = kept;
-  if (version !== undefined && version !== kept?.version) {
-    const entities = found.filter((e): e is typeof e & { id: string; name: string } => e.id !== null);
-    names = { version, ids: entities.map((e) => e.id), json: entities.map((e) => termsJson({ id: e.id, name: e.name, aliases: e.aliases ?? [] })) };
-    keepNames(projectId, names);
-  }
-  const { ids, json } = version === undefined ? { ids: [], json: [] } : names!;
+  const names = await projectNames(sql, projectId);
+  const ids = names?.derived(idsOf) ?? [];
+  const json = names?.derived(termsJsonOf) ?? [];
   const { at, present } = placeOf(ids, entity.id);
   const side = (part: string[]) => part.filter((text) => text !== '').join(',');
   const before = side(json.slice(0, at));
   const after = side(json.slice(present ? at + 1 : at));
   const own = termsJson(entity);
   const hashOf = (middle: string) => sha256(`[${[before, middle, after].filter((text) => text !== '').join(',')}]`);
+  const version = names?.version;
   return {
     version,
     previous: hashOf(present ? json[at] : ''),
     next: hashOf(own),
     written: (next) => {
       // This write raised the version by one; more, and another write changed names too: they are read again.
-      if (version === undefined || BigInt(next) !== BigInt(version) + 1n) return;
-      keepNames(projectId, {
-        version: next,
-        ids: present ? ids : [...ids.slice(0, at), entity.id, ...ids.slice(at)],
-        json: present ? [...json.slice(0, at), own, ...json.slice(at + 1)] : [...json.slice(0, at), own, ...json.slice(at)],
-      });
+      if (!names || BigInt(next) !== BigInt(names.version) + 1n) return;
+      const after = <T>(list: readonly T[], item: T) => (present ? [...list.slice(0, at), item, ...list.slice(at + 1)] : [...list.slice(0, at), item, ...list.slice(at)]);
+      keepNames(projectId, new ProjectNames(next, after(names.entities, { id: entity.id, name: entity.name, aliases: [...entity.aliases] }), [[idsOf, after(ids, entity.id)], [termsJsonOf, after(json, own)]]));
     },
   };
 }
