@@ -2,7 +2,7 @@
 // (never exceeded over generated scenes and budgets), bad input and another account's project.
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { entityIdsByName, importBundle, startTestGateway, type TestGateway } from '../support/gateway.ts';
+import { entityIdsByName, importBundle, sharedGateways, startTestGateway, type TestGateway } from '../support/gateway.ts';
 import { prng } from '../support/prng.ts';
 import { crowdNames, harbourBundle } from './fixtures.ts';
 
@@ -178,6 +178,29 @@ describe('POST /projects/{id}/brief', () => {
     const { key: fresh } = await gw.createKey('pro', { accountId: (await gw.gateway.runtime.services.prisma.project.findUniqueOrThrow({ where: { id: projectId } })).accountId });
     expect((await brief({ text: scene }, fresh)).status).toBe(200);
     expect((await gw.request('/usage', { key: fresh })).body.used).toBe(1);
+  });
+});
+
+describe('the brief beside another gateway on the same database', () => {
+  const others = sharedGateways(1, () => gw.databaseUrl);
+
+  it('when another gateway renames an entity, adds a suggested one and approves it, then the next brief on this one names what the canon now has', async () => {
+    const k = (await gw.createKey('pro')).key;
+    const { projectId: own } = await importBundle(gw, k, { ...harbourBundle(), project: { name: `Harbour elsewhere ${Math.random().toString(36).slice(2)}` } });
+    const ownIds = await entityIdsByName(gw, k, own);
+    const namedIn = async (text: string) => names((await brief({ text }, k, own)).body.content.entities);
+    const [other] = others;
+    // This gateway keeps the project's names from here on.
+    expect(await namedIn('The Innkeeper rowed past Gull Point.')).toEqual(['Gull Point']);
+    const renamed = await other.request(`/projects/${own}/entities/${ownIds['Ada Quill']}`, { method: 'PATCH', key: k, json: { aliases: ['the Innkeeper'] } });
+    expect(renamed.status, renamed.text).toBe(200);
+    expect(await namedIn('The Innkeeper rowed past Gull Point.')).toEqual(['Ada Quill', 'Gull Point']);
+    const created = await other.request(`/projects/${own}/entities`, { method: 'POST', key: k, json: { type: 'character', name: 'Wren Hale', status: 'suggested' } });
+    expect(created.status, created.text).toBe(201);
+    expect(await namedIn('Wren Hale rowed past Gull Point.')).toEqual(['Gull Point']);
+    const approved = await other.request(`/projects/${own}/canon/${created.body.id}/approve`, { method: 'POST', key: k });
+    expect(approved.status, approved.text).toBe(200);
+    expect(await namedIn('Wren Hale rowed past Gull Point.')).toEqual(['Wren Hale', 'Gull Point']);
   });
 });
 
