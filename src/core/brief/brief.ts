@@ -69,7 +69,7 @@ const twoWays = (name: string, text: (columns: (factsWhen: string) => string) =>
 
 const statements = {
   // The project's names version, and the chapter asked for ($2; null: none)
-  point: statement('brief_point', `SELECT p."namesVersion"::text AS version, c."externalId", c.ordinal
+  point: statement('brief_names_point', `SELECT p."namesVersion"::text AS version, c."externalId", c.ordinal
     FROM "Project" p LEFT JOIN "Chapter" c ON c."projectId" = p.id AND c."externalId" = $2 WHERE p.id = $1`),
   given: statement('brief_given', `SELECT id FROM "Entity" WHERE "projectId" = $1 AND id = ANY($2::text[])`),
   // Which of the entities $2 are approved (the kept names are every entity's, and an approval changes no name)
