@@ -3,8 +3,9 @@
 // and their chapters of 3,500 to 7,000 words are checked, each as of itself; then the bench's seeded project
 // (test/bench/seed.ts: 5,000 entities) with one chapter holding about 5,600 words of its prose, one name in twenty.
 // Each round and chapter times the two cases a writer meets: the chapter's text just edited, then checked (the English
-// reader parses it: the whole work), and the canon then edited (one entity updated, which raises the canon version and
-// so re-reads the project's names) and the chapter checked again (its parse kept, only the matching runs). The edit of
+// reader parses it: the whole work), and the canon then edited (one entity updated, which raises the canon version but
+// not the names version: the project's names stay kept) and the chapter checked again (its parse kept, only the
+// matching runs). The edit of
 // the text appends a line break per round, so every round's first check parses a text never seen. Figures are per
 // 5,000 words (a chapter's time scaled by its length): wall time, and the CPU of this process (PostgreSQL's apart);
 // the last line times the kept result answering.
