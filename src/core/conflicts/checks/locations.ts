@@ -100,7 +100,7 @@ function placements(p: Passage): Placement[] {
     }
     // "had a sister in Dry Fork", "met a man at the Spur": the place is the noun's, not the subject's.
     const before = tokens[prep - 1];
-    if (before?.pos === 'NOUN' && (kinWord(before.lower) || people.has(before.lemma) || (verb !== undefined && tokens[verb].lemma === 'have'))) continue;
+    if (before?.pos === 'NOUN' && (kinWord(before.lower) || people.has(before.lemma) || (verb !== undefined && tokens[verb].lemma === 'have' && !spentThere(p, verb, prep - 1)))) continue;
     const clause = syntax.clause[prep];
     const inClause = characters.filter((c) => syntax.clause[c.first] === clause);
     const possessor = (c: Ref) => c.pronoun === 'possessive' || /^['’]s$/.test(tokens[c.last + 1]?.lower ?? '');
