@@ -19,6 +19,7 @@ import {
   changing,
   colourFamiliesOf,
   colours,
+  genderOfWord,
   feelings,
   kinWord,
   linking,
@@ -487,6 +488,10 @@ function titleStatements(p: Passage, ref: Ref): Statement[] {
     if (start < 0 || tokens[start].sentence !== tokens[ref.first].sentence) continue;
     const found = titleAt(start, n, true);
     if (found && found.last === ref.first - 1 && syntax.unasserted[start] === undefined) {
+      // "Mother Bhaer" when the canon's Bhaer is a man: the title names another of the family, not a title of his.
+      const gender = genderOfWord(found.title.split(' ')[0]);
+      const held = p.pronounsOf(ref.entity);
+      if (gender && (held === 'he' || held === 'she') && held !== gender) break;
       statements.push({ attribute: 'title', value: found.title, from: start, to: ref.last });
       break;
     }

@@ -11,7 +11,7 @@
 // move also clashes with where the canon holds the character as of the passage (state `location`), unless one place
 // lies inside the other.
 import type { ConflictDraft } from '../kinds.ts';
-import { containedIn, contains, directional, inside, kinWord, motion, namesOneMoment, pathMotion, people, placing, pointing, possessives, rooms, simultaneity, timeNouns, timeShifts } from '../reader/lexicon.ts';
+import { containedIn, contains, directional, inside, kinWord, motion, namesOneMoment, pathMotion, people, placing, pointing, possessives, rooms, simultaneity, stretches, timeNouns, timeShifts } from '../reader/lexicon.ts';
 import { finiteTense, verbIn, type Token } from '../reader/nlp.ts';
 import type { Ref } from '../reader/references.ts';
 import { asserts, atSubjectPosition, clauseEnd, clauseStart, predicatesOf, type Predicate } from '../reader/syntax.ts';
@@ -75,6 +75,14 @@ function occupied(p: Passage, k: number): boolean {
   return j >= 0 && placing.has(tokens[j].lower);
 }
 
+/** "was having hard times at X", "spent three days in X": a stretch of time the verb's object is spent where its subject is. */
+function spentThere(p: Passage, verb: number | undefined, k: number): boolean {
+  const { tokens } = p.reading;
+  if (verb === undefined || verb >= k || !stretches.has(tokens[k].lemma)) return false;
+  for (let j = verb + 1; j < k; j++) if (!['DET', 'ADJ', 'NUM'].includes(tokens[j].pos)) return false;
+  return true;
+}
+
 function placements(p: Passage): Placement[] {
   const { tokens } = p.reading;
   const { syntax } = p;
@@ -92,7 +100,7 @@ function placements(p: Passage): Placement[] {
     }
     // "had a sister in Dry Fork", "met a man at the Spur": the place is the noun's, not the subject's.
     const before = tokens[prep - 1];
-    if (before?.pos === 'NOUN' && (kinWord(before.lower) || people.has(before.lemma) || (verb !== undefined && tokens[verb].lemma === 'have'))) continue;
+    if (before?.pos === 'NOUN' && (kinWord(before.lower) || people.has(before.lemma) || (verb !== undefined && tokens[verb].lemma === 'have' && !spentThere(p, verb, prep - 1)))) continue;
     const clause = syntax.clause[prep];
     const inClause = characters.filter((c) => syntax.clause[c.first] === clause);
     const possessor = (c: Ref) => c.pronoun === 'possessive' || /^['’]s$/.test(tokens[c.last + 1]?.lower ?? '');
@@ -129,7 +137,7 @@ function placements(p: Passage): Placement[] {
     // Right after a noun that is not the character ("the garret in Paris"), the place is the noun's.
     let k = prep - 1;
     while (k > start && tokens[k].pos === 'ADV') k--;
-    const direct = owner === attached || !['NOUN', 'PROPN', 'ADJ', 'NUM'].includes(tokens[k]?.pos ?? '') || p.refs.some((r) => r.last === k) || occupied(p, k);
+    const direct = owner === attached || !['NOUN', 'PROPN', 'ADJ', 'NUM'].includes(tokens[k]?.pos ?? '') || p.refs.some((r) => r.last === k) || occupied(p, k) || spentThere(p, verb, k);
     const present = verb !== undefined && finiteTense(tokens, predicateAt(p, verb).auxes[0] ?? verb) === 'present' && !span.some((t) => timeShifts.has(t.lower));
     found.push({ character: owner.entity, place: ref.entity, prep, ref, clause, moving, direct, present });
   }

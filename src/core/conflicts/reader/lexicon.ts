@@ -55,7 +55,7 @@ export const depicting = set('show depict portray picture paint draw sketch phot
 export const noticing = set('see spot find notice glimpse watch observe discover spy sight');
 
 /** What stands in for a person, dead or absent: "Danny's body", "Osric's portrait". A pronoun after it is about it. */
-export const standIns = set('body corpse remains grave coffin casket tomb ghost spirit shade photograph photo picture portrait image statue likeness effigy');
+export const standIns = set('body corpse remains grave coffin casket tomb ghost spirit shade photograph photo picture portrait image statue likeness effigy death funeral burial');
 /** Nouns of pictures and recordings, out of which someone may grin or stare without being there. */
 export const images = set('photo photograph picture portrait image painting poster mugshot snapshot frame screen video footage canvas tintype daguerreotype miniature locket');
 /** What shows someone without being them: a picture, a statue ("The statue on the quay shows Will…"). */
@@ -94,6 +94,8 @@ export const stative = set('be have die drown perish decease lie rest rot belong
 
 /** Words of a status that means dead. */
 export const deathWords = set('dead deceased killed died drowned murdered executed slain perished late fallen departed');
+/** Verbs (lemmas) whose subject dies. */
+export const deathVerbs = set('die perish drown expire');
 
 /** Adjectives and verbs that say someone is alive. */
 export const aliveAdjectives = set('alive living breathing');
@@ -160,6 +162,8 @@ const momentModifiers = set('very same selfsame exact precise identical');
 const momentNouns = set('time moment hour instant minute second stroke breath heartbeat');
 
 /** Time words that head a time expression ("at noon", "at vespers"), so the same one twice is the same moment. */
+/** Stretches of time a verb's object may be spent somewhere: "had hard times at X", "spent three days in X". */
+export const stretches = set('time moment while hour day night evening morning afternoon week fortnight month year summer winter spring autumn season holiday holidays visit stay');
 export const timeNouns = set(`
   dawn daybreak sunrise morning noon midday afternoon evening dusk sunset twilight nightfall night midnight matins lauds
   prime terce sext none vespers compline
@@ -261,7 +265,8 @@ const addressAgrees: Record<string, string[]> = {
   sir: ['knight', 'baronet'],
   dame: ['lady'],
   doctor: ['professor', 'physician', 'surgeon', 'coroner', 'dean', 'lecturer', 'maester', 'fellow', 'reader'],
-  master: ['maester', 'headmaster', 'squire', 'steward', 'knight', 'boatswain', 'bosun', 'harbourmaster', 'harbormaster'],
+  // A ship's master is her captain ("Alexander Smollett, master;").
+  master: ['maester', 'headmaster', 'squire', 'steward', 'knight', 'boatswain', 'bosun', 'harbourmaster', 'harbormaster', 'captain', 'skipper'],
   chief: ['chief engineer', 'chief petty officer', 'chieftain', 'commissioner', 'superintendent'],
   captain: ['pilot'],
 };

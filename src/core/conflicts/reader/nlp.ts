@@ -36,6 +36,7 @@ const load = (): Engine => (engine ??= winkNLP(model, ['sbd', 'pos', 'negation']
 
 const openQuotes = new Set(['“', '‘', '«']);
 const closeQuotes = new Set(['”', '’', '»']);
+const openerOf: Record<string, string> = { '”': '“', '’': '‘', '»': '«' };
 const pastForms = new Set(['was', 'were', 'had', 'did']);
 const presentForms = new Set(['is', 'are', 'am', 'has', 'have', 'does', 'do', "'s", '’s', "'re", '’re', "'m", '’m']);
 
@@ -103,20 +104,32 @@ export function read(text: string): Reading {
 
   curlSingleQuotes(text, tokens);
   // Dialogue: straight double quotes toggle, curly ones open and close; a new paragraph closes any open quotation.
-  let open = false;
+  // Quotations nest: a ‘…’ inside “…” (a speaker quoting someone: "‘Dead men don't bite,’ says he") closes only
+  // itself, and a ’ inside “…” with no ‘ open is an apostrophe ("’Tain’t", "on ’em"), which closes nothing.
+  const open: string[] = [];
   for (let i = 0; i < tokens.length; i++) {
     const t = tokens[i];
-    if (i > 0 && text.slice(tokens[i - 1].end, t.start).includes('\n')) open = false;
+    if (i > 0 && text.slice(tokens[i - 1].end, t.start).includes('\n')) open.length = 0;
     if (t.text === '"') {
-      open = !open;
+      if (open.includes('"')) while (open.pop() !== '"');
+      else open.push('"');
       continue;
     }
-    if (t.pos === 'PUNCT' && openQuotes.has(t.text)) open = true;
-    else if (t.pos === 'PUNCT' && closeQuotes.has(t.text) && open) {
-      open = false;
-      continue;
+    if (t.pos === 'PUNCT' && openQuotes.has(t.text)) open.push(t.text);
+    else if (t.pos === 'PUNCT' && closeQuotes.has(t.text) && open.length > 0) {
+      const opener = openerOf[t.text];
+      if (open.includes(opener)) {
+        while (open.pop() !== opener);
+        t.quoted = open.length > 0;
+        continue;
+      }
+      // An apostrophe inside a double quotation; a closing mark of another kind alone closes it as before.
+      if (t.text !== '’' || !(open.includes('“') || open.includes('"'))) {
+        open.length = 0;
+        continue;
+      }
     }
-    t.quoted = open;
+    t.quoted = open.length > 0;
   }
 
   // A capitalised word inside a sentence is a name even where the tagger read a verb or an auxiliary ("Addie said

@@ -13,7 +13,7 @@
 // pronoun never does.
 import type { SliceEntity } from '../canonSlice.ts';
 import type { Held } from './kin.ts';
-import { calledByKin, documents, kinModifiers, kinNames, kinPrefixes, kinWord, normaliseTitle, noticing, possessives, standIns } from './lexicon.ts';
+import { calledByKin, deathVerbs, documents, kinModifiers, kinNames, kinPrefixes, kinWord, normaliseTitle, noticing, possessives, standIns } from './lexicon.ts';
 import { verbIn, type Reading, type Token } from './nlp.ts';
 import { fits, type Pronouns } from './pronouns.ts';
 import { atSubjectPosition, inSubordinate, listedAfter, predicatesOf, speechTagBefore, type Syntax } from './syntax.ts';
@@ -342,13 +342,26 @@ function resolve(
   const asserted = syntax.unasserted[at] === undefined;
   // "Danny's body", "the body of Will"
   const standingIn = (r: Ref) =>
-    (/^['’]s$/.test(tokens[r.last + 1]?.lower ?? '') && standIns.has(tokens[r.last + 2]?.lemma ?? '')) || (tokens[r.first - 1]?.lower === 'of' && standIns.has(tokens[r.first - 2]?.lemma ?? ''));
+    (/^['’]s$/.test(tokens[r.last + 1]?.lower ?? '') && standIns.has(tokens[r.last + 2]?.lemma ?? '')) ||
+    (tokens[r.first - 1]?.lower === 'of' && standIns.has(tokens[r.first - 2]?.lemma ?? '')) ||
+    // "a glance upon the dead O'Brien. All the time he kept smiling": the one who smiles is not the corpse.
+    tokens[r.first - 1]?.lower === 'dead';
+  // "my father died that evening. … He got downstairs next morning": one whose death an earlier sentence tells is not
+  // who a subject goes on acting.
+  const dies = (r: Ref) => {
+    if (tokens[r.first].sentence >= sentence) return false;
+    let k = r.last + 1;
+    while (tokens[k] && (tokens[k].pos === 'ADV' || (tokens[k].pos === 'AUX' && tokens[k].lemma === 'have'))) k++;
+    return tokens[k]?.pos === 'VERB' && deathVerbs.has(tokens[k].lemma) && !tokens[k].negated;
+  };
   // The refs of the sentence and the two before it: read back from the last, as the refs are in the passage's order.
   let from = refs.length;
   while (from > 0 && sentence - tokens[refs[from - 1].first].sentence <= 2) from--;
+  const died = role === 'nominative' ? new Set(refs.slice(from).filter(dies).map((r) => r.entity.id)) : new Set<string>();
+  const diedBefore = (r: Ref) => died.has(r.entity.id);
   const candidates = refs
     .slice(from)
-    .filter((r) => r.entity.type === 'character' && !r.narrator && fits(kind, pronounsOf(r.entity)) && !(asserted && syntax.unasserted[r.first] !== undefined) && !standingIn(r));
+    .filter((r) => r.entity.type === 'character' && !r.narrator && fits(kind, pronounsOf(r.entity)) && !(asserted && syntax.unasserted[r.first] !== undefined) && !standingIn(r) && !diedBefore(r));
   if (candidates.length === 0) return undefined;
   const sameClause = candidates.filter((r) => syntax.clause[r.first] === syntax.clause[at]);
   const clauseSubject = sameClause.filter((r) => r.subject).at(-1);

@@ -431,6 +431,11 @@ function findPredicates(syntax: Syntax, last: number): Predicate[] {
         close = next;
       }
       const resumes = tokens[close + 1] && (['VERB', 'AUX', 'ADV'].includes(tokens[close + 1].pos) || verbLike(tokens, close + 1, syntax.reading.known));
+      // "Silver, eating away, with the parrot upon his shoulder, had…": another phrase set off by commas follows.
+      if (!resumes && tokens[close].text === ',' && (tokens[close + 1]?.pos === 'ADP' || participial(tokens[close + 1]))) {
+        k = close;
+        continue;
+      }
       if (!resumes) return found;
       k = close + 1;
       continue;
@@ -636,5 +641,18 @@ export function asserts(syntax: Syntax, p: Predicate, options: { passiveCounts?:
   if (mood.passive && !options.passiveCounts) return false;
   // Backstory: a past-tense clause inside present-tense narration ("the station she built").
   if (syntax.reading.narration === 'present' && mood.tense === 'past') return false;
+  // The same inside one sentence of past narration: "the bars still lie where Flint buried them".
+  if (mood.tense === 'past' && inSubordinate(syntax, p.verb) && governingTense(syntax, p.verb) === 'present') return false;
   return syntax.unasserted[p.verb] === undefined;
+}
+
+/** The tense of the nearest finite verb of the narration before the clause of token i, in its sentence. */
+function governingTense(syntax: Syntax, i: number): 'past' | 'present' | undefined {
+  const { tokens } = syntax.reading;
+  for (let k = clauseStart(syntax, i) - 1; k >= 0 && tokens[k].sentence === tokens[i].sentence; k--) {
+    if (tokens[k].quoted) continue;
+    const tense = finiteTense(tokens, k);
+    if (tense) return tense;
+  }
+  return undefined;
 }
