@@ -200,8 +200,9 @@ const colourClasses: Classes = {
   possessiveMark: (t) => /^['’]s$/.test(t.lower),
   // the tagger reads some adjectives of a description as nouns ("a stout little man")
   describing: (t) => t.pos === 'ADJ' || t.pos === 'ADV' || t.pos === 'NOUN' || t.text === ',' || t.text === '-' || (t.pos === 'VERB' && /(ed|ing)$/.test(t.lower)),
-  // the other features of a list after "with" ("with a mouth like a fish, dull staring eyes, and raven-black hair")
-  feature: (t) => !clauseEnds.has(t.text) && t.pos !== 'AUX' && (t.pos !== 'VERB' || /(ed|ing)$/.test(t.lower)) && t.pos !== 'PRON' && !/^['’]s$/.test(t.lower),
+  // the other features of one list after "with" ("with a mouth like a fish, dull staring eyes, and raven-black hair");
+  // a second "with" starts another description, which may be of another time ("…, and with dark brown hair")
+  feature: (t) => t.lower !== 'with' && !clauseEnds.has(t.text) && t.pos !== 'AUX' && (t.pos !== 'VERB' || /(ed|ing)$/.test(t.lower)) && t.pos !== 'PRON' && !/^['’]s$/.test(t.lower),
   person: (t) => t.pos === 'NOUN' && (people.has(t.lemma) || personNouns.has(t.lemma)),
   be: (t) => t.lemma === 'be' && (t.pos === 'AUX' || t.pos === 'VERB'),
   // what opens an apposition: a comma, or a dash ("Morgan--an old, red-haired sailor--")
