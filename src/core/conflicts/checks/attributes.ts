@@ -21,6 +21,7 @@ import {
   colours,
   genderOfWord,
   feelings,
+  type ColourAttribute,
   kinWord,
   linking,
   longestTitle,
@@ -38,7 +39,7 @@ import type { Ref } from '../reader/references.ts';
 import { asserts, clauseStart, moodOf, predicatesOf } from '../reader/syntax.ts';
 import { quoteAt, refsOf, spanAt, type Passage } from './passage.ts';
 
-type Attribute = 'eyes' | 'hair' | 'age' | 'title';
+type Attribute = ColourAttribute | 'age' | 'title';
 /**
  * `bygone`: an age told of an earlier time ("was six when…", "At sixty, X…"): wrong only when older than the canon's.
  * `bound`: an age told as a bound ("not yet fifty", "past sixty"): wrong only when the canon's is outside it.
@@ -47,10 +48,11 @@ type Statement = { attribute: Attribute; value: string; from: number; to: number
 type AgeBound = 'below' | 'above';
 type CanonValue = { values: string[]; ref: string };
 
-const labels: Record<Attribute, string> = { eyes: 'eye colour', hair: 'hair colour', age: 'age', title: 'title' };
+const labels: Record<Attribute, string> = { eyes: 'eye colour', hair: 'hair colour', eyebrows: 'eyebrow colour', age: 'age', title: 'title' };
 const stateKeys: Record<string, Attribute> = {
   eyes: 'eyes', eye: 'eyes', eye_colour: 'eyes', eye_color: 'eyes', eyecolour: 'eyes', eyecolor: 'eyes',
   hair: 'hair', hair_colour: 'hair', hair_color: 'hair', haircolour: 'hair', haircolor: 'hair',
+  eyebrows: 'eyebrows', brows: 'eyebrows', eyebrow: 'eyebrows',
   age: 'age', title: 'title', rank: 'title',
 };
 const wordPattern = /[\p{L}\p{N}]+/gu;
@@ -138,8 +140,14 @@ function ageTail(tokens: Token[], last: number): number {
 function personOfAge(tokens: Token[], k: number): number | undefined {
   if (!['a', 'an'].includes(tokens[k]?.lower ?? '')) return undefined;
   let j = k + 1;
-  // "a rosy, smooth-haired, bright-eyed girl of ten"
-  while (tokens[j]?.pos === 'ADJ' || tokens[j]?.text === ',' || tokens[j]?.text === '-' || (tokens[j]?.pos === 'VERB' && tokens[j].lower.endsWith('ed'))) j++;
+  // "a rosy, smooth-haired, bright-eyed girl of ten", "a stout, well-grown girl of eighteen", "a tall, heavy-looking
+  // young man of five-and-forty" (the tagger reads some of these adjectives as nouns: one before a comma or hyphen)
+  const describing = (i: number) => {
+    const t = tokens[i];
+    if (!t) return false;
+    return t.pos === 'ADJ' || t.pos === 'ADV' || t.text === ',' || t.text === '-' || (t.pos === 'VERB' && (/(ed|en|ing)$/.test(t.lower) || tokens[i - 1]?.text === '-')) || (t.pos === 'NOUN' && [',', '-'].includes(tokens[i + 1]?.text ?? ''));
+  };
+  while (describing(j)) j++;
   return tokens[j]?.pos === 'NOUN' && tokens[j + 1]?.lower === 'of' && tokens[j + 2]?.pos === 'NUM' ? j + 2 : undefined;
 }
 
@@ -149,9 +157,12 @@ const temporal = new Set(['when', 'while', 'whenever', 'before', 'after', 'until
 
 function endsAge(tokens: Token[], k: number): boolean {
   const t = tokens[k];
-  if (!t || t.pos === 'PUNCT' || t.lower === 'and' || t.lower === 'but') return true;
+  // "a girl of eighteen, with a fine complexion": a description goes on.
+  if (!t || t.pos === 'PUNCT' || t.lower === 'and' || t.lower === 'but' || t.lower === 'with') return true;
   if (pastAge.has(t.lower)) return false;
-  if ((t.lower === 'that' || t.lower === 'this' || t.lower === 'last' || t.lower === 'next') && tokens[k + 1]?.pos === 'NOUN') return true;
+  // "that winter", "last June"
+  const next = tokens[k + 1];
+  if (['that', 'this', 'last', 'next'].includes(t.lower) && next && (next.pos === 'NOUN' || calendar.has(next.lower))) return true;
   // "in May", "in the spring", "in 1901": a time, not what was counted.
   if (['in', 'on', 'by', 'during'].includes(t.lower)) {
     const when = tokens[k + 1]?.pos === 'DET' ? tokens[k + 2] : tokens[k + 1];
@@ -180,14 +191,19 @@ function coloursIn(tokens: Token[], from: number, to: number): string[] {
   return found;
 }
 
+const clauseEnds = new Set(['.', ';', ':', '!', '?', '--', '—', '–']);
 const colourClasses: Classes = {
   colour: (t) => colours.has(t.lower),
-  modifier: (t) => t.pos === 'ADJ' || t.pos === 'ADV' || colours.has(t.lower) || t.text === ',',
+  // "raven-black", "iron-gray": a colour compound is a run of colours parted by hyphens
+  modifier: (t) => t.pos === 'ADJ' || t.pos === 'ADV' || colours.has(t.lower) || t.text === ',' || t.text === '-',
   attributeNoun: (t) => attributeNouns[t.lower] !== undefined,
   compoundSuffix: (t) => attributeCompounds[t.lower] !== undefined,
   possessiveMark: (t) => /^['’]s$/.test(t.lower),
   // the tagger reads some adjectives of a description as nouns ("a stout little man")
-  describing: (t) => t.pos === 'ADJ' || t.pos === 'ADV' || t.pos === 'NOUN' || t.text === ',',
+  describing: (t) => t.pos === 'ADJ' || t.pos === 'ADV' || t.pos === 'NOUN' || t.text === ',' || t.text === '-' || (t.pos === 'VERB' && /(ed|ing)$/.test(t.lower)),
+  // the other features of one list after "with" ("with a mouth like a fish, dull staring eyes, and raven-black hair");
+  // a second "with" starts another description, which may be of another time ("…, and with dark brown hair")
+  feature: (t) => t.lower !== 'with' && !clauseEnds.has(t.text) && t.pos !== 'AUX' && (t.pos !== 'VERB' || /(ed|ing)$/.test(t.lower)) && t.pos !== 'PRON' && !/^['’]s$/.test(t.lower),
   person: (t) => t.pos === 'NOUN' && (people.has(t.lemma) || personNouns.has(t.lemma)),
   be: (t) => t.lemma === 'be' && (t.pos === 'AUX' || t.pos === 'VERB'),
   // what opens an apposition: a comma, or a dash ("Morgan--an old, red-haired sailor--")
@@ -195,6 +211,8 @@ const colourClasses: Classes = {
 };
 const colourRun: Slot[] = [{ is: 'modifier', op: '*' }, { is: 'colour', op: '+', take: 'colour' }];
 const compound: Slot[] = [...colourRun, { words: ['-'] }, { is: 'compoundSuffix', take: 'noun' }];
+/** "with curls of black hair", "with a mouth like a fish, dull staring eyes, and raven-black hair" */
+const withFeature: Slot[] = [{ words: ['with'] }, { is: 'feature', op: '*' }, ...colourRun, { is: 'attributeNoun', take: 'noun' }];
 
 /**
  * Literary phrasings of a colour, read around a reference to the one it is said of (the words `colour` takes, of the
@@ -210,14 +228,18 @@ const colourRules: Rule<{ subject?: boolean; whole?: boolean }>[] = [
   // "the blue eyes of Eleanor Bellamy"
   { id: 'noun-of-name', before: [{ words: ['the'] }, ...colourRun, { is: 'attributeNoun', take: 'noun' }, { words: ['of'] }], meta: { whole: true } },
   // "Harcourt was a tall, spare man with blue eyes", "Crane, a stout little man with black hair,"
-  { id: 'with-predicate', after: [{ is: 'be' }, { pos: ['ADV'], op: '*' }, { words: ['a', 'an'] }, { is: 'describing', op: '*' }, { is: 'person' }, { words: ['with'] }, ...colourRun, { is: 'attributeNoun', take: 'noun' }], meta: { subject: true } },
-  { id: 'with-apposition', after: [{ is: 'apposing' }, { words: ['a', 'an'] }, { is: 'describing', op: '*' }, { is: 'person' }, { words: ['with'] }, ...colourRun, { is: 'attributeNoun', take: 'noun' }] },
+  // "Joe was a fair man, with curls of black hair", "a slow man, with a mouth like a fish, dull staring eyes, and
+  // raven-black hair": the colour of one feature in the list after "with"
+  { id: 'with-predicate', after: [{ is: 'be' }, { pos: ['ADV'], op: '*' }, { words: ['a', 'an'] }, { is: 'describing', op: '*' }, { is: 'person' }, { words: [','], op: '?' }, ...withFeature], meta: { subject: true } },
+  { id: 'with-apposition', after: [{ is: 'apposing' }, { words: ['a', 'an'] }, { is: 'describing', op: '*' }, { is: 'person' }, { words: [','], op: '?' }, ...withFeature] },
+  // "My sister, Mrs. Joe, with fair hair and blue eyes, had…"
+  { id: 'with-bare-apposition', after: [{ is: 'apposing' }, ...withFeature] },
 ];
 /** A colour told after its noun: "hair of a dull brown", "eyes of the palest grey". */
 const afterNounRules: Rule[] = [{ id: 'of-a-colour', after: [{ words: ['of'] }, { words: ['a', 'an', 'the'], op: '?' }, ...colourRun] }];
 
 /** The colour after an attribute noun at `head` by one of afterNounRules, unless a noun follows it ("eyes of a grey cat"). */
-function colourAfterNoun(p: Passage, attribute: 'eyes' | 'hair', from: number, head: number): Statement | undefined {
+function colourAfterNoun(p: Passage, attribute: ColourAttribute, from: number, head: number): Statement | undefined {
   const { tokens } = p.reading;
   const m = matchAround(tokens, head, head, afterNounRules, colourClasses);
   if (!m || tokens[m.to + 1]?.pos === 'NOUN' || ['with', 'from'].includes(tokens[m.to + 1]?.lower ?? '')) return undefined;
@@ -258,7 +280,8 @@ function colourStatements(p: Passage, ref: Ref): Statement[] {
       // "Mira's eyes, grey as the sea, …", "Thorne's hair, thick and black as a boy's, …": an adjective phrase in
       // apposition to the noun, up to what ends it ("as", "with", a comma).
       if (tokens[k + 1]?.text === ',') {
-        let j = k + 2;
+        // "his hair, a deep auburn, …"
+        let j = ['a', 'an'].includes(tokens[k + 2]?.lower ?? '') ? k + 3 : k + 2;
         const apposed = [];
         while (tokens[j] && (['ADJ', 'ADV'].includes(tokens[j].pos) || colours.has(tokens[j].lower) || (tokens[j].lower === 'and' && tokens[j + 1]?.pos === 'ADJ'))) {
           if (colours.has(tokens[j].lower)) apposed.push(tokens[j].lower);
@@ -334,7 +357,7 @@ function colourStatements(p: Passage, ref: Ref): Statement[] {
 }
 
 /** "…eyes, like the winter sea, were a cold blue": the colour the attribute noun at `head` is linked to. */
-function predicateColour(p: Passage, attribute: 'eyes' | 'hair', from: number, head: number): Statement[] {
+function predicateColour(p: Passage, attribute: ColourAttribute, from: number, head: number): Statement[] {
   const { tokens } = p.reading;
   const sentence = tokens[head].sentence;
   const inSentence = (k: number) => k < tokens.length && tokens[k].sentence === sentence;
@@ -539,7 +562,7 @@ function titleStatements(p: Passage, ref: Ref): Statement[] {
 }
 
 function contradicts(attribute: Attribute, canon: string[], stated: string, bygone = false, bound?: AgeBound): boolean {
-  if (attribute === 'eyes' || attribute === 'hair') {
+  if (attribute === 'eyes' || attribute === 'hair' || attribute === 'eyebrows') {
     const words = stated.split(' ');
     const specific = words.filter((w) => !shades.has(w));
     if (specific.length === 0) return false;

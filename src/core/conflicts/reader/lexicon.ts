@@ -205,16 +205,18 @@ export function colourFamiliesOf(words: string[]): Set<string> {
 }
 
 /** The nouns an eye or hair colour is stated of. */
-export const attributeNouns: Record<string, 'eyes' | 'hair'> = {
+export type ColourAttribute = 'eyes' | 'hair' | 'eyebrows';
+export const attributeNouns: Record<string, ColourAttribute> = {
   eye: 'eyes', eyes: 'eyes', hair: 'hair', hairs: 'hair', locks: 'hair', curls: 'hair', tresses: 'hair', mane: 'hair',
   braid: 'hair', braids: 'hair', plait: 'hair', plaits: 'hair', ringlets: 'hair',
+  eyebrows: 'eyebrows', eyebrow: 'eyebrows', brows: 'eyebrows',
 };
 /** Feelings eyes may blaze or flash with: "blue with passion" keeps its colour, unlike "grey with dust". */
 export const feelings = set('passion rage fury anger wrath hate hatred malice desire lust joy delight excitement triumph menace cruelty scorn contempt mischief merriment amusement laughter eagerness hunger');
 /** Marks that open an apposition: "Morgan, an old sailor", "Morgan--an old sailor--". */
 export const apposing = new Set([',', '--', '—', '–']);
 /** "-eyed", "-haired" compounds. */
-export const attributeCompounds: Record<string, 'eyes' | 'hair'> = { eyed: 'eyes', haired: 'hair' };
+export const attributeCompounds: Record<string, ColourAttribute> = { eyed: 'eyes', haired: 'hair', browed: 'eyebrows' };
 
 /** Verbs that link an attribute to its colour: "her eyes were blue", "his hair shone gold". */
 export const linking = set('be look seem appear shine gleam glitter glint burn blaze flame flare smoulder smolder flash sparkle glow show stay remain');

@@ -154,6 +154,8 @@ export function findReferences(syntax: Syntax, entities: SliceEntity[], pronouns
   const startsAt = new Map(named.map((r) => [r.first, r]));
   const namedAt = new Map(named.map((r) => [r.first, r.last]));
   const refs: Ref[] = [];
+  /** the last object pronoun of each kind, and whom it refers to (undefined: someone the passage does not name) */
+  const objects = new Map<Pronouns, { at: number; entity: SliceEntity | undefined }>();
   // The one character whose state says it narrates (at the passage's chapter); dialogue's "I" is its speaker.
   const narrators = entities.filter((e) => e.type === 'character' && e.state.narrator === true);
   const storyNarrator = narrators.length === 1 ? narrators[0] : undefined;
@@ -196,7 +198,13 @@ export function findReferences(syntax: Syntax, entities: SliceEntity[], pronouns
     if (!entry || t.pos !== 'PRON' || t.quoted) continue;
     let [kind, role] = entry;
     if (t.lower === 'her') role = ['NOUN', 'ADJ', 'NUM', 'PROPN'].includes(tokens[i + 1]?.pos ?? '') || tokens[i + 1]?.pos === 'ADV' ? 'possessive' : 'object';
-    const entity = resolve(syntax, refs, i, kind, role, pronounsOf);
+    // "Miss Havisham beckoned her…, and tried it against her brown hair": after an object "her" that is not the
+    // subject, a "her" or "she" of that sentence may be either woman, unless it resolves to the object's own referent.
+    const resolvedTo = resolve(syntax, refs, i, kind, role, pronounsOf);
+    const object = objects.get(kind);
+    const ambiguous = object !== undefined && tokens[object.at].sentence === t.sentence && (role === 'possessive' || role === 'nominative') && object.entity !== resolvedTo;
+    if (role === 'object') objects.set(kind, { at: i, entity: resolvedTo });
+    const entity = ambiguous ? undefined : resolvedTo;
     if (!entity) continue;
     const resolved: Ref = { entity, first: i, last: i, pronoun: role, subject: false };
     resolved.subject = role === 'nominative' && isSubject(syntax, resolved);
@@ -366,7 +374,8 @@ function resolve(
   const sameClause = candidates.filter((r) => syntax.clause[r.first] === syntax.clause[at]);
   const clauseSubject = sameClause.filter((r) => r.subject).at(-1);
   if (role === 'reflexive') return (clauseSubject ?? candidates.at(-1))!.entity;
-  if (role === 'object') return (candidates.filter((r) => r.entity !== clauseSubject?.entity).at(-1) ?? candidates.at(-1))!.entity;
+  // An object pronoun is not its own clause's subject ("Miss Havisham beckoned her": that would be "herself").
+  if (role === 'object') return candidates.filter((r) => r.entity !== clauseSubject?.entity).at(-1)?.entity;
   if (clauseSubject) return clauseSubject.entity;
   const recent = candidates.filter((r) => r.subject && sentence - tokens[r.first].sentence <= 1);
   const recentSubject = recent.filter((r) => r.main).at(-1) ?? recent.at(-1);
