@@ -24,8 +24,8 @@ export type OperationOutcome = { ok: true; data: Record<string, unknown>; versio
 export type { Caller };
 
 /**
- * An operation of one metered Mutation field that needs a scope and counts against the rate limit: its admission (key,
- * rate limit, quota) can go in one statement before it runs (Metering.admitKey). `idempotent`: only without an
+ * An operation of one metered Mutation field that `admitsWithKey`, needs a scope and counts against the rate limit: its
+ * admission (key, rate limit, quota) can go in one statement before it runs (Metering.admitKey). `idempotent`: only without an
  * Idempotency-Key, whose holder spends the quota later (graph/plugins/metering.ts).
  */
 type Admissible = { scope: string; cost: number; idempotent: boolean };
@@ -35,10 +35,10 @@ function admissibleOf(operation: OperationDefinitionNode): Admissible | undefine
   const [selection, ...others] = operation.selectionSet.selections;
   if (operation.operation !== 'mutation' || others.length > 0 || selection.kind !== 'Field') return undefined;
   const options = schema.getMutationType()?.getFields()[selection.name.value]?.extensions?.pothosOptions as
-    | { cost?: number; idempotent?: boolean; rateLimited?: boolean; authScopes?: { scope?: string } }
+    | { cost?: number; idempotent?: boolean; rateLimited?: boolean; admitsWithKey?: boolean; authScopes?: { scope?: string } }
     | undefined;
   const scope = options?.authScopes?.scope;
-  if (options?.cost === undefined || options.rateLimited === false || typeof scope !== 'string') return undefined;
+  if (!options?.admitsWithKey || options.cost === undefined || options.rateLimited === false || typeof scope !== 'string') return undefined;
   return { scope, cost: options.cost, idempotent: options.idempotent === true };
 }
 

@@ -41,6 +41,7 @@ builder.mutationField('createFact', (t) =>
       'Adds a fact about an entity, with its provenance: a candidate (approved, or pending review for a suggested fact) and, for an approved fact, the decision by this key. A live fact with the same text on the entity is a 409 already_exists.',
     authScopes: { scope: 'remember' },
     cost: 1,
+    admitsWithKey: true,
     idempotent: true,
     args: {
       projectId: t.arg.id({ required: true }),

@@ -42,6 +42,11 @@ declare global {
        * limits); an operation is still counted once when any other root field of it counts
        */
       rateLimited?: boolean;
+      /**
+       * the hottest writes: on a surface that has the operation's input checked before it runs (REST), its key, rate
+       * limit and quota are settled in one statement with the key (graph/executor.ts), not three round trips
+       */
+      admitsWithKey?: boolean;
     }
   }
 }
