@@ -86,7 +86,7 @@ describe('writes admitted with their key', () => {
     for (const write of [postFact, (k: string, _text: string, project: string) => patchState(k, { stranger: true }, {}, project)]) {
       const theirs = expectProblem(await write(stranger.key, 'stranger fact', projectId), 404, 'not_found');
       const none = expectProblem(await write(stranger.key, 'stranger fact', missing), 404, 'not_found');
-      expect(theirs.detail.replace(projectId, '<id>')).toBe(none.detail.replace(missing, '<id>'));
+      expect(String(theirs.detail).replace(projectId, '<id>')).toBe(String(none.detail).replace(missing, '<id>'));
     }
     expect(await factStored('stranger fact')).toBe(false);
     expect((await stateNow()).stranger).toBeUndefined();
