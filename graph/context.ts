@@ -4,7 +4,10 @@ import { RequestCache } from '@pothos/plugin-scope-auth';
 import type { LoreError } from '../src/core/errors.ts';
 import type { Principal } from '../src/core/access/keys.ts';
 import type { Services } from '../src/core/services.ts';
-import type { RateLimitState } from '../src/core/metering/metering.ts';
+import type { Admission, RateLimitState } from '../src/core/metering/metering.ts';
+
+/** A request admitted before it ran (Executor.authenticate): its rate limit counted and its quota reserved, or refused. */
+export type Admitted = NonNullable<Admission['admitted']>;
 import type { LlmCredentials } from '../src/core/llm/provider.ts';
 import type { VersionRead } from '../src/core/canon/entities.ts';
 
@@ -22,6 +25,11 @@ export type GraphContext = {
    * request's Idempotency-Key (Idempotency.run), so a replay never spends.
    */
   reservations: Map<string | number, () => Promise<void>>;
+  /**
+   * Set when the surface admitted the request before it ran (Caller.admitted): the metering plugin takes its
+   * reservation (once) instead of reserving. The request is counted already: countRequest reports it.
+   */
+  takeAdmitted(): Admitted | undefined;
   /**
    * This request's read of a project's canon version: the first call starts it (the metering plugin does, while the
    * request is admitted, for a field that `readsCanon`), later calls share it. Undefined when the read cache is off.
@@ -63,10 +71,13 @@ export type Caller = {
   holdsAnswer?: (version: string) => boolean;
   /** receives the key's rate limit once the operation has counted (or read) it, for the surface's RateLimit headers */
   onRateLimit?: (state: RateLimitState) => void;
+  /** counted and reserved with the key, before the operation runs (Executor.authenticate with the operation) */
+  admitted?: Admitted;
 };
 
 export function createContext(services: Services, request: Caller): GraphContext {
   const versionReads = new Map<string, VersionRead | undefined>();
+  const counted = request.admitted?.rate;
   const context: GraphContext = {
     [contextCacheSymbol]: {},
     requestId: request.requestId,
@@ -75,7 +86,8 @@ export function createContext(services: Services, request: Caller): GraphContext
     countRequest: once(async () => {
       const principal = await context.principal();
       try {
-        context.reportRateLimit(await services.metering.hit(principal));
+        if (counted instanceof Error) throw counted;
+        context.reportRateLimit(counted ?? (await services.metering.hit(principal)));
       } catch (error) {
         const retryAfter = (error as LoreError).extensions?.retryAfter;
         if (typeof retryAfter === 'number') context.reportRateLimit({ limit: principal.ratePerMinute, remaining: 0, resetSeconds: retryAfter });
@@ -88,6 +100,11 @@ export function createContext(services: Services, request: Caller): GraphContext
       request.onRateLimit?.(state);
     },
     reservations: new Map(),
+    takeAdmitted() {
+      const { admitted } = request;
+      request.admitted = undefined;
+      return admitted;
+    },
     canonVersion(projectId) {
       if (!versionReads.has(projectId)) versionReads.set(projectId, services.entities.readVersion(projectId));
       return versionReads.get(projectId);

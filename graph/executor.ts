@@ -6,7 +6,7 @@ import { GraphQLError, validate, type OperationDefinitionNode } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import { isErrorCode, problemCatalog, type ErrorCode } from '../src/core/errors.ts';
 import type { Services } from '../src/core/services.ts';
-import { createContext, releaseContext, type Caller } from './context.ts';
+import { createContext, releaseContext, type Admitted, type Caller } from './context.ts';
 import type { Principal } from '../src/core/access/keys.ts';
 import { LoreError, storeUnavailable } from '../src/core/errors.ts';
 import { isStoreUnreachable } from '../src/db/unavailable.ts';
@@ -23,7 +23,24 @@ export type OperationError = { code: ErrorCode; status: number; message: string;
 export type OperationOutcome = { ok: true; data: Record<string, unknown>; version?: string } | { ok: false; error: OperationError };
 export type { Caller };
 
-type Compiled = { query: CompiledQuery; rootFields: number };
+/**
+ * An operation of one metered Mutation field that `admitsWithKey`, needs a scope and counts against the rate limit: its
+ * admission (key, rate limit, quota) can go in one statement before it runs (Metering.admitKey). `idempotent`: only without an
+ * Idempotency-Key, whose holder spends the quota later (graph/plugins/metering.ts).
+ */
+type Admissible = { scope: string; cost: number; idempotent: boolean };
+type Compiled = { query: CompiledQuery; rootFields: number; admissible?: Admissible };
+
+function admissibleOf(operation: OperationDefinitionNode): Admissible | undefined {
+  const [selection, ...others] = operation.selectionSet.selections;
+  if (operation.operation !== 'mutation' || others.length > 0 || selection.kind !== 'Field') return undefined;
+  const options = schema.getMutationType()?.getFields()[selection.name.value]?.extensions?.pothosOptions as
+    | { cost?: number; idempotent?: boolean; rateLimited?: boolean; admitsWithKey?: boolean; authScopes?: { scope?: string } }
+    | undefined;
+  const scope = options?.authScopes?.scope;
+  if (!options?.admitsWithKey || options.cost === undefined || options.rateLimited === false || typeof scope !== 'string') return undefined;
+  return { scope, cost: options.cost, idempotent: options.idempotent === true };
+}
 
 const compiled = new Map<OperationName, Compiled>(
   [...operationDocuments()].map(([name, document]) => {
@@ -32,17 +49,29 @@ const compiled = new Map<OperationName, Compiled>(
     const query = compileQuery(schema, document, name);
     if (!isCompiledQuery(query)) throw new Error(`operation ${name} does not compile: ${query.errors?.[0]?.message}`);
     const operation = document.definitions[0] as OperationDefinitionNode;
-    return [name, { query, rootFields: operation.selectionSet.selections.length }];
+    return [name, { query, rootFields: operation.selectionSet.selections.length, admissible: admissibleOf(operation) }];
   }),
 );
 
 export class Executor {
   constructor(private readonly services: Services) {}
 
-  /** Resolves a presented key, so a surface can answer 401 before it looks at the rest of the request. */
-  async authenticate(credential: string | undefined): Promise<{ ok: true; principal: Principal } | { ok: false; error: OperationError }> {
+  /**
+   * Resolves a presented key, so a surface can answer 401 before it looks at the rest of the request. With `operation`
+   * (the one the surface is about to run with `variables`, its input already valid), an admissible operation is also
+   * admitted in the same round trip, its rate limit counted and quota reserved (Caller.admitted).
+   */
+  async authenticate(
+    credential: string | undefined, operation?: { name: OperationName; variables: Record<string, unknown> },
+  ): Promise<{ ok: true; principal: Principal; admitted?: Admitted } | { ok: false; error: OperationError }> {
     try {
-      return { ok: true, principal: await this.services.keys.authenticate(credential) };
+      const admissible = operation && compiled.get(operation.name)!.admissible;
+      if (!admissible || (admissible.idempotent && operation.variables.idempotencyKey != null)) {
+        return { ok: true, principal: await this.services.keys.authenticate(credential) };
+      }
+      const { keys, metering } = this.services;
+      const { key, admitted } = await metering.admitKey(keys.checkShape(credential), admissible.scope, admissible.cost);
+      return { ok: true, principal: keys.principal(key), admitted };
     } catch (error) {
       if (error instanceof LoreError) return { ok: false, error: this.describe(error, '') };
       if (isStoreUnreachable(error)) return { ok: false, error: this.describe(storeUnavailable(), '') };
@@ -62,6 +91,9 @@ export class Executor {
       const version = contextValue.readAt.length === rootFields && contextValue.readAt.every((v) => v === first) ? first : undefined;
       return { ok: true, data: result.data as Record<string, unknown>, version };
     } finally {
+      // Admitted, but refused before its field ran (a variable GraphQL would not coerce): its reservation goes back.
+      const unspent = contextValue.takeAdmitted()?.reservation;
+      if (unspent && !(unspent instanceof Error)) await unspent();
       releaseContext(contextValue);
     }
   }

@@ -70,20 +70,16 @@ export function apiRouter(executor: Executor, config: Config): Router {
 
   async function handle(route: RouteDef, req: Request, res: Response) {
     const credential = readCredential(req, res, config);
-    const auth = await executor.authenticate(credential);
-    if (!auth.ok) return problem(req, res, { code: auth.error.code, detail: auth.error.message, extensions: auth.error.extensions });
-
     const invalid: Issue[] = [];
     const params = parseInput(route.params, req.params, 'path', invalid);
     const query = parseInput(route.query, req.query, 'query', invalid);
     let body: Record<string, unknown> = {};
+    let unsupported = false;
     if (route.body) {
       // From the headers: req.body stays undefined when the JSON parser skipped another media type.
       const hasBody = req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
-      if (hasBody && !req.is(['application/json', 'application/*+json'])) {
-        return problem(req, res, { code: 'unsupported_media_type', detail: 'Send the body as application/json.' });
-      }
-      if (!hasBody && route.bodyOptional) body = {};
+      if (hasBody && !req.is(['application/json', 'application/*+json'])) unsupported = true;
+      else if (!hasBody && route.bodyOptional) body = {};
       else if (req.body === null || typeof req.body !== 'object' || Array.isArray(req.body)) {
         invalid.push({ path: 'body', message: 'must be a JSON object' });
       } else body = parseInput(route.body, req.body, 'body', invalid);
@@ -92,7 +88,13 @@ export function apiRouter(executor: Executor, config: Config): Router {
     if (rawIdempotencyKey !== undefined && !idempotencyKeyRule.safeParse(rawIdempotencyKey).success) {
       invalid.push({ path: 'header.Idempotency-Key', message: 'must be 1 to 255 characters' });
     }
-    if (invalid.length > 0) {
+    const input = { params, query, body, idempotencyKey: rawIdempotencyKey } as Parameters<RouteDef['variables']>[0];
+    const variables = invalid.length > 0 || unsupported ? undefined : route.variables(input);
+    // The key first (401 before 400); a valid request is admitted with it, in the same round trip.
+    const auth = await executor.authenticate(credential, variables && { name: route.operation, variables });
+    if (!auth.ok) return problem(req, res, { code: auth.error.code, detail: auth.error.message, extensions: auth.error.extensions });
+    if (unsupported) return problem(req, res, { code: 'unsupported_media_type', detail: 'Send the body as application/json.' });
+    if (!variables) {
       return problem(req, res, {
         code: 'validation_error',
         detail: invalid.slice(0, 5).map((e) => `${e.path}: ${e.message}`).join('; '),
@@ -100,12 +102,11 @@ export function apiRouter(executor: Executor, config: Config): Router {
       });
     }
 
-    const input = { params, query, body, idempotencyKey: rawIdempotencyKey } as Parameters<RouteDef['variables']>[0];
-    const variables = route.variables(input);
     let held: Buffer | undefined;
     const outcome = await executor.run(route.operation, variables, {
       credential,
       principal: auth.principal,
+      admitted: auth.admitted,
       requestId: String(res.getHeader('X-Request-Id')),
       llm: route.byok ? { provider: req.get('X-LLM-Provider'), key: req.get('X-LLM-Key'), model: req.get('X-LLM-Model') } : undefined,
       // A method, not an arrow: tsx (esbuild's keepNames) names an arrow held by a property with a defineProperty call

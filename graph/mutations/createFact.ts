@@ -41,6 +41,7 @@ builder.mutationField('createFact', (t) =>
       'Adds a fact about an entity, with its provenance: a candidate (approved, or pending review for a suggested fact) and, for an approved fact, the decision by this key. A live fact with the same text on the entity is a 409 already_exists.',
     authScopes: { scope: 'remember' },
     cost: 1,
+    admitsWithKey: true,
     idempotent: true,
     args: {
       projectId: t.arg.id({ required: true }),
@@ -51,7 +52,7 @@ builder.mutationField('createFact', (t) =>
     resolve: async (_root, rawArgs, ctx, info) => {
       const args = parseArgs(createFactArgs, rawArgs);
       const principal = await ctx.principal();
-      await ctx.services.projects.requireOwned(principal.accountId, args.projectId);
+      // The write checks the project is the account's, under the project's writer lock.
       const { input } = args;
       const request = {
         projectId: args.projectId,
@@ -71,7 +72,7 @@ builder.mutationField('createFact', (t) =>
         request,
         ctx.reservations.get(info.path.key)!,
         async () => {
-          const { fact, ...done } = await ctx.services.facts.create({ ...request, keyId: principal.keyId });
+          const { fact, ...done } = await ctx.services.facts.create({ ...request, keyId: principal.keyId, accountId: principal.accountId });
           written = fact;
           if (fact && !request.knownBy?.length) answeredWithoutKnowers(fact);
           return done;

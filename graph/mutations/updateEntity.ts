@@ -42,6 +42,7 @@ builder.mutationField('updateEntity', (t) =>
       'Changes an entity and raises its version by one. With expectedVersion, an entity at another version is refused with 409 version_conflict; without, the later of two writes wins whole. A rename re-records the entity\'s mentions.',
     authScopes: { scope: 'remember' },
     cost: 1,
+    admitsWithKey: true,
     args: {
       projectId: t.arg.id({ required: true }),
       entityId: t.arg.id({ required: true }),

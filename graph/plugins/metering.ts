@@ -42,6 +42,11 @@ declare global {
        * limits); an operation is still counted once when any other root field of it counts
        */
       rateLimited?: boolean;
+      /**
+       * the hottest writes: on a surface that has the operation's input checked before it runs (REST), its key, rate
+       * limit and quota are settled in one statement with the key (graph/executor.ts), not three round trips
+       */
+      admitsWithKey?: boolean;
     }
   }
 }
@@ -63,12 +68,18 @@ export class PothosMeteringPlugin<Types extends SchemaTypes> extends BasePlugin<
       const ctx = context as GraphContext;
       const principal = await ctx.principal();
       let refund: (() => Promise<void>) | undefined;
+      // Reserved with the key before the operation ran (graph/executor.ts): spent, or refused, when it would be reserved.
+      const admission = ctx.takeAdmitted();
+      if (admission) await ctx.countRequest(); // a request over the rate limit fails here, nothing reserved
+      const admitted = admission?.reservation;
       if (idempotent) {
         // Reserving after the key is held makes a replay free, even one racing its first request for the last unit.
         await ctx.countRequest();
         ctx.reservations.set(info.path.key, async () => {
-          refund = await ctx.services.metering.reserve(principal, cost);
+          refund = admitted ? spend(admitted) : await ctx.services.metering.reserve(principal, cost);
         });
+      } else if (admitted) {
+        refund = spend(admitted);
       } else {
         const { projectId } = args as { projectId?: unknown };
         if (readsCanon && typeof projectId === 'string') ctx.canonVersion(projectId);
@@ -79,9 +90,18 @@ export class PothosMeteringPlugin<Types extends SchemaTypes> extends BasePlugin<
       } catch (error) {
         await refund?.();
         throw error;
+      } finally {
+        // An admitted reservation the resolver never took (it failed first) goes back.
+        if (admitted && !refund && !(admitted instanceof Error)) await admitted().catch(() => undefined);
       }
     };
   }
+}
+
+/** An admitted reservation taken: its refund, or its refusal thrown. */
+function spend(admitted: (() => Promise<void>) | Error): () => Promise<void> {
+  if (admitted instanceof Error) throw admitted;
+  return admitted;
 }
 
 SchemaBuilder.registerPlugin('metering', PothosMeteringPlugin);

@@ -57,11 +57,17 @@ export type TransactionSql = SqlClient & { atCommit(text: string): void };
  * the same lock in shared mode (pg_advisory_xact_lock_shared); `first`: a statement run right after it, whose rows
  * `work` is given. All go with the BEGIN in one round trip.
  */
-export type TransactionStart = { lock?: string; sharedLock?: string; first?: { statement: Statement; values: Literal[] } };
+export type TransactionStart = {
+  lock?: string;
+  sharedLock?: string;
+  first?: { statement: Statement; values: Literal[] };
+  /** statements run after `first`, in the same round trip, whose rows (one list each) `work` is given too */
+  then?: { statement: Statement; values: Literal[] }[];
+};
 
 /** Runs `work` in one transaction, its statements on one connection of the pool (prepared where the pool prepares). */
 export type SqlTransaction = <T, R extends object = Record<string, unknown>>(
-  work: (sql: TransactionSql, first: R[]) => Promise<T>, start?: TransactionStart,
+  work: (sql: TransactionSql, first: R[], then: Record<string, unknown>[][]) => Promise<T>, start?: TransactionStart,
 ) => Promise<T>;
 
 const advisoryLock = statement('advisory_xact_lock', 'SELECT pg_advisory_xact_lock(hashtextextended($1, 0))');
@@ -74,7 +80,7 @@ const sharedAdvisoryLock = statement('advisory_xact_lock_shared', 'SELECT pg_adv
  * it, each go as one simple query; on PGlite (one shared session, no prepared statements) one by one.
  */
 export function sqlTransaction(pool: pg.Pool, prepared: boolean): SqlTransaction {
-  return async <T, R extends object>(work: (sql: TransactionSql, first: R[]) => Promise<T>, start: TransactionStart = {}) => {
+  return async <T, R extends object>(work: (sql: TransactionSql, first: R[], then: Record<string, unknown>[][]) => Promise<T>, start: TransactionStart = {}) => {
     const client = await pool.connect();
     const atEnd: string[] = [];
     const sql: TransactionSql = {
@@ -86,14 +92,16 @@ export function sqlTransaction(pool: pg.Pool, prepared: boolean): SqlTransaction
       ...(start.lock !== undefined ? [inline(advisoryLock, [start.lock])] : []),
       ...(start.sharedLock !== undefined ? [inline(sharedAdvisoryLock, [start.sharedLock])] : []),
       ...(start.first ? [inline(start.first.statement, start.first.values)] : []),
+      ...(start.then ?? []).map((t) => inline(t.statement, t.values)),
     ];
+    const following = start.then?.length ?? 0;
     let broken: Error | undefined;
     let open = false;
     try {
       open = true;
       const opened = prepared ? [await client.query(opening.join(';\n'))].flat() : await sequence(client, opening);
-      const first = (start.first ? opened[opened.length - 1].rows : []) as R[];
-      const result = await work(sql, first);
+      const first = (start.first ? opened[opened.length - 1 - following].rows : []) as R[];
+      const result = await work(sql, first, opened.slice(opened.length - following).map((r) => r.rows));
       const closing = [...atEnd, 'COMMIT'];
       if (prepared) await client.query(closing.join(';\n'));
       else await sequence(client, closing);

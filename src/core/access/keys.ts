@@ -16,7 +16,7 @@ const keysBySecret = statement('keys_by_secret', `
          "expiresAt" IS NOT NULL AND "expiresAt" <= (now() AT TIME ZONE 'UTC') AS expired
   FROM "ApiKey" WHERE "secretHash" = ANY($1::text[])`);
 
-type KeyRow = {
+export type KeyRow = {
   secretHash: string;
   id: string;
   accountId: string;
@@ -158,22 +158,35 @@ export class KeyService {
 
   /** Resolves a presented secret to its principal, or fails with the contract's 401 code. */
   async authenticate(secret: string | undefined): Promise<Principal> {
-    if (!secret) throw new LoreError('AUTH_MISSING_KEY', 'No API key: send Authorization: Bearer <key>.');
-    if (!keyPattern.test(secret)) throw new LoreError('AUTH_INVALID_KEY', 'The API key is malformed.');
-    const key = await this.bySecretHash.load(hashSecret(secret));
+    return this.principal(await this.bySecretHash.load(hashSecret(this.checkShape(secret))));
+  }
+
+  /** The principal of a key row found by its secret (undefined: none), or the contract's 401 failure. */
+  principal(key: Omit<KeyRow, 'secretHash'> | null | undefined): Principal {
     if (!key || key.revoked) throw new LoreError('AUTH_INVALID_KEY', 'The API key is invalid or inactive.');
     if (key.expired) throw new LoreError('AUTH_EXPIRED_KEY', 'The API key has expired.');
-    const policy = tierPolicies[key.tier];
-    return {
-      keyId: key.id,
-      accountId: key.accountId,
-      tier: key.tier,
-      scopes: new Set(key.scopes),
-      quota: key.customQuota ?? policy.quota,
-      period: policy.period,
-      ratePerMinute: key.customRate ?? policy.ratePerMinute,
-    };
+    return principalOf(key);
   }
+
+  /** A secret's shape checked before any lookup: no key, or a malformed one, fails without a round trip. */
+  checkShape(secret: string | undefined): string {
+    if (!secret) throw new LoreError('AUTH_MISSING_KEY', 'No API key: send Authorization: Bearer <key>.');
+    if (!keyPattern.test(secret)) throw new LoreError('AUTH_INVALID_KEY', 'The API key is malformed.');
+    return secret;
+  }
+}
+
+export function principalOf(key: Omit<KeyRow, 'secretHash'>): Principal {
+  const policy = tierPolicies[key.tier];
+  return {
+    keyId: key.id,
+    accountId: key.accountId,
+    tier: key.tier,
+    scopes: new Set(key.scopes),
+    quota: key.customQuota ?? policy.quota,
+    period: policy.period,
+    ratePerMinute: key.customRate ?? policy.ratePerMinute,
+  };
 }
 
 /** Key changes are the operator's (the CLI): no key made them, and the entry names the key, never its secret or hash. */

@@ -60,17 +60,22 @@ const transaction = { timeout: 120_000, maxWait: 30_000 };
 
 // Whether the project is the account's, and the entity (locked for the change) when the project has it.
 const entityForUpdate = statement('entity_for_update', `
-  SELECT EXISTS (SELECT 1 FROM "Project" WHERE id = $1 AND "accountId" = $2) AS owned, e."baseState", e.version
-  FROM (SELECT 1) one LEFT JOIN LATERAL (SELECT "baseState", version FROM "Entity" WHERE id = $3 AND "projectId" = $1 FOR UPDATE) e ON true`);
+  SELECT EXISTS (SELECT 1 FROM "Project" WHERE id = $1 AND "accountId" = $2) AS owned, e.version
+  FROM (SELECT 1) one LEFT JOIN LATERAL (SELECT version FROM "Entity" WHERE id = $3 AND "projectId" = $1 FOR UPDATE) e ON true`);
 
-// $2: the new timeless state (null: unchanged), the latest state recomputed from it; $3: whether to set confidence to $4.
-const fieldsUpdate = statement('entity_fields_update', `
+// A change of the state, confidence or status alone (updateFields), sent with the BEGIN: only on the account's project
+// ($7, $8), and with an expected version ($9) only at it. $2: a JSON merge patch of the timeless state, at the top level
+// (mergeState's; null: unchanged), the latest state recomputed from it; $3: whether to set confidence to $4.
+const patchedState = `(COALESCE(e."baseState", '{}'::jsonb) - ARRAY(SELECT key FROM jsonb_each($2::jsonb) WHERE jsonb_typeof(value) = 'null'))
+  || COALESCE((SELECT jsonb_object_agg(key, value) FROM jsonb_each($2::jsonb) WHERE jsonb_typeof(value) <> 'null'), '{}'::jsonb)`;
+const fieldsPatch = statement('entity_fields_patch', `
   UPDATE "Entity" e SET version = e.version + 1, "updatedAt" = $6::timestamp(3),
-    "baseState" = COALESCE($2::jsonb, e."baseState"),
-    state = CASE WHEN $2::jsonb IS NULL THEN e.state ELSE ${stateAtSql('e', null, '$2::jsonb')} END,
+    "baseState" = CASE WHEN $2::jsonb IS NULL THEN e."baseState" ELSE ${patchedState} END,
+    state = CASE WHEN $2::jsonb IS NULL THEN e.state ELSE ${stateAtSql('e', null, `(${patchedState})`)} END,
     confidence = CASE WHEN $3::boolean THEN $4::float8 ELSE e.confidence END,
     status = COALESCE($5::text::"ApprovalStatus", e.status)
-  WHERE e.id = $1`);
+  WHERE e.id = $1 AND e."projectId" = $7 AND EXISTS (SELECT 1 FROM "Project" WHERE id = $7 AND "accountId" = $8)
+    AND ($9::int IS NULL OR e.version = $9::int)`);
 
 const authoredStatesStatement = statement('authored_states', `
   SELECT e.id AS "entityId", e."baseState", fc."externalId" AS "from", uc."externalId" AS "until", v.key, v.value
@@ -320,24 +325,40 @@ export class AuthoringService {
 
   /**
    * updateEntity for a change of the state, confidence or status alone, the commonest edit: nothing about names, the
-   * graph or timed values moves, so it runs straight through the driver in one transaction of four round trips (the
-   * BEGIN with the lock and the project and entity; the change, with the state recomputed; the answer's two reads;
-   * the audit entry with the COMMIT). The project's writer lock is taken shared and the entity's row locked, so edits
+   * graph or timed values moves, so it runs straight through the driver in one transaction of two round trips (the
+   * BEGIN with the lock, the project and entity, the change with the state recomputed, and the answer's two reads; the
+   * audit entry with the COMMIT). The project's writer lock is taken shared and the entity's row locked, so edits
    * of other entities go side by side (projectLockName).
    */
   private async updateFields(accountId: string, projectId: string, entityId: string, input: UpdateEntityInput): Promise<AuthoredEntity> {
-    type Current = { owned: boolean; baseState: State | null; version: number | null };
-    return this.sqlTransaction<AuthoredEntity, Current>(async (sql, [current]) => {
+    type Current = { owned: boolean; version: number | null };
+    const expected = input.expectedVersion;
+    const answer = this.entities.byIdsBatched(accountId, projectId, [entityId]);
+    return this.sqlTransaction<AuthoredEntity, Current>(async (sql, [current], [, found, states]) => {
+      // The change went with the BEGIN only where these checks pass; where one fails, the rollback undoes nothing.
       if (!current.owned) throw projectNotFound(projectId);
       if (current.version === null) throw entityNotFound(projectId, entityId);
-      const expected = input.expectedVersion;
       if (expected !== undefined && expected !== current.version) throw versionConflict(entityId, current.version, expected);
-      const baseState = input.state === undefined ? null : JSON.stringify(mergeState(current.baseState ?? {}, input.state));
-      await rows(sql, fieldsUpdate, [
-        entityId, baseState, input.confidence !== undefined, input.confidence ?? null, input.status ?? null, utcTimestamp(new Date()),
-      ]);
-      return this.answerSql(sql, accountId, projectId, entityId);
-    }, { sharedLock: projectLockName(projectId), first: { statement: entityForUpdate, values: [projectId, accountId, entityId] } });
+      const [record] = answer.read(found as EntityRecord[])!;
+      const [authored] = authoredStatesOf([entityId], states as AuthoredStateRow[]);
+      const entity = { ...record, authored };
+      recordAudit(sql, entity);
+      return entity;
+    }, {
+      sharedLock: projectLockName(projectId),
+      first: { statement: entityForUpdate, values: [projectId, accountId, entityId] },
+      then: [
+        {
+          statement: fieldsPatch,
+          values: [
+            entityId, input.state === undefined ? null : JSON.stringify(input.state), input.confidence !== undefined, input.confidence ?? null,
+            input.status ?? null, utcTimestamp(new Date()), projectId, accountId, expected ?? null,
+          ],
+        },
+        answer,
+        { statement: authoredStatesStatement, values: [[entityId]] },
+      ],
+    });
   }
 
   /**
@@ -460,22 +481,7 @@ export class AuthoringService {
 
   /** The timeless state and the timed values (grouped by span, in story order) of each entity, in the order of the ids. */
   async authoredStates(entityIds: readonly string[], sql: SqlClient = this.sql): Promise<AuthoredState[]> {
-    const found = await rows<{ entityId: string; baseState: State; from: string | null; until: string | null; key: string | null; value: unknown }>(
-      sql, authoredStatesStatement, [[...entityIds]]);
-    const byEntity = new Map<string, { state: State; spans: Map<string, StateChange> }>();
-    for (const row of found) {
-      let entity = byEntity.get(row.entityId);
-      if (!entity) byEntity.set(row.entityId, (entity = { state: row.baseState, spans: new Map() }));
-      if (row.key === null) continue;
-      const span = JSON.stringify([row.from, row.until]);
-      let change = entity.spans.get(span);
-      if (!change) entity.spans.set(span, (change = { from: row.from, until: row.until, state: {} }));
-      change.state[row.key] = row.value;
-    }
-    return entityIds.map((id) => {
-      const entity = byEntity.get(id);
-      return { state: entity?.state ?? {}, stateChanges: entity ? [...entity.spans.values()] : [] };
-    });
+    return authoredStatesOf(entityIds, await rows<AuthoredStateRow>(sql, authoredStatesStatement, [[...entityIds]]));
   }
 
   /** The entity as the write leaves it, read in the write's transaction, where the write's audit entry goes too. */
@@ -486,4 +492,24 @@ export class AuthoringService {
     recordAudit(sql, answer);
     return answer;
   }
+}
+
+type AuthoredStateRow = { entityId: string; baseState: State; from: string | null; until: string | null; key: string | null; value: unknown };
+
+/** authoredStatesStatement's rows as each entity's timeless state and timed values, in the order of the ids. */
+function authoredStatesOf(entityIds: readonly string[], found: AuthoredStateRow[]): AuthoredState[] {
+  const byEntity = new Map<string, { state: State; spans: Map<string, StateChange> }>();
+  for (const row of found) {
+    let entity = byEntity.get(row.entityId);
+    if (!entity) byEntity.set(row.entityId, (entity = { state: row.baseState, spans: new Map() }));
+    if (row.key === null) continue;
+    const span = JSON.stringify([row.from, row.until]);
+    let change = entity.spans.get(span);
+    if (!change) entity.spans.set(span, (change = { from: row.from, until: row.until, state: {} }));
+    change.state[row.key] = row.value;
+  }
+  return entityIds.map((id) => {
+    const entity = byEntity.get(id);
+    return { state: entity?.state ?? {}, stateChanges: entity ? [...entity.spans.values()] : [] };
+  });
 }

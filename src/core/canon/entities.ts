@@ -7,7 +7,7 @@ import type { Admits, PageKind } from './canonChanges.ts';
 import type { ReadCache } from './readCache.ts';
 import type { EntityCards, ReadCards } from './entityCards.ts';
 import { holdsSql, stateAtSql, unknownChapter } from './storyTime.ts';
-import { rows, statement, type SqlClient, type Statement } from '../../db/sql.ts';
+import { rows, statement, type Literal, type SqlClient, type Statement } from '../../db/sql.ts';
 import { fusedRanking, hybridValues, type HybridSearch } from '../embeddings/store.ts';
 import type DataLoader from 'dataloader';
 import { batchedRows } from '../../db/batch.ts';
@@ -289,6 +289,23 @@ export class EntityReader {
    * The given entities of a project, in the order of the ids; `sql`: read inside a writer's transaction instead;
    * `asOf` (a chapter id): their state and facts as of that chapter.
    */
+  /**
+   * byIds as a statement for a writer to send in a batch of its own (sqlTransaction's start), and how to read its rows
+   * into what byIds answers.
+   */
+  byIdsBatched(accountId: string, projectId: string, ids: readonly string[]) {
+    return {
+      statement: byIdsStatement,
+      values: [projectId, accountId, [...ids]] as Literal[],
+      read: (found: EntityRecord[]): EntityRecord[] | undefined => {
+        const result = owning(found);
+        if (!result) return undefined;
+        const byId = new Map(result.map((row) => [row.id, row]));
+        return ids.flatMap((id) => byId.get(id) ?? []);
+      },
+    };
+  }
+
   async byIds(accountId: string, projectId: string, ids: readonly string[], sql: SqlClient = this.sql, asOf?: string): Promise<EntityRecord[] | undefined> {
     const result =
       asOf === undefined

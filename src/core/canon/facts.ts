@@ -23,6 +23,8 @@ export type NewFact = {
   status: FactStatus;
   content?: string;
   keyId: string;
+  /** the account the project must be: another account's project is not found, as a missing one */
+  accountId: string;
   /** who knows it, from when; absent: common knowledge unless secret */
   knownBy?: KnowerInput[];
   /** nobody knows it until someone learns it (knownBy) */
@@ -52,12 +54,13 @@ const fieldError = (code: 'validation_error' | 'already_exists' | 'version_confl
 const isUniqueViolation = (error: unknown) =>
   (error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002') || (error as { code?: unknown }).code === '23505'; // the driver's
 
-// The whole write of a fact without story time or knowers, in one statement (the migrations factwrites_create_fact
-// and writelock_shared_writers say what lore_create_fact does): the fact ($1), its candidate ($2) and decision ($3, null when suggested), the
-// audit entry ($12-$19, null: none). Null once written, else what refused it.
-const createFactCall = statement('create_fact', `
-  SELECT lore_create_fact($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::timestamp(3), $11, $12, $13, $14, $15, $16, $17::text[], $18::jsonb,
-    $19::timestamp(3)) AS refused`);
+// The whole write of a fact without story time or knowers, in one statement (the migrations factwrites_create_fact,
+// writelock_shared_writers and writepath_admission say what lore_create_fact does): the fact ($1), its candidate ($2)
+// and decision ($3, null when suggested), the project ($4) as the account's ($5), the audit entry ($13-$20, null:
+// none). Null once written, else what refused it.
+const createFactCall = statement('create_fact_owned', `
+  SELECT lore_create_fact($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::timestamp(3), $12, $13, $14, $15, $16, $17, $18::text[], $19::jsonb,
+    $20::timestamp(3)) AS refused`);
 
 export class FactService {
   constructor(
@@ -72,6 +75,8 @@ export class FactService {
     return this.writing(() =>
       this.prisma.$transaction(async (tx) => {
         await holdProject(tx, input.projectId);
+        const owned = await tx.project.findFirst({ where: { id: input.projectId, accountId: input.accountId }, select: { id: true } });
+        if (!owned) throw projectNotFound(input.projectId);
         const entity = await tx.entity.findFirst({ where: { id: input.entityId, projectId: input.projectId }, select: { id: true } });
         if (!entity) throw fieldError('validation_error', 'entityId', `${input.entityId} is not an entity of this project`);
         const span = await resolveSpan(tx, input.projectId, { from: input.from, until: input.until }, 'input');
@@ -102,7 +107,7 @@ export class FactService {
     const audit = auditValues(fact);
     const [{ refused }] = await this.writing(() =>
       rows<{ refused: string | null }>(this.sql, createFactCall, [
-        created.id, created.candidateId, created.decisionId, input.projectId, input.entityId, input.text, input.status, input.content ?? null,
+        created.id, created.candidateId, created.decisionId, input.projectId, input.accountId, input.entityId, input.text, input.status, input.content ?? null,
         input.keyId, utcTimestamp(now), projectLockName(input.projectId), ...(audit?.values ?? Array.from({ length: 8 }, () => null)),
       ]),
     );

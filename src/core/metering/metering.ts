@@ -4,7 +4,8 @@ import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import { LoreError } from '../errors.ts';
 import type { Principal } from '../access/keys.ts';
 import { rows, statement, utcTimestamp, type SqlClient } from '../../db/sql.ts';
-import { periodStart } from '../access/tiers.ts';
+import { periodStart, tierPolicies, tiers } from '../access/tiers.ts';
+import { hashSecret, principalOf, type KeyRow } from '../access/keys.ts';
 import { batched, settleGroups } from '../../db/batch.ts';
 
 // Greedy over a batch of requests of one key, in arrival order, under the counter's row lock: concurrent requests on
@@ -13,6 +14,21 @@ const reserveQuota = statement('reserve_quota', `SELECT lore_reserve_quota($1, $
 
 const refundQuota = statement('refund_quota', `
   UPDATE "UsageCounter" SET "used" = GREATEST("used" - $3::int, 0) WHERE "keyId" = $1 AND "periodStart" = $2::timestamp(3)`);
+
+// One request's whole admission, the key with its rate limit and quota, in one round trip (prisma/migrations/…_writepath_admission).
+const admitStatement = statement('admit', `
+  SELECT * FROM lore_admit($1, $2, $3::int, $4::bigint, $5::timestamp(3), $6::timestamp(3), $7::text[], $8::int[], $9::boolean[], $10::int[])`);
+const tierTable = [tiers, tiers.map((t) => tierPolicies[t].quota), tiers.map((t) => tierPolicies[t].period === 'day'), tiers.map((t) => tierPolicies[t].ratePerMinute)];
+
+/**
+ * What admitKey found: the key's row (undefined: no such key) and, when the key is live and holds the scope, the
+ * request's rate limit and its quota reservation as decided (each a LoreError when refused; the reservation undefined
+ * when the rate limit refused the request first, so nothing was reserved).
+ */
+export type Admission = {
+  key: Omit<KeyRow, 'secretHash'> | undefined;
+  admitted?: { rate: RateLimitState | LoreError; reservation: (() => Promise<void>) | LoreError | undefined };
+};
 
 const quotaUsed = statement('quota_used', `SELECT "used" FROM "UsageCounter" WHERE "keyId" = $1 AND "periodStart" = $2::timestamp(3)`);
 
@@ -63,13 +79,7 @@ export class Metering {
       const costs = group.map((r) => r.cost);
       const [{ granted }] = await rows<{ granted: boolean[] }>(this.sql, reserveQuota, [principal.keyId, utcTimestamp(start), costs, principal.quota]);
       return group.map(({ now }, position) => {
-        if (granted[position]) return true;
-        const resetsAt = nextPeriod(principal.period, now).toISOString();
-        return new LoreError(
-          'quota_exceeded',
-          `The ${principal.period === 'day' ? 'daily' : 'monthly'} quota of ${principal.quota} calls is used up; it resets at ${resetsAt}.`,
-          { resetsAt },
-        );
+        return granted[position] ? true : quotaExceeded(principal, now);
       });
     }),
   );
@@ -124,6 +134,37 @@ export class Metering {
     return reserved.value;
   }
 
+  /**
+   * The key of `secret` and, when it is live and holds `scope`, one request counted against its rate limit and `cost`
+   * reserved from its quota, in one statement: what keys.authenticate, hit and reserve do in three round trips.
+   */
+  async admitKey(secret: string, scope: string, cost: number, now = new Date()): Promise<Admission> {
+    const day = periodStart('day', now);
+    const month = periodStart('month', now);
+    const [row] = await rows<KeyRow & { points: number | null; expire: string | null; granted: boolean | null }>(this.sql, admitStatement, [
+      hashSecret(secret), scope, cost, now.getTime(), utcTimestamp(day), utcTimestamp(month), ...tierTable,
+    ]);
+    if (!row) return { key: undefined };
+    const { points, expire, granted, ...key } = row;
+    if (points === null) return { key };
+    const principal = principalOf(key);
+    const { ratePerMinute } = principal;
+    const retryAfter = Math.max(1, Math.ceil(Math.max(Number(expire) - now.getTime(), 0) / 1000));
+    if (points > ratePerMinute) {
+      const rate = new LoreError('rate_limited', `Rate limit of ${ratePerMinute} requests per minute exceeded; retry in ${retryAfter} s.`, { retryAfter });
+      return { key, admitted: { rate, reservation: undefined } };
+    }
+    const rate = { limit: ratePerMinute, remaining: ratePerMinute - points, resetSeconds: retryAfter };
+    if (cost === 0) return { key, admitted: { rate, reservation: async () => undefined } };
+    const start = principal.period === 'day' ? day : month;
+    const reservation = granted
+      ? async () => {
+          await rows(this.sql, refundQuota, [principal.keyId, utcTimestamp(start), cost]);
+        }
+      : quotaExceeded(principal, now);
+    return { key, admitted: { rate, reservation } };
+  }
+
   /** Reserves `cost` calls of the current period; returns a refund for when the request then fails. */
   async reserve(principal: Principal, cost: number, now = new Date()): Promise<() => Promise<void>> {
     if (cost === 0) return async () => undefined;
@@ -151,6 +192,15 @@ export class Metering {
       resetsAt: nextPeriod(principal.period, now).toISOString(),
     };
   }
+}
+
+function quotaExceeded(principal: Principal, now: Date): LoreError {
+  const resetsAt = nextPeriod(principal.period, now).toISOString();
+  return new LoreError(
+    'quota_exceeded',
+    `The ${principal.period === 'day' ? 'daily' : 'monthly'} quota of ${principal.quota} calls is used up; it resets at ${resetsAt}.`,
+    { resetsAt },
+  );
 }
 
 function nextPeriod(period: 'day' | 'month', now: Date): Date {
