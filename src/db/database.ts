@@ -67,8 +67,13 @@ export async function openDatabase(config: Pick<Config, 'databaseUrl' | 'dataDir
     throw error;
   }
   // PGlite runs one statement at a time; a few connections keep the next statement queued at the store's thread while
-  // this one works on the last answer (they share one session: see ownerToken in embeddedSocket.ts).
-  const pool = new pg.Pool({ connectionString, max: embedded ? embeddedPoolSize : (options.poolSize ?? 10), ...(embedded && { idleTimeoutMillis: 0 }) });
+  // this one works on the last answer (they share one session: see ownerToken in embeddedSocket.ts). They reach that
+  // thread through message ports, not its socket (portStream.ts).
+  const pool = new pg.Pool({
+    connectionString,
+    max: embedded ? embeddedPoolSize : (options.poolSize ?? 10),
+    ...(embedded && { idleTimeoutMillis: 0, stream: () => embedded.stream() }),
+  });
   const meteringPool = embedded ? pool : new pg.Pool({ connectionString, max: 4, options: '-c synchronous_commit=off' });
   for (const p of new Set([pool, meteringPool])) p.on('error', () => undefined); // an idle client lost; the pool reconnects
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });

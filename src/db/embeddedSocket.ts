@@ -10,6 +10,8 @@
 import { timingSafeEqual } from 'node:crypto';
 import { chmod, rm } from 'node:fs/promises';
 import net from 'node:net';
+import { EventEmitter } from 'node:events';
+import type { MessagePort } from 'node:worker_threads';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { PGlite } from '@electric-sql/pglite';
@@ -39,6 +41,11 @@ export type EmbeddedSocket = {
   socketPath: string;
   /** Resolves once no connection has run anything on the store for `quietMs` (or after `maxMs`): see `SessionTurns.quiet`. */
   quiet(quietMs: number, maxMs: number): Promise<void>;
+  /**
+   * Serves a connection of the owner's own process over a message port (portStream.ts) as over the socket (the same
+   * secret, the same turns): its messages and answers then cross between threads without a system call each way.
+   */
+  attach(port: MessagePort): void;
   close(): Promise<void>;
 };
 
@@ -115,8 +122,11 @@ class MessageReader {
   }
 }
 
+/** What a connection is read from and answered on: a socket of the Unix socket, or a message port (portSocket). */
+type ClientSocket = Pick<net.Socket, 'write' | 'end' | 'destroy' | 'writable' | 'on'>;
+
 type Connection = {
-  socket: net.Socket;
+  socket: ClientSocket;
   reader: MessageReader;
   phase: 'startup' | 'sasl-initial' | 'sasl-final' | 'ready' | 'closed';
   exchange: ScramExchange;
@@ -135,6 +145,8 @@ const endsIdle = (tail: Buffer) => tail.length === 6 && tail[0] === 0x5a && tail
 const turnEnders = new Set(['Q', 'S', 'c', 'f'].map((c) => c.charCodeAt(0)));
 
 type Batch = { bytes: Buffer; lastType: number };
+/** Of PGlite's answer to a batch: whether it opens with ParseComplete, and whether it ends the turn (endsIdle). */
+type Answer = { parsed: boolean; idle: boolean };
 
 const parseComplete = message('1', Buffer.alloc(0));
 const [parseType, bindType, queryType] = ['P', 'B', 'Q'].map((c) => c.charCodeAt(0));
@@ -210,8 +222,8 @@ class SharedStatements {
   }
 
   /** Once PGlite answered the named Parse that opened the batch: kept if it succeeded. */
-  prepared(statement: { text: string; name: string }, answer: Buffer) {
-    if (answer.length >= 5 && answer[0] === parseComplete[0]) this.names.set(statement.text, statement.name);
+  prepared(statement: { text: string; name: string }, answer: Answer) {
+    if (answer.parsed) this.names.set(statement.text, statement.name);
   }
 }
 
@@ -304,7 +316,7 @@ class SessionTurns {
         const sent = batch(messages);
         const answer = await this.run(sent, connection, prefix);
         if (prepared) this.statements.prepared(prepared, answer);
-        if (turnEnders.has(sent.lastType) && endsIdle(answer.subarray(-6)) && !this.db.isInTransaction()) {
+        if (turnEnders.has(sent.lastType) && answer.idle && !this.db.isInTransaction()) {
           this.holder = undefined;
           if (connection.pending.length > 0) this.waiting.push(connection);
         }
@@ -358,29 +370,68 @@ class SessionTurns {
 
   /**
    * Runs messages; PGlite's answer goes to the connection (none: discarded) in one write, not one per row, after
-   * `prefix` (what the session was spared: see SharedStatements). Returns the answer.
+   * `prefix` (what the session was spared: see SharedStatements). Returns what the turns need of the answer, read
+   * before it goes: a message port moves the answer's memory to the other thread.
    */
-  private async run(input: Buffer | Batch, connection?: Connection, prefix?: Buffer): Promise<Buffer> {
+  private async run(input: Buffer | Batch, connection?: Connection, prefix?: Buffer): Promise<Answer> {
     const bytes = Buffer.isBuffer(input) ? input : input.bytes;
-    // PGlite's views are into its own memory, which the next message overwrites: copied.
+    // PGlite's views are into its own memory, which the next message overwrites: copied, each into memory of its own
+    // (not Buffer's shared pool), which a message port can then move to the owner's thread (portSocket).
     const chunks: Buffer[] = [];
     try {
       await this.db.runExclusive(() =>
         this.db.execProtocolRawStream(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length), {
-          onRawData: (data) => void chunks.push(Buffer.from(data)),
+          onRawData: (data) => void chunks.push(Buffer.from(data.slice().buffer)),
         }),
       );
     } catch {
       // PGlite itself failed on the message: the connection cannot go on.
       if (connection) connection.socket.destroy();
-      return Buffer.alloc(0);
+      return { parsed: false, idle: false };
     } finally {
       this.lastRun = performance.now();
     }
     const answer = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
+    const read: Answer = { parsed: answer.length >= 5 && answer[0] === parseComplete[0], idle: endsIdle(answer.subarray(-6)) };
     if (connection) this.send(connection, prefix ? Buffer.concat([prefix, answer]) : answer);
-    return answer;
+    return read;
   }
+}
+
+/** A message port as the connection's socket: each write goes as one message, its bytes moved, not copied again. */
+function portSocket(port: MessagePort): ClientSocket {
+  const socket = new EventEmitter() as EventEmitter & { writable: boolean };
+  socket.writable = true;
+  const close = () => {
+    if (!socket.writable) return;
+    socket.writable = false;
+    port.close();
+  };
+  port.on('message', (data: ArrayBuffer) => socket.emit('data', Buffer.from(data)));
+  port.once('close', () => {
+    socket.writable = false;
+    socket.emit('close');
+  });
+  const write = (bytes: Buffer | string) => {
+    if (!socket.writable) return false;
+    const data = typeof bytes === 'string' ? Buffer.from(bytes, 'latin1') : bytes;
+    // A view of its own memory, moved to the other thread: PGlite's answers are copies already (run).
+    const own = data.byteOffset === 0 && data.byteLength === data.buffer.byteLength && !(data.buffer instanceof SharedArrayBuffer) ? data : new Uint8Array(data);
+    port.postMessage(own.buffer, [own.buffer as ArrayBuffer]);
+    return true;
+  };
+  return Object.assign(socket, {
+    write,
+    end(bytes?: Buffer | string) {
+      if (bytes !== undefined) write(bytes);
+      close();
+      return socket;
+    },
+    destroy() {
+      close();
+      return socket;
+    },
+  }) as unknown as ClientSocket;
 }
 
 export async function serveEmbeddedSocket(db: PGlite, options: EmbeddedSocketOptions): Promise<EmbeddedSocket> {
@@ -462,7 +513,7 @@ export async function serveEmbeddedSocket(db: PGlite, options: EmbeddedSocketOpt
     }
   }
 
-  const server = net.createServer((socket) => {
+  const accept = (socket: ClientSocket) => {
     const connection: Connection = { socket, reader: new MessageReader(), phase: 'startup', exchange: new ScramExchange(verifier), pending: [], session: {} };
     socket.on('error', () => socket.destroy());
     if (connections.size >= maxConnections) return refuse(connection, '53300', 'too many connections to the embedded store');
@@ -480,7 +531,8 @@ export async function serveEmbeddedSocket(db: PGlite, options: EmbeddedSocketOpt
       connections.delete(connection);
       turns.closed(connection);
     });
-  });
+  };
+  const server = net.createServer(accept);
 
   const socketPath = path.join(socketDir, socketFileName);
   await rm(socketPath, { force: true });
@@ -495,6 +547,7 @@ export async function serveEmbeddedSocket(db: PGlite, options: EmbeddedSocketOpt
   return {
     socketPath,
     quiet: (quietMs, maxMs) => turns.quiet(quietMs, maxMs),
+    attach: (port) => accept(portSocket(port)),
     async close() {
       const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
       for (const connection of connections) connection.socket.destroy();

@@ -9,8 +9,9 @@ import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Worker } from 'node:worker_threads';
+import { Worker, type MessagePort } from 'node:worker_threads';
 import { socketFileName } from './embeddedSocket.ts';
+import { PortStream } from './portStream.ts';
 import { applyMigrations } from './migrate.ts';
 import type { FromStoreThread, StoreThreadData, ToStoreThread } from './storeThread.ts';
 import { removeOwnerRecord, writeOwnerRecord, type Holder, type StoreLock } from './storeLock.ts';
@@ -19,6 +20,8 @@ export type EmbeddedPostgres = {
   connectionString: string;
   /** the owner-only directory of the store's socket, where the gateway puts its admin socket too */
   socketDir: string;
+  /** A new connection of this process to the store, for pg's `stream`: a message port to its thread (portStream.ts). */
+  stream(): PortStream;
   /** Called by a long writer between slices of `sliceMs`: gives the store to the others waiting for it (stagedImport.ts). */
   yieldStore(sliceMs: number): Promise<void>;
   close(): Promise<void>;
@@ -100,10 +103,16 @@ export async function openEmbeddedPostgres(dataDir: string, lock: StoreLock, hol
     throw error;
   }
   const served = thread;
-  return { connectionString, socketDir: socketDir.dir, yieldStore: (sliceMs) => served.quiet(quietMs, yieldFor(sliceMs)), close: release };
+  return {
+    connectionString,
+    socketDir: socketDir.dir,
+    stream: () => new PortStream((port) => served.connect(port)),
+    yieldStore: (sliceMs) => served.quiet(quietMs, yieldFor(sliceMs)),
+    close: release,
+  };
 }
 
-type StoreThread = { quiet(quietMs: number, maxMs: number): Promise<void>; close(): Promise<void> };
+type StoreThread = { quiet(quietMs: number, maxMs: number): Promise<void>; connect(port: MessagePort): void; close(): Promise<void> };
 
 /** One worker thread running PGlite and its socket (storeThread.ts), from its start to its exit. */
 class StoreThreadRun {
@@ -142,6 +151,11 @@ class StoreThreadRun {
       this.quieting.set(id, resolve);
       this.worker.postMessage({ type: 'quiet', id, quietMs, maxMs } satisfies ToStoreThread);
     });
+  }
+
+  /** Hands the store's thread one end of a channel, which it serves as a connection. */
+  connect(port: MessagePort) {
+    this.worker.postMessage({ type: 'connect', port } satisfies ToStoreThread, [port]);
   }
 
   /** Closes the socket, then PGlite (which checkpoints), and waits for the thread to end. */
@@ -183,6 +197,7 @@ async function startStoreThread(data: StoreThreadData): Promise<StoreThread> {
   watch(current);
   return {
     quiet: (quietMs, maxMs) => current.quiet(quietMs, maxMs),
+    connect: (port) => current.connect(port),
     close: () => (closing ??= current.close()),
   };
 }
