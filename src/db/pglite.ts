@@ -121,6 +121,7 @@ class StoreThreadRun {
   private readonly quieting = new Map<number, () => void>();
   private nextId = 0;
   private closed?: (error?: string) => void;
+  private ended = false;
 
   constructor(data: StoreThreadData, ready: (error?: Error) => void) {
     this.worker = new Worker(new URL('./storeThread.mjs', import.meta.url), { workerData: data });
@@ -134,6 +135,7 @@ class StoreThreadRun {
     // An error the thread did not catch ends it; what follows is the exit's.
     this.worker.on('error', (error) => ready(error));
     void this.exited.then((code) => {
+      this.ended = true;
       ready(new Error(`the store's thread ended (exit code ${code})`));
       // A quiet asked of a thread that has gone has nothing to wait for.
       for (const id of [...this.quieting.keys()]) this.endQuiet(id);
@@ -153,8 +155,12 @@ class StoreThreadRun {
     });
   }
 
-  /** Hands the store's thread one end of a channel, which it serves as a connection. */
+  /**
+   * Hands the store's thread one end of a channel, which it serves as a connection. A port posted to a thread that has
+   * ended is never closed: closed here, the connection fails at once, as one to the socket of a store gone would.
+   */
   connect(port: MessagePort) {
+    if (this.ended) return port.close();
     this.worker.postMessage({ type: 'connect', port } satisfies ToStoreThread, [port]);
   }
 
