@@ -2,8 +2,7 @@
 // calls on one or several gateway processes never spend past it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UsageSummary } from '../../rest/schemas.ts';
-import { saltmarshBundle } from '../support/fixtures.ts';
-import { importBundle, sharedGateways, startTestGateway, type ApiResponse, type TestGateway } from '../support/gateway.ts';
+import { gatewayWithSaltmarsh, sharedGateways, startTestGateway, type ApiResponse, type TestGateway } from '../support/gateway.ts';
 import { expectProblem } from '../support/problem.ts';
 
 let gw: TestGateway;
@@ -12,11 +11,7 @@ let projectId: string;
 let entityId: string;
 
 beforeAll(async () => {
-  gw = await startTestGateway();
-  owner = await gw.createKey('pro');
-  ({ projectId } = await importBundle(gw, owner.key, saltmarshBundle()));
-  const recall = await gw.request(`/projects/${projectId}/recall?q=Mara Voss`, { key: owner.key });
-  entityId = recall.body.entities[0].id;
+  ({ gw, owner, projectId, maraId: entityId } = await gatewayWithSaltmarsh());
 });
 afterAll(() => gw?.close());
 

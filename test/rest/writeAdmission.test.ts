@@ -1,8 +1,7 @@
 // The hottest writes (POST fact, PATCH state) settle their key, rate limit and quota in one statement before they run
 // (graph/executor.ts): every refusal still answers as before and changes nothing, and a revoked key stops at once.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { saltmarshBundle } from '../support/fixtures.ts';
-import { importBundle, startTestGateway, type TestGateway } from '../support/gateway.ts';
+import { gatewayWithSaltmarsh, type TestGateway } from '../support/gateway.ts';
 import { expectProblem } from '../support/problem.ts';
 
 let gw: TestGateway;
@@ -11,11 +10,7 @@ let projectId: string;
 let entityId: string;
 
 beforeAll(async () => {
-  gw = await startTestGateway();
-  owner = await gw.createKey('pro');
-  ({ projectId } = await importBundle(gw, owner.key, saltmarshBundle()));
-  const recall = await gw.request(`/projects/${projectId}/recall?q=Mara Voss`, { key: owner.key });
-  entityId = recall.body.entities[0].id;
+  ({ gw, owner, projectId, maraId: entityId } = await gatewayWithSaltmarsh());
 });
 afterAll(() => gw?.close());
 

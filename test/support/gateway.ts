@@ -6,6 +6,7 @@ import { loadConfig } from '../../src/config.ts';
 import type { KeyOptions } from '../../src/core/access/keys.ts';
 import { startGateway, type Gateway } from '../../app/gateway.ts';
 import { adminUrl, databaseUrl } from './env.ts';
+import { saltmarshBundle } from './fixtures.ts';
 import { apiRequest, spawnGateways, type GatewayProcess } from './processes.ts';
 
 export async function createTestDatabase(): Promise<string> {
@@ -65,6 +66,15 @@ export async function importBundle(gw: TestGateway, key: string, bundle: unknown
   );
   if (result.errors) throw new Error(`import failed: ${JSON.stringify(result.errors)}`);
   return result.data.importBundle as { projectId: string; changed: boolean; counts: { entitiesCreated: number; mentionsRecorded: number } };
+}
+
+/** A gateway of its own with a pro key's owner, the saltmarsh project imported and Mara Voss's entity id. */
+export async function gatewayWithSaltmarsh() {
+  const gw = await startTestGateway();
+  const owner = await gw.createKey('pro');
+  const { projectId } = await importBundle(gw, owner.key, saltmarshBundle());
+  const recall = await gw.request(`/projects/${projectId}/recall?q=Mara Voss`, { key: owner.key });
+  return { gw, owner, projectId, maraId: recall.body.entities[0].id as string };
 }
 
 /** A project's entity ids by canonical name, read through recall as any client would. */
