@@ -64,12 +64,7 @@ export class Metering {
         counted = rejection;
       }
       const first = counted.consumedPoints - group.length + 1;
-      const retryAfter = Math.max(1, Math.ceil(counted.msBeforeNext / 1000));
-      return group.map((_, position) =>
-        first + position <= ratePerMinute
-          ? { limit: ratePerMinute, remaining: ratePerMinute - (first + position), resetSeconds: retryAfter }
-          : new LoreError('rate_limited', `Rate limit of ${ratePerMinute} requests per minute exceeded; retry in ${retryAfter} s.`, { retryAfter }),
-      );
+      return group.map((_, position) => rateState(ratePerMinute, first + position, counted.msBeforeNext));
     }),
   );
 
@@ -149,12 +144,8 @@ export class Metering {
     if (points === null) return { key };
     const principal = principalOf(key);
     const { ratePerMinute } = principal;
-    const retryAfter = Math.max(1, Math.ceil(Math.max(Number(expire) - now.getTime(), 0) / 1000));
-    if (points > ratePerMinute) {
-      const rate = new LoreError('rate_limited', `Rate limit of ${ratePerMinute} requests per minute exceeded; retry in ${retryAfter} s.`, { retryAfter });
-      return { key, admitted: { rate, reservation: undefined } };
-    }
-    const rate = { limit: ratePerMinute, remaining: ratePerMinute - points, resetSeconds: retryAfter };
+    const rate = rateState(ratePerMinute, points, Math.max(Number(expire) - now.getTime(), 0));
+    if (rate instanceof LoreError) return { key, admitted: { rate, reservation: undefined } };
     if (cost === 0) return { key, admitted: { rate, reservation: async () => undefined } };
     const start = principal.period === 'day' ? day : month;
     const reservation = granted
@@ -192,6 +183,13 @@ export class Metering {
       resetsAt: nextPeriod(principal.period, now).toISOString(),
     };
   }
+}
+
+/** The `count`th request of a key's minute window, `msBeforeNext` before the window ends: its state, or its refusal. */
+function rateState(ratePerMinute: number, count: number, msBeforeNext: number): RateLimitState | LoreError {
+  const retryAfter = Math.max(1, Math.ceil(msBeforeNext / 1000));
+  if (count <= ratePerMinute) return { limit: ratePerMinute, remaining: ratePerMinute - count, resetSeconds: retryAfter };
+  return new LoreError('rate_limited', `Rate limit of ${ratePerMinute} requests per minute exceeded; retry in ${retryAfter} s.`, { retryAfter });
 }
 
 function quotaExceeded(principal: Principal, now: Date): LoreError {
