@@ -1,9 +1,10 @@
 // Writes to one project at once, from two gateways over one database (src/core/canon/canon.ts projectLockName): new
-// facts and state edits of different entities run side by side, those of one entity one after the other, and writers
-// of the whole project (a new entity, a retcon) alone; whatever the interleaving, every write is kept whole, the
+// facts and state edits of different entities run side by side, those of one entity one after the other, new entities
+// beside them but one after the other, and writers of the whole project (a retcon) alone; whatever the interleaving, every write is kept whole, the
 // project's canon version goes up exactly once per write with each logged change at its write's version, and every
 // write has its audit entry.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mentionHash, termsOf } from '../../src/core/ingest/mentions.ts';
 import { importBundle, startTestGateway, type ApiResponse, type TestGateway } from '../support/gateway.ts';
 
 const people = ['Arden', 'Bryn', 'Cael', 'Dara', 'Eskel', 'Fenn'];
@@ -112,6 +113,30 @@ describe('concurrent writes to one project', () => {
     expect(entity.version).toBe(version + 1);
     expect(entity.currentState.winner).toBe(won[0].body.currentState.winner);
   });
+
+  it('when new entities, some of one name and some of one key, are created at once beside facts and state edits, then each name and key is taken once and the chapters stay marked up to date', async () => {
+    const { namesVersion: namesBefore } = await db().project.findUniqueOrThrow({ where: { id: projectId }, select: { namesVersion: true } });
+    // One name in three spellings (names are compared lower-cased), and five names of one key ("ivo-marsh").
+    const sameName = ['Wren Hale', 'wren hale', 'WREN HALE'];
+    const sameKey = ['Ivo Marsh', 'Ivo-Marsh', 'Ivo  Marsh', 'Ivo Marsh!', 'ivo_marsh'];
+    const results = await Promise.all([
+      ...[...sameName, ...sameKey].map((name, i) => send(gateways[i % 2], 'POST', '/entities', { type: 'character', name })),
+      ...people.map((person, i) => send(gateways[(i + 1) % 2], 'POST', '/facts', { entity_id: ids.get(person), text: `${person} met a stranger.` })),
+      ...people.map((person, i) => send(gateways[i % 2], 'PATCH', `/entities/${ids.get(person)}`, { state: { stranger: true } })),
+    ]);
+    const created = results.slice(0, sameName.length + sameKey.length);
+    for (const res of results.slice(created.length)) ok(res);
+    expect(created.slice(0, sameName.length).filter((r) => r.status === 201)).toHaveLength(1);
+    expect(created.slice(0, sameName.length).filter((r) => r.status === 409).map((r) => r.body.code)).toEqual(['name_taken', 'name_taken']);
+    const keys = created.slice(sameName.length).map((r) => ok(r).key);
+    expect(keys.sort()).toEqual(['ivo-marsh', 'ivo-marsh-2', 'ivo-marsh-3', 'ivo-marsh-4', 'ivo-marsh-5']);
+    // The names version went up once per new entity, and every chapter is marked up to date under the names now.
+    const { namesVersion } = await db().project.findUniqueOrThrow({ where: { id: projectId }, select: { namesVersion: true } });
+    expect(namesVersion - namesBefore).toBe(BigInt(1 + sameKey.length));
+    const { namesHash } = termsOf(await db().entity.findMany({ where: { projectId }, select: { id: true, name: true, aliases: true }, orderBy: { id: 'asc' } }));
+    const chapters = await db().chapter.findMany({ where: { projectId }, select: { contentHash: true, ordinal: true, mentionHash: true } });
+    expect(chapters.map((c) => c.mentionHash)).toEqual(chapters.map((c) => mentionHash(c, namesHash)));
+  }, 60_000);
 
   it('when facts of one entity are retconned while new facts and new entities are written beside them, then each retcon replaces exactly its fact and every version is stamped', async () => {
     const dara = ids.get('Dara')!;

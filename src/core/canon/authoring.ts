@@ -11,7 +11,7 @@ import { chaptersDigestSql, currentNamesHash, findEntityMentions, namesChange, r
 import { insertRows, rawDb } from '../ingest/rows.ts';
 import type { GraphOutbox } from '../relationships/outbox.ts';
 import { stableStringify } from '../json.ts';
-import { holdProject, holdProjectLock, nameText, projectLockName, refreshSearchTextSql, type TxClient } from './canon.ts';
+import { holdProject, holdProjectForNewEntity, holdProjectLock, nameText, projectLockName, refreshSearchTextSql, type TxClient } from './canon.ts';
 import type { EntityReader, EntityRecord } from './entities.ts';
 import { clashingNames, freeKeyOf, keyBase, nameClashesSql, requireNamesFreeOf, type NameClash } from './names.ts';
 import { entityNotFound, projectNotFound } from './projects.ts';
@@ -218,8 +218,9 @@ export class AuthoringService {
 
   /**
    * A suggested entity is also proposed (a pending candidate of kind entity by `keyId`), so the review queue shows it.
-   * Straight through the driver in one transaction: its mentions are found before the project's writer lock is taken
-   * (findEntityMentions), so the lock is held for one statement of checks and the writes.
+   * Straight through the driver in one transaction: its mentions are found before the project's locks are taken
+   * (findEntityMentions), so they are held for one statement of checks and the writes; the writer lock shared, so facts
+   * and state edits of the project go on meanwhile (holdProjectForNewEntity).
    */
   async createEntity(accountId: string, keyId: string, projectId: string, input: CreateEntityInput): Promise<AuthoredEntity> {
     const id = newId('ent');
@@ -228,7 +229,7 @@ export class AuthoringService {
       const entity = { id, name: input.name, aliases: input.aliases };
       let found = await findEntityMentions(sql, projectId, [entity]);
       let names = await namesChange(sql, projectId, entity);
-      await holdProjectLock(sql, projectId);
+      await holdProjectForNewEntity(sql, projectId);
       const [checks] = await rows<CreateChecks>(sql, createChecks, [
         projectId, accountId, input.key ?? null, clashingNames([input.name, ...input.aliases]), input.key === undefined ? keyBase(input.name) : null, spanChapterIds(input.stateChanges),
       ]);

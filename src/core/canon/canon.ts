@@ -28,8 +28,9 @@ export const holdUntilCommit = (tx: TxClient, name: string) => tx.$executeRaw`SE
  * take it exclusive. A write confined to one existing entity that reads nothing of the others (a new fact without story
  * time or knowers, lore_create_fact; a change of an entity's state, confidence or status, AuthoringService.updateFields)
  * takes it shared and locks its entity's row for the rest: such writes to different entities run side by side, those
- * to one entity one after the other, and a writer that reads the whole project (names, chapters, imports, retcons,
- * deletions) still runs alone. The project's canon version is raised as each commits (the writelock_shared_writers
+ * to one entity one after the other. A new entity takes it shared too, with the project's names lock exclusive
+ * (holdProjectForNewEntity). A writer that changes existing names, chapters or the whole project (renames, imports,
+ * retcons, deletions) still runs alone. The project's canon version is raised as each commits (the writelock_shared_writers
  * migration), so it does not queue them either.
  */
 export const projectLockName = (projectId: string) => JSON.stringify(['project writes', projectId]);
@@ -37,6 +38,21 @@ const projectLock = statement('hold_project', 'SELECT pg_advisory_xact_lock(hash
 
 /** holdProject's lock for a writer going straight through the driver (src/db/sql.ts); the caller then checks the project. */
 export const holdProjectLock = (sql: SqlClient, projectId: string) => rows(sql, projectLock, [projectLockName(projectId)]);
+
+/** The name of the lock a new entity holds exclusive on its project's names (holdProjectForNewEntity). */
+export const namesLockName = (projectId: string) => JSON.stringify(['project names', projectId]);
+// The writer lock shared, then (the subquery is not flattened, so it is taken first) the names lock exclusive.
+const newEntityLocks = statement('hold_project_new_entity', `
+  SELECT pg_advisory_xact_lock(hashtextextended($2, 0)) FROM (SELECT pg_advisory_xact_lock_shared(hashtextextended($1, 0)) OFFSET 0) writers`);
+
+/**
+ * The locks of a new entity (AuthoringService.createEntity): it adds to the project's names and keys, and reads of the
+ * rest only the names and the chapters, which only writers holding the project's lock exclusive change. So it takes
+ * that lock shared, and new facts and state edits of other entities go on beside it, and the project's names lock
+ * exclusive, so new entities run one at a time: each checks its names and key free, and marks the chapters' mentions
+ * up to date under the names the one before it left (src/core/ingest/mentions.ts).
+ */
+export const holdProjectForNewEntity = (sql: SqlClient, projectId: string) => rows(sql, newEntityLocks, [projectLockName(projectId), namesLockName(projectId)]);
 
 /**
  * One project's writers that read before they write (imports, authoring, review, stored conflicts, the model's beats),

@@ -227,12 +227,13 @@ export async function namesChange(sql: SqlClient, projectId: string, entity: Nam
 
 // Chapters up to date under the names hash $2 marked up to date under $3 (mentionHash in SQL: ASCII text throughout).
 const chapterMentionHash = (namesHash: string) => `encode(sha256(convert_to(c."contentHash" || ':' || c.ordinal || ':' || ${namesHash}, 'UTF8')), 'hex')`;
-// Answers the names version the write leaves (its insert or rename of the entity raised it).
+// Answers the names version the write leaves: its insert or rename of the entity raises it by one as it commits (the
+// mixes28_names_at_commit migration), and no other names writer can commit first (the writer's locks).
 const namesChangedMark = statement('names_changed_mark', `
   WITH marked AS (
     UPDATE "Chapter" c SET "mentionHash" = ${chapterMentionHash('$3::text')} WHERE c."projectId" = $1 AND c."mentionHash" = ${chapterMentionHash('$2::text')}
   )
-  SELECT "namesVersion"::text AS version FROM "Project" WHERE id = $1`);
+  SELECT ("namesVersion" + 1)::text AS version FROM "Project" WHERE id = $1`);
 
 const mentionsOfEntityDelete = statement('mentions_of_entity_delete', `DELETE FROM "Mention" WHERE "entityId" = $1`);
 

@@ -1,6 +1,6 @@
 // A project's names (every entity's name and aliases, whatever its status) kept in this process under
-// Project.namesVersion, which every statement that adds, removes or renames entities raises (its triggers), in any
-// process: while the version stands, so do the names. The name writers, the brief and the conflict check all read them
+// Project.namesVersion, which every transaction that adds, removes or renames entities raises as it commits (its
+// triggers), in any process: while the version stands, so do the names. The name writers, the brief and the conflict check all read them
 // here, and each keeps what it builds from them (its index) beside them, so a write that changes no name (a fact, a
 // state) costs none of them a read of 5,000 names and a new index.
 import { rows, statement, type SqlClient } from '../../db/sql.ts';
@@ -32,13 +32,19 @@ export class ProjectNames {
 }
 
 // The names by entity id with the version they are at; none (one row of the version alone) when that version is $2,
-// the version kept in this process.
+// the version kept in this process. `pending`: read inside a transaction that changed the project's names, whose
+// version is raised only as it commits (the mixes28_names_at_commit migration): such names are not kept.
 const namesRead = statement('project_names', `
-  SELECT p."namesVersion"::text AS version, x.id, x.name, x.aliases
+  SELECT p."namesVersion"::text AS version, x.id, x.name, x.aliases,
+    position(',' || p.id || ',' IN COALESCE(current_setting('lore.names_changed', true), '')) > 0 AS pending
   FROM "Project" p LEFT JOIN LATERAL (
     SELECT id, name, aliases FROM "Entity" WHERE "projectId" = p.id AND p."namesVersion"::text IS DISTINCT FROM $2::text
   ) x ON true
   WHERE p.id = $1 ORDER BY x.id`);
+
+type NameRow = { version: string; id: string | null; name: string | null; aliases: string[] | null; pending: boolean };
+const namedEntities = (found: NameRow[]): NamedEntity[] =>
+  found.filter((e): e is NameRow & { id: string; name: string } => e.id !== null).map((e) => ({ id: e.id, name: e.name, aliases: e.aliases ?? [] }));
 
 // The projects whose names were asked for last.
 const kept = new Map<string, ProjectNames>();
@@ -63,9 +69,14 @@ export async function projectNames(sql: SqlClient, projectId: string, version?: 
     keepNames(projectId, known);
     return known;
   }
-  const found = await rows<{ version: string; id: string | null; name: string | null; aliases: string[] | null }>(sql, namesRead, [projectId, known?.version ?? null]);
+  let found = await rows<NameRow>(sql, namesRead, [projectId, known?.version ?? null]);
   if (found.length === 0) return undefined;
   const now = found[0].version;
+  if (found[0].pending) {
+    // The names this transaction sees, not those kept at the version it has not raised yet.
+    if (known?.version === now) found = await rows<NameRow>(sql, namesRead, [projectId, null]);
+    return new ProjectNames(now, namedEntities(found));
+  }
   if (known?.version === now) {
     keepNames(projectId, known);
     return known;
@@ -73,8 +84,7 @@ export async function projectNames(sql: SqlClient, projectId: string, version?: 
   // Names kept meanwhile at the same version are the same names.
   const current = kept.get(projectId);
   if (current?.version === now) return current;
-  const entities = found.filter((e): e is typeof e & { id: string; name: string } => e.id !== null).map((e) => ({ id: e.id, name: e.name, aliases: e.aliases ?? [] }));
-  const names = new ProjectNames(now, entities);
+  const names = new ProjectNames(now, namedEntities(found));
   keepNames(projectId, names);
   return names;
 }
