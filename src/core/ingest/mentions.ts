@@ -184,6 +184,8 @@ export type NamesChange = { version: string | undefined; previous: string; next:
 const termsJson = (e: NamedEntity) => [e.name, ...e.aliases].map((text) => `{"entityId":${JSON.stringify(e.id)},"text":${JSON.stringify(text)}}`).join(',');
 const termsJsonOf = (entities: readonly NamedEntity[]) => entities.map(termsJson);
 const idsOf = (entities: readonly NamedEntity[]) => entities.map((e) => e.id);
+/** termsOf's hash of a project's names (mentionHash's part): its entities' terms JSON, those without names left out. */
+const namesHashOf = (entities: readonly NamedEntity[]) => sha256(`[${termsJsonOf(entities).filter((text) => text !== '').join(',')}]`);
 
 /** Where `id` stands among `ids` (in id order: ids are ASCII of one shape, so the store's order is the code points'). */
 function placeOf(ids: readonly string[], id: string): { at: number; present: boolean } {
@@ -210,17 +212,20 @@ export async function namesChange(sql: SqlClient, projectId: string, entity: Nam
   const before = side(json.slice(0, at));
   const after = side(json.slice(present ? at + 1 : at));
   const own = termsJson(entity);
-  const hashOf = (middle: string) => sha256(`[${[before, middle, after].filter((text) => text !== '').join(',')}]`);
+  const nextHash = sha256(`[${[before, own, after].filter((text) => text !== '').join(',')}]`);
   const version = names?.version;
   return {
     version,
-    previous: hashOf(present ? json[at] : ''),
-    next: hashOf(own),
+    // The names as they stand, hashed once per version (a rename on 5,000 entities hashed them twice, a fifth of its CPU).
+    previous: names?.derived(namesHashOf) ?? sha256('[]'),
+    next: nextHash,
     written: (next) => {
       // This write raised the version by one; more, and another write changed names too: they are read again.
       if (!names || BigInt(next) !== BigInt(names.version) + 1n) return;
       const after = <T>(list: readonly T[], item: T) => (present ? [...list.slice(0, at), item, ...list.slice(at + 1)] : [...list.slice(0, at), item, ...list.slice(at)]);
-      keepNames(projectId, new ProjectNames(next, after(names.entities, { id: entity.id, name: entity.name, aliases: [...entity.aliases] }), [[idsOf, after(ids, entity.id)], [termsJsonOf, after(json, own)]]));
+      keepNames(projectId, new ProjectNames(next, after(names.entities, { id: entity.id, name: entity.name, aliases: [...entity.aliases] }), [
+        [idsOf, after(ids, entity.id)], [termsJsonOf, after(json, own)], [namesHashOf, nextHash],
+      ]));
     },
   };
 }
