@@ -4,10 +4,13 @@ import { RequestCache } from '@pothos/plugin-scope-auth';
 import type { LoreError } from '../src/core/errors.ts';
 import type { Principal } from '../src/core/access/keys.ts';
 import type { Services } from '../src/core/services.ts';
-import type { Admission, RateLimitState } from '../src/core/metering/metering.ts';
+import type { Admission, PipelinedAdmission, RateLimitState } from '../src/core/metering/metering.ts';
 
-/** A request admitted before it ran (Executor.authenticate): its rate limit counted and its quota reserved, or refused. */
-export type Admitted = NonNullable<Admission['admitted']>;
+/**
+ * A request admitted before it ran (Executor.authenticate): its rate limit counted and its quota reserved, or refused;
+ * or (`pipelined`) its admission made ready for its write to send in the same round trip.
+ */
+export type Admitted = NonNullable<Admission['admitted']> | { pipelined: PipelinedAdmission };
 import type { LlmCredentials } from '../src/core/llm/provider.ts';
 import type { VersionRead } from '../src/core/canon/entities.ts';
 
@@ -30,6 +33,11 @@ export type GraphContext = {
    * reservation (once) instead of reserving. The request is counted already: countRequest reports it.
    */
   takeAdmitted(): Admitted | undefined;
+  /**
+   * Set by the metering plugin for a field that `admitsInWrite`, admitted `pipelined`: its resolver hands it to the
+   * writer, which sends it with the write (or alone before it).
+   */
+  pipelined?: PipelinedAdmission;
   /**
    * This request's read of a project's canon version: the first call starts it (the metering plugin does, while the
    * request is admitted, for a field that `readsCanon`), later calls share it. Undefined when the read cache is off.
@@ -77,7 +85,7 @@ export type Caller = {
 
 export function createContext(services: Services, request: Caller): GraphContext {
   const versionReads = new Map<string, VersionRead | undefined>();
-  const counted = request.admitted?.rate;
+  const counted = request.admitted && 'rate' in request.admitted ? request.admitted.rate : undefined;
   const context: GraphContext = {
     [contextCacheSymbol]: {},
     requestId: request.requestId,

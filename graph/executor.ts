@@ -7,7 +7,8 @@ import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import { isErrorCode, problemCatalog, type ErrorCode } from '../src/core/errors.ts';
 import type { Services } from '../src/core/services.ts';
 import { createContext, releaseContext, type Admitted, type Caller } from './context.ts';
-import type { Principal } from '../src/core/access/keys.ts';
+import { hashSecret, type KeyRow, type Principal } from '../src/core/access/keys.ts';
+import { AdmissionRefused } from '../src/core/metering/metering.ts';
 import { LoreError, storeUnavailable } from '../src/core/errors.ts';
 import { isStoreUnreachable } from '../src/db/unavailable.ts';
 import { operationDocuments, type OperationName } from './operations.ts';
@@ -28,18 +29,18 @@ export type { Caller };
  * admission (key, rate limit, quota) can go in one statement before it runs (Metering.admitKey). `idempotent`: only without an
  * Idempotency-Key, whose holder spends the quota later (graph/plugins/metering.ts).
  */
-type Admissible = { scope: string; cost: number; idempotent: boolean };
+type Admissible = { scope: string; cost: number; idempotent: boolean; inWrite: boolean };
 type Compiled = { query: CompiledQuery; rootFields: number; admissible?: Admissible };
 
 function admissibleOf(operation: OperationDefinitionNode): Admissible | undefined {
   const [selection, ...others] = operation.selectionSet.selections;
   if (operation.operation !== 'mutation' || others.length > 0 || selection.kind !== 'Field') return undefined;
   const options = schema.getMutationType()?.getFields()[selection.name.value]?.extensions?.pothosOptions as
-    | { cost?: number; idempotent?: boolean; rateLimited?: boolean; admitsWithKey?: boolean; authScopes?: { scope?: string } }
+    | { cost?: number; idempotent?: boolean; rateLimited?: boolean; admitsWithKey?: boolean; admitsInWrite?: boolean; authScopes?: { scope?: string } }
     | undefined;
   const scope = options?.authScopes?.scope;
   if (!options?.admitsWithKey || options.cost === undefined || options.rateLimited === false || typeof scope !== 'string') return undefined;
-  return { scope, cost: options.cost, idempotent: options.idempotent === true };
+  return { scope, cost: options.cost, idempotent: options.idempotent === true, inWrite: options.admitsInWrite === true };
 }
 
 const compiled = new Map<OperationName, Compiled>(
@@ -52,6 +53,12 @@ const compiled = new Map<OperationName, Compiled>(
     return [name, { query, rootFields: operation.selectionSet.selections.length, admissible: admissibleOf(operation) }];
   }),
 );
+
+// Keys this process admitted lately, by their secret's hash: a write of one (a field that `admitsInWrite`) sends its
+// admission with the write, in one round trip, which refuses it there, before the write, when the key is no longer
+// live, lacks the scope or is over its limits (the operation then runs again, admitted alone: run).
+const knownKeys = new Map<string, Omit<KeyRow, 'secretHash'>>();
+const knownKeysKept = 1_000;
 
 export class Executor {
   constructor(private readonly services: Services) {}
@@ -70,8 +77,21 @@ export class Executor {
         return { ok: true, principal: await this.services.keys.authenticate(credential) };
       }
       const { keys, metering } = this.services;
-      const { key, admitted } = await metering.admitKey(keys.checkShape(credential), admissible.scope, admissible.cost);
-      return { ok: true, principal: keys.principal(key), admitted };
+      const secret = keys.checkShape(credential);
+      const keyHash = admissible.inWrite ? hashSecret(secret) : undefined;
+      const known = keyHash && knownKeys.get(keyHash);
+      if (known) {
+        const principal = keys.principal(known);
+        return { ok: true, principal, admitted: { pipelined: metering.pipelined(principal, keyHash, admissible.scope, admissible.cost) } };
+      }
+      const { key, admitted } = await metering.admitKey(secret, admissible.scope, admissible.cost);
+      const principal = keys.principal(key);
+      if (keyHash && key) {
+        knownKeys.delete(keyHash);
+        knownKeys.set(keyHash, key);
+        if (knownKeys.size > knownKeysKept) knownKeys.delete(knownKeys.keys().next().value!);
+      }
+      return { ok: true, principal, admitted };
     } catch (error) {
       if (error instanceof LoreError) return { ok: false, error: this.describe(error, '') };
       if (isStoreUnreachable(error)) return { ok: false, error: this.describe(storeUnavailable(), '') };
@@ -80,11 +100,19 @@ export class Executor {
   }
 
   async run(name: OperationName, variables: Record<string, unknown>, caller: Caller): Promise<OperationOutcome> {
+    const pipelined = caller.admitted && 'pipelined' in caller.admitted ? caller.admitted.pipelined : undefined;
     const contextValue = createContext(this.services, caller);
     const { query, rootFields } = compiled.get(name)!;
     try {
       const result = await query.query(undefined, contextValue, variables);
       const error = result.errors?.[0];
+      if (pipelined && error?.originalError instanceof AdmissionRefused) {
+        // Refused with its write, so nothing was counted or written: admitted alone, for the refusal's own answer.
+        knownKeys.delete(pipelined.keyHash);
+        const auth = await this.authenticate(caller.credential, { name, variables });
+        if (!auth.ok) return auth;
+        return this.run(name, variables, { ...caller, principal: auth.principal, admitted: auth.admitted });
+      }
       if (error) return { ok: false, error: this.describe(error, caller.requestId) };
       // Every root field read at one and the same version: the answer is that version's.
       const [first] = contextValue.readAt;
@@ -92,7 +120,8 @@ export class Executor {
       return { ok: true, data: result.data as Record<string, unknown>, version };
     } finally {
       // Admitted, but refused before its field ran (a variable GraphQL would not coerce): its reservation goes back.
-      const unspent = contextValue.takeAdmitted()?.reservation;
+      const admitted = contextValue.takeAdmitted();
+      const unspent = admitted && 'reservation' in admitted ? admitted.reservation : undefined;
       if (unspent && !(unspent instanceof Error)) await unspent();
       releaseContext(contextValue);
     }

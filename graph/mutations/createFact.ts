@@ -42,6 +42,7 @@ builder.mutationField('createFact', (t) =>
     authScopes: { scope: 'remember' },
     cost: 1,
     admitsWithKey: true,
+    admitsInWrite: true,
     idempotent: true,
     args: {
       projectId: t.arg.id({ required: true }),
@@ -72,7 +73,7 @@ builder.mutationField('createFact', (t) =>
         request,
         ctx.reservations.get(info.path.key)!,
         async () => {
-          const { fact, ...done } = await ctx.services.facts.create({ ...request, keyId: principal.keyId, accountId: principal.accountId });
+          const { fact, ...done } = await ctx.services.facts.create({ ...request, keyId: principal.keyId, accountId: principal.accountId, admission: ctx.pipelined });
           written = fact;
           if (fact && !request.knownBy?.length) answeredWithoutKnowers(fact);
           return done;

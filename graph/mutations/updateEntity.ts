@@ -43,6 +43,7 @@ builder.mutationField('updateEntity', (t) =>
     authScopes: { scope: 'remember' },
     cost: 1,
     admitsWithKey: true,
+    admitsInWrite: true,
     args: {
       projectId: t.arg.id({ required: true }),
       entityId: t.arg.id({ required: true }),
@@ -62,7 +63,7 @@ builder.mutationField('updateEntity', (t) =>
         confidence: given.confidence,
         status: given.status ?? undefined,
         expectedVersion: given.expectedVersion ?? undefined,
-      });
+      }, ctx.pipelined);
     },
   }),
 );

@@ -47,6 +47,11 @@ declare global {
        * limit and quota are settled in one statement with the key (graph/executor.ts), not three round trips
        */
       admitsWithKey?: boolean;
+      /**
+       * with admitsWithKey: the resolver hands ctx.pipelined to its writer, which sends the admission in the write's own
+       * round trip, ahead of it (a key admitted before in this process; graph/executor.ts)
+       */
+      admitsInWrite?: boolean;
     }
   }
 }
@@ -70,8 +75,22 @@ export class PothosMeteringPlugin<Types extends SchemaTypes> extends BasePlugin<
       let refund: (() => Promise<void>) | undefined;
       // Reserved with the key before the operation ran (graph/executor.ts): spent, or refused, when it would be reserved.
       const admission = ctx.takeAdmitted();
+      if (admission && 'pipelined' in admission) {
+        // Admitted by the writer, with its write: counted and reserved there, the reservation back if the write fails.
+        const { pipelined } = admission;
+        ctx.pipelined = pipelined;
+        if (idempotent) ctx.reservations.set(info.path.key, async () => undefined);
+        try {
+          return await resolver(parent, args, context, info);
+        } catch (error) {
+          await pipelined.refund();
+          throw error;
+        } finally {
+          if (pipelined.rate) ctx.reportRateLimit(pipelined.rate);
+        }
+      }
       if (admission) await ctx.countRequest(); // a request over the rate limit fails here, nothing reserved
-      const admitted = admission?.reservation;
+      const admitted = admission && 'reservation' in admission ? admission.reservation : undefined;
       if (idempotent) {
         // Reserving after the key is held makes a replay free, even one racing its first request for the last unit.
         await ctx.countRequest();

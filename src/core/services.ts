@@ -72,7 +72,7 @@ export function createServices(db: Database, config: Config, logger: Logger) {
     canon: new CanonService(prisma),
     overview: new CanonOverview(prisma),
     authoring: new AuthoringService(prisma, db.sql, db.sqlTransaction, entities, graphOutbox, db.yieldStore),
-    facts: new FactService(prisma, db.sql),
+    facts: new FactService(prisma, db.sql, db.sqlTransaction),
     chapters: new ChapterService(prisma),
     review: new ReviewService(prisma, graphOutbox),
     search: new SearchService(prisma, entities, projects, hybrid),

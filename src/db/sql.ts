@@ -63,6 +63,13 @@ export type TransactionStart = {
   first?: { statement: Statement; values: Literal[] };
   /** statements run after `first`, in the same round trip, whose rows (one list each) `work` is given too */
   then?: { statement: Statement; values: Literal[] }[];
+  /**
+   * statements (inline) sent before the BEGIN in its round trip, such as another transaction of their own (a request's
+   * admission); `received` takes their answers. An error in them leaves the transaction unopened.
+   */
+  ahead?: { statements: string[]; received(results: pg.QueryResult[]): void };
+  /** true: the COMMIT goes with the BEGIN too, in one round trip; `work` then reads the answers and sends nothing */
+  commit?: true;
 };
 
 /** Runs `work` in one transaction, its statements on one connection of the pool (prepared where the pool prepares). */
@@ -100,19 +107,31 @@ export function sqlTransaction(pool: pg.Pool, prepared: boolean): SqlTransaction
     }
     const written = (s: Statement, values: Literal[]) => (prepared ? executed(s, values) : inline(s, values));
     let broken: Error | undefined;
+    const ahead = start.ahead?.statements ?? [];
     const opening = [
+      ...ahead,
       'BEGIN',
       ...(start.lock !== undefined ? [inline(advisoryLock, [start.lock])] : []),
       ...(start.sharedLock !== undefined ? [inline(sharedAdvisoryLock, [start.sharedLock])] : []),
       ...sent.map((t) => written(t.statement, t.values)),
+      ...(start.commit ? ['COMMIT'] : []),
     ];
     const following = start.then?.length ?? 0;
+    const end = opening.length - (start.commit ? 1 : 0);
     let open = false;
     try {
       open = true;
       const opened = prepared ? [await client.query(opening.join(';\n'))].flat() : await sequence(client, opening);
-      const first = (start.first ? opened[opened.length - 1 - following].rows : []) as R[];
-      const result = await work(sql, first, opened.slice(opened.length - following).map((r) => r.rows));
+      start.ahead?.received(opened.slice(0, ahead.length));
+      const first = (start.first ? opened[end - 1 - following].rows : []) as R[];
+      const thenRows = opened.slice(end - following, end).map((r) => r.rows);
+      if (start.commit) {
+        open = false;
+        const result = await work(sql, first, thenRows);
+        if (atEnd.length > 0) throw new Error('a transaction committed with its opening sends nothing after it');
+        return result;
+      }
+      const result = await work(sql, first, thenRows);
       const closing = [...atEnd, 'COMMIT'];
       if (prepared) await client.query(closing.join(';\n'));
       else await sequence(client, closing);

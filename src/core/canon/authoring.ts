@@ -17,6 +17,7 @@ import { clashingNames, freeKeyOf, keyBase, nameClashesSql, requireNamesFreeOf, 
 import { entityNotFound, projectNotFound } from './projects.ts';
 import { latestStateRecompute, spansIn, stateAtSql, type ChapterRef } from './storyTime.ts';
 import { removeAccountProjects, Slices } from './slices.ts';
+import type { PipelinedAdmission } from '../metering/metering.ts';
 
 type State = Record<string, unknown>;
 type Approval = 'approved' | 'suggested';
@@ -267,10 +268,11 @@ export class AuthoringService {
    * version_conflict otherwise); without, under the entity's row lock, so the later of two writes wins whole. A rename's
    * mentions are found before the project's writer lock is taken, as createEntity's are.
    */
-  async updateEntity(accountId: string, projectId: string, entityId: string, input: UpdateEntityInput): Promise<AuthoredEntity> {
+  async updateEntity(accountId: string, projectId: string, entityId: string, input: UpdateEntityInput, admission?: PipelinedAdmission): Promise<AuthoredEntity> {
     if (input.type === undefined && input.name === undefined && input.aliases === undefined && input.stateChanges === undefined) {
-      return this.updateFields(accountId, projectId, entityId, input);
+      return this.updateFields(accountId, projectId, entityId, input, admission);
     }
+    await admission?.alone();
     const namesOf = (current: Names) => ({ name: input.name ?? current.name, aliases: input.aliases ?? current.aliases });
     let namesWritten: (() => void) | undefined;
     const answer = await this.sqlTransaction(async (sql) => {
@@ -331,7 +333,7 @@ export class AuthoringService {
    * audit entry with the COMMIT). The project's writer lock is taken shared and the entity's row locked, so edits
    * of other entities go side by side (projectLockName).
    */
-  private async updateFields(accountId: string, projectId: string, entityId: string, input: UpdateEntityInput): Promise<AuthoredEntity> {
+  private async updateFields(accountId: string, projectId: string, entityId: string, input: UpdateEntityInput, admission?: PipelinedAdmission): Promise<AuthoredEntity> {
     type Current = { owned: boolean; version: number | null };
     const expected = input.expectedVersion;
     const answer = this.entities.byIdsBatched(accountId, projectId, [entityId]);
@@ -346,6 +348,8 @@ export class AuthoringService {
       recordAudit(sql, entity);
       return entity;
     }, {
+      // The request's admission goes ahead of the BEGIN, in the same round trip.
+      ahead: admission,
       sharedLock: projectLockName(projectId),
       first: { statement: entityForUpdate, values: [projectId, accountId, entityId] },
       then: [
@@ -359,6 +363,8 @@ export class AuthoringService {
         answer,
         { statement: authoredStatesStatement, values: [[entityId]] },
       ],
+    }).catch((error: unknown) => {
+      throw admission ? admission.failed(error) : error;
     });
   }
 

@@ -7,7 +7,8 @@ import { newId } from '../../ids.ts';
 import { LoreError } from '../errors.ts';
 import { holdProject, projectLockName, refreshSearchText, type MentionItem, type TxClient } from './canon.ts';
 import { projectNotFound } from './projects.ts';
-import { rows, statement, utcTimestamp, type SqlClient } from '../../db/sql.ts';
+import { rows, statement, utcTimestamp, type SqlClient, type SqlTransaction } from '../../db/sql.ts';
+import type { PipelinedAdmission } from '../metering/metering.ts';
 import { auditValues } from '../audit/inTransaction.ts';
 import { resolveSpan, type ResolvedSpan } from './storyTime.ts';
 import { recordKnowledge, resolveKnowers, type KnowerInput } from '../knowledge/knowledge.ts';
@@ -27,6 +28,8 @@ export type NewFact = {
   accountId: string;
   /** who knows it, from when; absent: common knowledge unless secret */
   knownBy?: KnowerInput[];
+  /** the request's admission, to send with the write (or alone before it) */
+  admission?: PipelinedAdmission;
   /** nobody knows it until someone learns it (knownBy) */
   secret?: boolean;
 };
@@ -66,12 +69,14 @@ export class FactService {
   constructor(
     private readonly prisma: PrismaClient,
     private readonly sql: SqlClient,
+    private readonly sqlTransaction: SqlTransaction,
   ) {}
 
   /** A new live fact with its provenance: a candidate (approved, or pending for a suggested fact) and for an approved fact the key's decision. */
   async create(input: NewFact): Promise<CreatedFact> {
     // Story time and who knows the fact need the chapters and entities they name: those go through the full path.
     if (input.from === undefined && input.until === undefined && !input.knownBy?.length && !input.secret) return this.createTimeless(input);
+    await input.admission?.alone();
     return this.writing(() =>
       this.prisma.$transaction(async (tx) => {
         await holdProject(tx, input.projectId);
@@ -105,11 +110,20 @@ export class FactService {
       retiredBy: null, replacedById: null, secret: false,
     };
     const audit = auditValues(fact);
+    const values = [
+      created.id, created.candidateId, created.decisionId, input.projectId, input.accountId, input.entityId, input.text, input.status, input.content ?? null,
+      input.keyId, utcTimestamp(now), projectLockName(input.projectId), ...(audit?.values ?? Array.from({ length: 8 }, () => null)),
+    ];
+    const { admission } = input;
     const [{ refused }] = await this.writing(() =>
-      rows<{ refused: string | null }>(this.sql, createFactCall, [
-        created.id, created.candidateId, created.decisionId, input.projectId, input.accountId, input.entityId, input.text, input.status, input.content ?? null,
-        input.keyId, utcTimestamp(now), projectLockName(input.projectId), ...(audit?.values ?? Array.from({ length: 8 }, () => null)),
-      ]),
+      admission
+        ? // One round trip: the request's admission, then the write in a transaction of its own.
+          this.sqlTransaction<{ refused: string | null }[], { refused: string | null }>(async (_sql, found) => found, {
+            ahead: admission, first: { statement: createFactCall, values }, commit: true,
+          }).catch((error: unknown) => {
+            throw admission.failed(error);
+          })
+        : rows<{ refused: string | null }>(this.sql, createFactCall, values),
     );
     if (refused === 'project') throw projectNotFound(input.projectId);
     if (refused === 'entity') throw fieldError('validation_error', 'entityId', `${input.entityId} is not an entity of this project`);

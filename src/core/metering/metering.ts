@@ -3,7 +3,7 @@
 import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import { LoreError } from '../errors.ts';
 import type { Principal } from '../access/keys.ts';
-import { rows, statement, utcTimestamp, type SqlClient } from '../../db/sql.ts';
+import { inline, rows, statement, utcTimestamp, type Literal, type SqlClient } from '../../db/sql.ts';
 import { periodStart, tierPolicies, tiers } from '../access/tiers.ts';
 import { hashSecret, principalOf, type KeyRow } from '../access/keys.ts';
 import { batched, settleGroups } from '../../db/batch.ts';
@@ -19,6 +19,75 @@ const refundQuota = statement('refund_quota', `
 const admitStatement = statement('admit', `
   SELECT * FROM lore_admit($1, $2, $3::int, $4::bigint, $5::timestamp(3), $6::timestamp(3), $7::text[], $8::int[], $9::boolean[], $10::int[])`);
 const tierTable = [tiers, tiers.map((t) => tierPolicies[t].quota), tiers.map((t) => tierPolicies[t].period === 'day'), tiers.map((t) => tierPolicies[t].ratePerMinute)];
+
+// The same admission sent ahead of its write, in its round trip: refused, it raises, so the write never runs
+// (prisma/migrations/…_writes28_pipelined_admission).
+const admitOrRefuse = statement('admit_or_refuse', `
+  SELECT * FROM lore_admit_or_refuse($1, $2, $3::int, $4::bigint, $5::timestamp(3), $6::timestamp(3), $7::text[], $8::int[], $9::boolean[], $10::int[])`);
+const tierLiterals = [tiers, ...tierTable.slice(1).map((column) => column.map(String))];
+/** What lore_admit_or_refuse raises for a refused request. */
+const refusedState = 'LA001';
+
+/** A request lore_admit_or_refuse refused: nothing of it was counted or written; it is to be admitted alone. */
+export class AdmissionRefused extends Error {}
+
+/**
+ * A request's admission (rate limit counted, cost reserved) that a writer sends in its own transaction's round trip,
+ * ahead of its write, in a transaction of its own that commits without waiting for the disk (as the metering
+ * connections do). `statements` go first; `received` takes their answers. A writer that sends its write otherwise runs
+ * `alone` first. Refused, either throws AdmissionRefused.
+ */
+export class PipelinedAdmission {
+  /** the rate limit as the admission counted it (unset until it ran) */
+  rate?: RateLimitState;
+  private ran = false;
+
+  constructor(
+    private readonly sql: SqlClient,
+    private readonly principal: Principal,
+    private readonly values: Literal[],
+    private readonly now: Date,
+    readonly keyHash: string,
+  ) {}
+
+  get statements(): string[] {
+    return ['BEGIN', 'SET LOCAL synchronous_commit TO off', inline(admitOrRefuse, this.values), 'COMMIT'];
+  }
+
+  /** The answers of `statements`, in order. */
+  received(results: { rows: unknown[] }[]): void {
+    const [{ points, expire }] = results[2].rows as { points: number; expire: string }[];
+    this.ran = true;
+    this.rate = rateState(this.principal.ratePerMinute, points, Math.max(Number(expire) - this.now.getTime(), 0)) as RateLimitState;
+  }
+
+  /** The error of the round trip that carried `statements`: AdmissionRefused when the admission refused, else `error`. */
+  failed(error: unknown): unknown {
+    if ((error as { code?: unknown }).code === refusedState) return new AdmissionRefused('admission refused');
+    // Any later statement's error comes after the admission committed.
+    this.ran = true;
+    return error;
+  }
+
+  async alone(): Promise<void> {
+    let found: { rows: unknown[] };
+    try {
+      found = await this.sql.query({ name: admitOrRefuse.name, text: admitOrRefuse.text, values: this.values });
+    } catch (error) {
+      if ((error as { code?: unknown }).code === refusedState) throw new AdmissionRefused('admission refused');
+      throw error;
+    }
+    this.received([{ rows: [] }, { rows: [] }, found]);
+  }
+
+  /** After a failed write: the reservation goes back when the admission was made. */
+  async refund(): Promise<void> {
+    if (!this.ran) return;
+    this.ran = false;
+    const start = periodStart(this.principal.period, this.now);
+    await rows(this.sql, refundQuota, [this.principal.keyId, utcTimestamp(start), this.values[2]]);
+  }
+}
 
 /**
  * What admitKey found: the key's row (undefined: no such key) and, when the key is live and holds the scope, the
@@ -154,6 +223,12 @@ export class Metering {
         }
       : quotaExceeded(principal, now);
     return { key, admitted: { rate, reservation } };
+  }
+
+  /** The admission of a request of `principal` (the key of `keyHash`, found live before) for its write to carry. */
+  pipelined(principal: Principal, keyHash: string, scope: string, cost: number, now = new Date()): PipelinedAdmission {
+    const values = [keyHash, scope, cost, now.getTime(), utcTimestamp(periodStart('day', now)), utcTimestamp(periodStart('month', now)), ...tierLiterals];
+    return new PipelinedAdmission(this.sql, principal, values, now, keyHash);
   }
 
   /** Reserves `cost` calls of the current period; returns a refund for when the request then fails. */
