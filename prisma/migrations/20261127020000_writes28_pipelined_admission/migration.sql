@@ -3,7 +3,7 @@
 -- its quota. The raise rolls the admission back (its counting too) and the server skips the rest of the round trip, so
 -- a refused request writes nothing; the gateway then admits it alone (lore_admit) for the refusal's answer. Answers
 -- the rate-limit window as counted.
-CREATE FUNCTION lore_admit_or_refuse(
+CREATE OR REPLACE FUNCTION lore_admit_or_refuse(
   p_hash text, p_scope text, p_cost int, p_now bigint, p_day timestamp(3), p_month timestamp(3),
   p_tiers text[], p_quotas int[], p_daily boolean[], p_rates int[]
 ) RETURNS TABLE (points int, expire bigint) LANGUAGE plpgsql AS $$
