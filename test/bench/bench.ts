@@ -366,6 +366,16 @@ async function samePages(gateways: Scenario[], key: string, projectId: string, q
 /** Issue 28: the gateway's uncached hybrid search at least this share of its floor's throughput, in the same run. */
 const floorTarget = 0.8;
 
+/** The median, the mean of the middle two of an even count (two rounds: their mean, not the lower). */
+const middle = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const half = sorted.length / 2;
+  return Number.isInteger(half) ? (sorted[half - 1] + sorted[half]) / 2 : sorted[Math.floor(half)];
+};
+
+/** CPU of the machine per floor statement over CPU per gateway request (the gateway's, PostgreSQL's, autocannon's). */
+const cpuRatio = (g: Measured, f: { dbCpu: number; clientCpu: number }) => (f.dbCpu + f.clientCpu) / (g.appCpu + g.dbCpu + g.loadCpu);
+
 /**
  * `--part search`: the uncached hybrid search alone beside its floor (rankingFloor), in alternating rounds, each row
  * the round of median throughput and the ratio the median of the rounds' ratios; with BENCH_BASELINE, the other
@@ -398,20 +408,25 @@ async function searchFloor() {
   const runs = new Map<string, Measured[]>(gateways.map((g) => [g.name, []]));
   const floors: Awaited<ReturnType<typeof rankingFloor>>[] = [];
   const ratios: number[] = [];
+  const cpuRatios: number[] = [];
+  // Each run is warmed up on its own: a gateway left idle while the others ran has had its pool's connections closed
+  // (idle timeout) and the floor opens a new pool each round; their handshakes would count in the first second.
+  const warm = (round: number) => (round === 1 ? warmup : Math.min(warmup, 1));
   for (let round = 1; round <= rounds; round++) {
     const steps: (() => Promise<void>)[] = [
       ...gateways.map((g) => async () => {
-        if (round === 1 && warmup > 0) await load(g, paths, warmup);
+        if (warm(round) > 0) await load(g, paths, warm(round));
         runs.get(g.name)!.push(await measure(g, paths, duration));
       }),
-      async () => void floors.push(await rankingFloor(accountId, projectId, qs.search, duration, round === 1 ? warmup : 0)),
+      async () => void floors.push(await rankingFloor(accountId, projectId, qs.search, duration, warm(round))),
     ];
     for (const step of round % 2 === 1 ? steps : steps.reverse()) await step();
     const [g, f] = [runs.get(gateways[0].name)!.at(-1)!, floors.at(-1)!];
     ratios.push(g.rps / f.rps);
+    cpuRatios.push(cpuRatio(g, f));
     log(`round ${round} (load ${loadavg()[0].toFixed(1)}): ` +
-      gateways.map((s) => { const r = runs.get(s.name)!.at(-1)!; return `${s.name} ${r.rps.toFixed(0)} req/s (p99 ${r.p99} ms, app ${r.appCpu.toFixed(2)} + PG ${r.dbCpu.toFixed(2)} ms CPU/req)`; }).join(', ') +
-      `; floor ${f.rps.toFixed(0)} /s (p99 ${f.p99.toFixed(0)} ms, PG ${f.dbCpu.toFixed(2)} + client ${f.clientCpu.toFixed(2)} ms CPU/statement); ratio ${ratios.at(-1)!.toFixed(2)}`);
+      gateways.map((s) => { const r = runs.get(s.name)!.at(-1)!; return `${s.name} ${r.rps.toFixed(0)} req/s (p99 ${r.p99} ms, app ${r.appCpu.toFixed(2)} + PG ${r.dbCpu.toFixed(2)} + load ${r.loadCpu.toFixed(2)} ms CPU/req)`; }).join(', ') +
+      `; floor ${f.rps.toFixed(0)} /s (p99 ${f.p99.toFixed(0)} ms, PG ${f.dbCpu.toFixed(2)} + client ${f.clientCpu.toFixed(2)} ms CPU/statement); ratio ${ratios.at(-1)!.toFixed(2)}, by CPU ${cpuRatios.at(-1)!.toFixed(2)}`);
   }
   const floorRow = floors.find((f) => f.rps === median(floors.map((x) => x.rps)))!;
   const cell = (v: number, w: number, digits = 1) => (Number.isFinite(v) ? v.toFixed(digits) : '-').padStart(w);
@@ -422,10 +437,16 @@ async function searchFloor() {
     log(`${g.name.padEnd(32)}${cell(r.rps, 8, 0)}${cell(r.p50, 9)}${cell(r.p99, 9)}${cell(r.failed, 8, 0)}${cell(r.appCpu, 16, 2)}${cell(r.dbCpu, 15, 2)}`);
   }
   log(`${'floor: ranking statement alone'.padEnd(32)}${cell(floorRow.rps, 8, 0)}${cell(floorRow.p50, 9)}${cell(floorRow.p99, 9)}${cell(0, 8, 0)}${cell(floorRow.clientCpu, 16, 2)}${cell(floorRow.dbCpu, 15, 2)}`);
-  const ratio = median(ratios);
+  if (hybrid.baseline) {
+    const baseline = runs.get(gateways[1].name)!;
+    log(`baseline's ratios by round: ${baseline.map((b, i) => (b.rps / floors[i].rps).toFixed(2)).join(', ')}; by CPU ${baseline.map((b, i) => cpuRatio(b, floors[i]).toFixed(2)).join(', ')}`);
+  }
+  const ratio = middle(ratios);
   log('');
-  log(`uncached hybrid search ${(ratio * 100).toFixed(0)}% of the ranking statement's floor (median of ${rounds} rounds; target >= ${floorTarget * 100}%): ` +
+  log(`uncached hybrid search ${(ratio * 100).toFixed(0)}% of the ranking statement's floor (median of ${rounds} rounds: ${ratios.map((r) => r.toFixed(2)).join(', ')}; target >= ${floorTarget * 100}%): ` +
     `${ratio >= floorTarget ? 'met' : 'NOT met'}`);
+  log(`by CPU (the floor's CPU per statement over the gateway's, PostgreSQL's and autocannon's per request: the ratio the throughputs tend to ` +
+    `when the cores are the limit, and steadier than they are on a loaded machine): median ${middle(cpuRatios).toFixed(2)} (${cpuRatios.map((r) => r.toFixed(2)).join(', ')})`);
   log(`load average (1 min) ${loadBefore.toFixed(1)} before the runs, ${loadavg()[0].toFixed(1)} after; the target assumes an otherwise idle machine`);
   await Promise.all([hybrid.uncached, hybrid.baseline].map((s) => s?.stop()));
 }
