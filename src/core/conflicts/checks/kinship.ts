@@ -10,7 +10,7 @@
 import type { SliceEntity } from '../canonSlice.ts';
 import type { ConflictDraft } from '../kinds.ts';
 import { heldKinship, kinAfter, type Held, type Kin } from '../reader/kin.ts';
-import { closeKin, kinAgrees, normaliseTitle, type Gender, type KinRole } from '../reader/lexicon.ts';
+import { closeKin, kinAgrees, normaliseTitle, speechTags, type Gender, type KinRole } from '../reader/lexicon.ts';
 import { statedPronouns } from '../reader/pronouns.ts';
 import type { Ref } from '../reader/references.ts';
 import { asserts, listedAfter, predicatesOf } from '../reader/syntax.ts';
@@ -200,7 +200,49 @@ function claims(p: Passage): Claim[] {
     const of = kin && tokens[kin.at + 1]?.lower === 'of' ? startingAt.get(kin.at + 2) : undefined;
     if (kin && of && !of.pronoun && asserted(ref.first, of.last)) found.push({ possessor: of.entity, named: ref.entity, kin: kin.kin, word: kin.word, from: ref.first, to: of.last });
   }
+  found.push(...spokenClaims(p, startingAt));
   return found.filter((c) => c.possessor.id !== c.named.id);
+}
+
+/**
+ * The character a quote is tagged with: '"…," returned Meg', '"…," Meg said', or 'Meg said, "…"'. `i` is a token in
+ * the quote.
+ */
+function speakerOf(p: Passage, i: number, startingAt: Map<number, Ref>): Ref | undefined {
+  const { tokens } = p.reading;
+  const isTag = (k: number) => tokens[k] !== undefined && !tokens[k].quoted && (tokens[k].pos === 'VERB' || tokens[k].pos === 'AUX') && speechTags.has(tokens[k].lemma);
+  let after = i;
+  while (tokens[after]?.quoted) after++;
+  while (tokens[after] && tokens[after].pos === 'PUNCT' && !['.', '!', '?'].includes(tokens[after].text)) after++;
+  if (isTag(after) && startingAt.has(after + 1)) return startingAt.get(after + 1);
+  const named = startingAt.get(after);
+  if (named && isTag(named.last + 1)) return named;
+  let before = i;
+  while (tokens[before]?.quoted) before--;
+  while (tokens[before] && tokens[before].pos === 'PUNCT' && !['.', '!', '?'].includes(tokens[before].text)) before--;
+  if (!isTag(before)) return undefined;
+  return [...startingAt.values()].find((r) => r.last === before - 1);
+}
+
+/**
+ * "“Nearer my cousin Jo's,” returned Meg": the speaker names a relative of their own in dialogue, "my" and a kin word
+ * with the name after it, in one quote.
+ */
+function spokenClaims(p: Passage, startingAt: Map<number, Ref>): Claim[] {
+  const { tokens } = p.reading;
+  const found: Claim[] = [];
+  for (let i = 0; i < tokens.length; i++) {
+    if (!tokens[i].quoted || tokens[i].lower !== 'my' || tokens[i].pos !== 'PRON') continue;
+    const kin = kinAt(p, i + 1);
+    if (!kin) continue;
+    const next = tokens[kin.at + 1]?.text === ',' ? kin.at + 2 : kin.at + 1;
+    const named = startingAt.get(next);
+    if (!named || named.pronoun || (next === kin.at + 2 && listedAfter(tokens, named.last))) continue;
+    if (tokens.slice(i, named.last + 1).some((t) => !t.quoted || t.negated)) continue;
+    const speaker = speakerOf(p, i, startingAt);
+    if (speaker && !speaker.pronoun) found.push({ possessor: speaker.entity, named: named.entity, kin: kin.kin, word: kin.word, from: i, to: named.last });
+  }
+  return found;
 }
 
 function genderOf(p: Passage, id: string, held: Held[]): Gender | undefined {

@@ -11,6 +11,8 @@ export const thinking = set(`
   fantasize want desire pray long yearn
 `);
 
+/** Verbs that tag dialogue beside the verbs of saying: '"…," returned Meg', '"…," she retorted'. */
+export const speechTags = set('return rejoin retort exclaim add continue begin laugh sigh sob gasp groan cry call say reply answer whisper murmur mutter shout ask');
 /** Verbs of saying and writing: their complement ("said that…", "told her how…") is someone's claim. */
 export const reporting = set(`
   say tell whisper claim swear insist report rumour rumor write mutter murmur announce explain boast confess admit deny
