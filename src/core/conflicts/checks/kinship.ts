@@ -136,11 +136,14 @@ function kinAt(p: Passage, k: number): { kin: Kin; word: string; at: number } | 
   return role ? { kin: { role, gender: second.kin.gender }, word: `${found.word}'s ${second.word}`, at: second.last } : undefined;
 }
 
+const openingQuotes = new Set(['“', '‘', '"']);
+
 /** Past an article, adjectives and titles ("the Reverend Mr.", "old") from token k to where a name may start. */
 function nameAfter(p: Passage, k: number, startingAt: Map<number, Ref>): number {
   const { tokens } = p.reading;
   let j = k;
-  while (j < k + 5 && tokens[j] && !startingAt.has(j) && (tokens[j].pos === 'DET' || tokens[j].pos === 'ADJ' || tokens[j].text === '.' || normaliseTitle([tokens[j].text.replace(/\.$/, '')]) !== undefined)) j++;
+  // A full stop only after a title ("Mr."): right after the kin word it ends the sentence ("her daughter. Colonel…").
+  while (j < k + 5 && tokens[j] && !startingAt.has(j) && (tokens[j].pos === 'DET' || tokens[j].pos === 'ADJ' || (tokens[j].text === '.' && j > k) || normaliseTitle([tokens[j].text.replace(/\.$/, '')]) !== undefined)) j++;
   return j;
 }
 
@@ -167,8 +170,11 @@ function claims(p: Passage): Claim[] {
         if (named && !named.pronoun && !listed && asserted(ref.first, named.last)) found.push({ possessor: ref.entity, named: named.entity, kin: kin.kin, word: kin.word, from: ref.first, to: named.last });
         // "Cador, Wenna's husband,": the name before the appositive.
         const before = tokens[ref.first - 1]?.text === ',' ? characters.find((r) => r.last === ref.first - 2 && !r.pronoun) : undefined;
-        const closes = !tokens[kin.at + 1] || tokens[kin.at + 1].pos === 'PUNCT';
-        if (before && closes && asserted(before.first, kin.at)) found.push({ possessor: ref.entity, named: before.entity, kin: kin.kin, word: kin.word, from: before.first, to: kin.at });
+        // Not the subject of a quoted verb ("for Joe, my sister “went on the Rampage”"), nor an item of a list
+        // ("Lady Catherine, Sir Lewis, her daughter, and Mrs. Jenkinson").
+        const closes = !tokens[kin.at + 1] || (tokens[kin.at + 1].pos === 'PUNCT' && !openingQuotes.has(tokens[kin.at + 1].text));
+        const inList = before !== undefined && (listedAfter(tokens, kin.at) || (tokens[before.first - 1]?.text === ',' && characters.some((r) => r.last === before.first - 2)));
+        if (before && closes && !inList && asserted(before.first, kin.at)) found.push({ possessor: ref.entity, named: before.entity, kin: kin.kin, word: kin.word, from: before.first, to: kin.at });
       }
     }
     // "Tam was Edda's husband", "Ayo is Kit's sister", "Tam was the husband of Edda"
