@@ -4,12 +4,13 @@
 // Bram's son," when it gives Corin another father, "his wife Martha" when the graph has Martha (or him) married to
 // someone else, "her father Thorne" when he is her mother's brother (two steps: grandparents, aunts and uncles,
 // grandchildren, nieces and nephews, and the in-laws a marriage makes: "June's brother Ray" when Ray is her
-// husband's brother). Relationship kinds are read as reader/kin.ts says. Pairs the graph does not relate by kinship
-// are left to the model.
+// husband's brother), "his father Joe" when Joe is his brother-in-law (a role a bond makes: step-, half-, -in-law,
+// adoptive, betrothed, guardian and ward; "his sister's husband" and "his step-father" read whole). Relationship kinds
+// are read as reader/kin.ts says. Pairs the graph does not relate by kinship are left to the model.
 import type { SliceEntity } from '../canonSlice.ts';
 import type { ConflictDraft } from '../kinds.ts';
-import { heldKinship, type Held, type Kin } from '../reader/kin.ts';
-import { kinModifiers, kinPrefixes, kinWord, normaliseTitle, type Gender, type KinRole } from '../reader/lexicon.ts';
+import { heldKinship, kinAfter, type Held, type Kin } from '../reader/kin.ts';
+import { closeKin, kinAgrees, normaliseTitle, speechTags, type Gender, type KinRole } from '../reader/lexicon.ts';
 import { statedPronouns } from '../reader/pronouns.ts';
 import type { Ref } from '../reader/references.ts';
 import { asserts, listedAfter, predicatesOf } from '../reader/syntax.ts';
@@ -21,14 +22,13 @@ type Claim = { possessor: SliceEntity; named: SliceEntity; kin: Kin; word: strin
 // Kinship two steps away, where it is one role whatever half- or step-relations there are: a parent's parent is a
 // grandparent, a parent's sibling an aunt or uncle, a child's child a grandchild, a sibling's child a niece or nephew.
 // Through a marriage, an in-law: a spouse's sibling or a sibling's spouse, a spouse's parent, a child's spouse.
-type InLaw = 'sibling-in-law' | 'parent-in-law' | 'child-in-law';
-const twoSteps: Partial<Record<KinRole, Partial<Record<KinRole, KinRole | InLaw>>>> = {
+const twoSteps: Partial<Record<KinRole, Partial<Record<KinRole, KinRole>>>> = {
   parent: { parent: 'grandparent', sibling: 'auncle' },
   child: { child: 'grandchild', spouse: 'child-in-law' },
   sibling: { child: 'nibling', spouse: 'sibling-in-law' },
   spouse: { sibling: 'sibling-in-law', parent: 'parent-in-law' },
 };
-type Derived = { kin: { role: KinRole | InLaw; gender?: Gender }; ids: string[] };
+type Derived = { kin: Kin; ids: string[] };
 
 /** What the graph makes `who` of `of` through one entity between them: [role, the two relationships]. */
 function derivedKinship(held: Held[], who: string, of: string): Derived[] {
@@ -43,7 +43,8 @@ function derivedKinship(held: Held[], who: string, of: string): Derived[] {
 }
 
 // Kinship three steps away, loosely as prose names it: a parent's aunt is an aunt ("great-aunt"), a parent's cousin a
-// cousin, an aunt's child a cousin, a spouse's parent a mother or father, a sibling's spouse a brother or sister. Only
+// cousin, an aunt's child a cousin, a spouse's parent a mother or father, a sibling's spouse a brother or sister, a
+// brother-in-law's uncle an uncle. Only
 // to tell whether the graph gives someone any relative a kin word could mean (closedWorld), never to contradict one.
 const loosely: Partial<Record<KinRole, Partial<Record<KinRole, KinRole[]>>>> = {
   parent: { parent: ['grandparent'], sibling: ['auncle'], auncle: ['auncle'], grandparent: ['grandparent'], cousin: ['cousin'], spouse: ['parent'] },
@@ -53,6 +54,8 @@ const loosely: Partial<Record<KinRole, Partial<Record<KinRole, KinRole[]>>>> = {
   spouse: { sibling: ['sibling'], parent: ['parent'], child: ['child'] },
   child: { child: ['grandchild'], spouse: ['child'] },
   nibling: { child: ['nibling'] },
+  // A brother-in-law's uncle is "uncle" to the family he married into, his children nephews and nieces.
+  'sibling-in-law': { auncle: ['auncle'], child: ['nibling'] },
 };
 
 /** Every role the graph gives `of` a relative in, directly or by up to three steps read loosely. */
@@ -82,7 +85,7 @@ function rolesOf(held: Held[], of: string): Set<KinRole> {
 // cousins, parents and in-laws are often people the canon never holds ("her aunt" for an aunt met once).
 const closedWorldRoles = { narrator: new Set<KinRole>(['sibling', 'spouse', 'grandparent', 'grandchild', 'auncle', 'nibling', 'cousin']), other: new Set<KinRole>(['sibling', 'nibling']) };
 /** The generation of a role, from the one it is of: a canon keeps someone's relatives of a generation or none of them. */
-const generation: Record<KinRole, number> = { grandparent: 2, parent: 1, auncle: 1, sibling: 0, spouse: 0, cousin: 0, child: -1, nibling: -1, grandchild: -2 };
+const generation: Partial<Record<KinRole, number>> = { grandparent: 2, parent: 1, auncle: 1, sibling: 0, spouse: 0, cousin: 0, child: -1, nibling: -1, grandchild: -2 };
 
 type Unnamed = { possessor: SliceEntity; kin: Kin; word: string; from: number; to: number };
 
@@ -116,24 +119,31 @@ const surelyOf = (ref: Ref) => !ref.pronoun || ref.narrator === true;
 
 const possessiveAfter = (p: Passage, ref: Ref) => !ref.pronoun && /^['’]s$/.test(p.reading.tokens[ref.last + 1]?.lower ?? '');
 
-/** The kin word after a possessor at token k (skipping "late", "younger"…), unless it is "-in-law", "step-"… */
+/**
+ * The kin word after a possessor at token k (skipping "late", "younger"…), read whole ("step-father",
+ * "brother-in-law"), and through a second possessive ("her mother's brother": an uncle; "his sister's husband": a
+ * brother-in-law). `at` is its last token.
+ */
 function kinAt(p: Passage, k: number): { kin: Kin; word: string; at: number } | undefined {
   const { tokens } = p.reading;
-  // "late", "elder" (the tagger may read it as a noun), "younger"…
-  while ((tokens[k]?.pos === 'ADJ' || kinModifiers.has(tokens[k]?.lower ?? '')) && !kinWord(tokens[k].lower)) k++;
-  const t = tokens[k];
-  if (!t || (t.pos !== 'NOUN' && t.pos !== 'PROPN')) return undefined;
-  const kin = kinWord(t.lower);
-  if (!kin) return undefined;
-  if (tokens[k + 1]?.text === '-' || tokens[k - 1]?.text === '-' || kinPrefixes.has(tokens[k - 1]?.lower ?? '')) return undefined;
-  return { kin: { role: kin[0], gender: kin[1] }, word: t.text, at: k };
+  const { found } = kinAfter(tokens, k);
+  if (!found) return undefined;
+  if (!/^['’]s$/.test(tokens[found.last + 1]?.lower ?? '')) return { kin: found.kin, word: found.word, at: found.last };
+  const second = kinAfter(tokens, found.last + 2).found;
+  if (!second) return { kin: found.kin, word: found.word, at: found.last };
+  // A chain the tables do not compose ("her mother's cousin") names no role to check.
+  const role = twoSteps[found.kin.role]?.[second.kin.role];
+  return role ? { kin: { role, gender: second.kin.gender }, word: `${found.word}'s ${second.word}`, at: second.last } : undefined;
 }
+
+const openingQuotes = new Set(['“', '‘', '"']);
 
 /** Past an article, adjectives and titles ("the Reverend Mr.", "old") from token k to where a name may start. */
 function nameAfter(p: Passage, k: number, startingAt: Map<number, Ref>): number {
   const { tokens } = p.reading;
   let j = k;
-  while (j < k + 5 && tokens[j] && !startingAt.has(j) && (tokens[j].pos === 'DET' || tokens[j].pos === 'ADJ' || tokens[j].text === '.' || normaliseTitle([tokens[j].text.replace(/\.$/, '')]) !== undefined)) j++;
+  // A full stop only after a title ("Mr."): right after the kin word it ends the sentence ("her daughter. Colonel…").
+  while (j < k + 5 && tokens[j] && !startingAt.has(j) && (tokens[j].pos === 'DET' || tokens[j].pos === 'ADJ' || (tokens[j].text === '.' && j > k) || normaliseTitle([tokens[j].text.replace(/\.$/, '')]) !== undefined)) j++;
   return j;
 }
 
@@ -160,8 +170,11 @@ function claims(p: Passage): Claim[] {
         if (named && !named.pronoun && !listed && asserted(ref.first, named.last)) found.push({ possessor: ref.entity, named: named.entity, kin: kin.kin, word: kin.word, from: ref.first, to: named.last });
         // "Cador, Wenna's husband,": the name before the appositive.
         const before = tokens[ref.first - 1]?.text === ',' ? characters.find((r) => r.last === ref.first - 2 && !r.pronoun) : undefined;
-        const closes = !tokens[kin.at + 1] || tokens[kin.at + 1].pos === 'PUNCT';
-        if (before && closes && asserted(before.first, kin.at)) found.push({ possessor: ref.entity, named: before.entity, kin: kin.kin, word: kin.word, from: before.first, to: kin.at });
+        // Not the subject of a quoted verb ("for Joe, my sister “went on the Rampage”"), nor an item of a list
+        // ("Lady Catherine, Sir Lewis, her daughter, and Mrs. Jenkinson").
+        const closes = !tokens[kin.at + 1] || (tokens[kin.at + 1].pos === 'PUNCT' && !openingQuotes.has(tokens[kin.at + 1].text));
+        const inList = before !== undefined && (listedAfter(tokens, kin.at) || (tokens[before.first - 1]?.text === ',' && characters.some((r) => r.last === before.first - 2)));
+        if (before && closes && !inList && asserted(before.first, kin.at)) found.push({ possessor: ref.entity, named: before.entity, kin: kin.kin, word: kin.word, from: before.first, to: kin.at });
       }
     }
     // "Tam was Edda's husband", "Ayo is Kit's sister", "Tam was the husband of Edda"
@@ -193,7 +206,49 @@ function claims(p: Passage): Claim[] {
     const of = kin && tokens[kin.at + 1]?.lower === 'of' ? startingAt.get(kin.at + 2) : undefined;
     if (kin && of && !of.pronoun && asserted(ref.first, of.last)) found.push({ possessor: of.entity, named: ref.entity, kin: kin.kin, word: kin.word, from: ref.first, to: of.last });
   }
+  found.push(...spokenClaims(p, startingAt));
   return found.filter((c) => c.possessor.id !== c.named.id);
+}
+
+/**
+ * The character a quote is tagged with: '"…," returned Meg', '"…," Meg said', or 'Meg said, "…"'. `i` is a token in
+ * the quote.
+ */
+function speakerOf(p: Passage, i: number, startingAt: Map<number, Ref>): Ref | undefined {
+  const { tokens } = p.reading;
+  const isTag = (k: number) => tokens[k] !== undefined && !tokens[k].quoted && (tokens[k].pos === 'VERB' || tokens[k].pos === 'AUX') && speechTags.has(tokens[k].lemma);
+  let after = i;
+  while (tokens[after]?.quoted) after++;
+  while (tokens[after] && tokens[after].pos === 'PUNCT' && !['.', '!', '?'].includes(tokens[after].text)) after++;
+  if (isTag(after) && startingAt.has(after + 1)) return startingAt.get(after + 1);
+  const named = startingAt.get(after);
+  if (named && isTag(named.last + 1)) return named;
+  let before = i;
+  while (tokens[before]?.quoted) before--;
+  while (tokens[before] && tokens[before].pos === 'PUNCT' && !['.', '!', '?'].includes(tokens[before].text)) before--;
+  if (!isTag(before)) return undefined;
+  return [...startingAt.values()].find((r) => r.last === before - 1);
+}
+
+/**
+ * "“Nearer my cousin Jo's,” returned Meg": the speaker names a relative of their own in dialogue, "my" and a kin word
+ * with the name after it, in one quote.
+ */
+function spokenClaims(p: Passage, startingAt: Map<number, Ref>): Claim[] {
+  const { tokens } = p.reading;
+  const found: Claim[] = [];
+  for (let i = 0; i < tokens.length; i++) {
+    if (!tokens[i].quoted || tokens[i].lower !== 'my' || tokens[i].pos !== 'PRON') continue;
+    const kin = kinAt(p, i + 1);
+    if (!kin) continue;
+    const next = tokens[kin.at + 1]?.text === ',' ? kin.at + 2 : kin.at + 1;
+    const named = startingAt.get(next);
+    if (!named || named.pronoun || (next === kin.at + 2 && listedAfter(tokens, named.last))) continue;
+    if (tokens.slice(i, named.last + 1).some((t) => !t.quoted || t.negated)) continue;
+    const speaker = speakerOf(p, i, startingAt);
+    if (speaker && !speaker.pronoun) found.push({ possessor: speaker.entity, named: named.entity, kin: kin.kin, word: kin.word, from: i, to: named.last });
+  }
+  return found;
 }
 
 function genderOf(p: Passage, id: string, held: Held[]): Gender | undefined {
@@ -229,7 +284,7 @@ export function kinship(p: Passage): ConflictDraft[] {
     const between = held.filter((h) => h.who === named.id && h.of === possessor.id);
     let contradiction: { held: Held[]; why: string } | undefined;
     if (between.length > 0) {
-      const agrees = between.some((h) => h.kin.role === kin.role && (!kin.gender || !h.kin.gender || h.kin.gender === kin.gender));
+      const agrees = between.some((h) => kinAgrees(kin.role, h.kin.role) && (!kin.gender || !h.kin.gender || h.kin.gender === kin.gender));
       const stated = statedPronouns(named.state);
       const genderClash = kin.gender && (stated === 'he' || stated === 'she') && stated !== kin.gender;
       if (!agrees || genderClash) {
@@ -238,7 +293,7 @@ export function kinship(p: Passage): ConflictDraft[] {
       }
     } else if (derivedKinship(held, named.id, possessor.id).length > 0) {
       const derived = derivedKinship(held, named.id, possessor.id);
-      if (!derived.some((d) => d.kin.role === kin.role)) {
+      if (!derived.some((d) => kinAgrees(kin.role, d.kin.role))) {
         const ids = [...new Set(derived.flatMap((d) => d.ids))];
         contradiction = {
           held: held.filter((h) => ids.includes(h.id)),
@@ -286,11 +341,13 @@ export function kinship(p: Passage): ConflictDraft[] {
   const family = heldKinship([...p.slice.relationships, ...p.slice.kinAround]);
   for (const claim of unnamedKin(p)) {
     const { possessor, kin } = claim;
-    const own = held.filter((h) => h.of === possessor.id);
+    // Only kin of blood and marriage tell that the canon keeps someone's family: a guardian or a fiancée does not.
+    const own = held.filter((h) => h.of === possessor.id && closeKin.has(h.kin.role));
     const roles = rolesOf(family, possessor.id);
     // "my uncle" when the graph gives the narrator parents; "his nephew" when it gives him a child or a grandchild.
-    const kept = [...roles].some((r) => Math.sign(generation[r]) === Math.sign(generation[kin.role]) && Math.abs(generation[r]) >= Math.abs(generation[kin.role]));
-    if (own.length === 0 || roles.has(kin.role) || !kept) continue;
+    const said = generation[kin.role] ?? 0;
+    const kept = [...roles].some((r) => closeKin.has(r) && Math.sign(generation[r] ?? 0) === Math.sign(said) && Math.abs(generation[r] ?? 0) >= Math.abs(said));
+    if (own.length === 0 || [...roles].some((r) => kinAgrees(kin.role, r)) || !kept) continue;
     const key = `${possessor.id}|${kin.role}`;
     if (reported.has(key)) continue;
     reported.add(key);

@@ -11,6 +11,8 @@ export const thinking = set(`
   fantasize want desire pray long yearn
 `);
 
+/** Verbs that tag dialogue beside the verbs of saying: '"…," returned Meg', '"…," she retorted'. */
+export const speechTags = set('return rejoin retort exclaim add continue begin laugh sigh sob gasp groan cry call say reply answer whisper murmur mutter shout ask');
 /** Verbs of saying and writing: their complement ("said that…", "told her how…") is someone's claim. */
 export const reporting = set(`
   say tell whisper claim swear insist report rumour rumor write mutter murmur announce explain boast confess admit deny
@@ -311,9 +313,16 @@ export function titlesAgree(stated: string, canon: string[]): boolean {
   });
 }
 
-// Kinship. A kin word names a role (what the named one is to the possessor) and, for gendered words, a gender.
-export type KinRole = 'parent' | 'child' | 'sibling' | 'spouse' | 'grandparent' | 'grandchild' | 'auncle' | 'nibling' | 'cousin';
+// Kinship. A kin word names a role (what the named one is to the possessor) and, for gendered words, a gender. Beside
+// the roles of blood and marriage, the roles a bond makes of them: step-, half-, foster or adoptive, -in-law, a
+// betrothal, a guardian and a ward.
+export type KinRole =
+  | 'parent' | 'child' | 'sibling' | 'spouse' | 'grandparent' | 'grandchild' | 'auncle' | 'nibling' | 'cousin'
+  | 'parent-in-law' | 'child-in-law' | 'sibling-in-law' | 'step-parent' | 'step-child' | 'step-sibling' | 'half-sibling'
+  | 'foster-parent' | 'foster-child' | 'betrothed' | 'guardian' | 'ward';
 export type Gender = 'he' | 'she';
+/** The roles of blood and marriage: the ones a canon keeping someone's family holds (what the closed-world reading counts). */
+export const closeKin = new Set<KinRole>(['parent', 'child', 'sibling', 'spouse', 'grandparent', 'grandchild', 'auncle', 'nibling', 'cousin']);
 const kinWords: Record<string, [KinRole, Gender | undefined]> = {
   father: ['parent', 'he'], mother: ['parent', 'she'], parent: ['parent', undefined], dad: ['parent', 'he'], daddy: ['parent', 'he'],
   papa: ['parent', 'he'], pa: ['parent', 'he'], mum: ['parent', 'she'], mom: ['parent', 'she'], mama: ['parent', 'she'],
@@ -328,20 +337,62 @@ const kinWords: Record<string, [KinRole, Gender | undefined]> = {
   grandson: ['grandchild', 'he'], granddaughter: ['grandchild', 'she'], grandchild: ['grandchild', undefined],
   uncle: ['auncle', 'he'], aunt: ['auncle', 'she'], auntie: ['auncle', 'she'], aunty: ['auncle', 'she'],
   nephew: ['nibling', 'he'], niece: ['nibling', 'she'], cousin: ['cousin', undefined],
+  stepfather: ['step-parent', 'he'], stepmother: ['step-parent', 'she'], stepparent: ['step-parent', undefined],
+  stepson: ['step-child', 'he'], stepdaughter: ['step-child', 'she'], stepchild: ['step-child', undefined],
+  stepbrother: ['step-sibling', 'he'], stepsister: ['step-sibling', 'she'],
+  fiancé: ['betrothed', 'he'], fiance: ['betrothed', 'he'], fiancée: ['betrothed', 'she'], fiancee: ['betrothed', 'she'],
+  betrothed: ['betrothed', undefined],
 };
 export const kinWord = (word: string): [KinRole, Gender | undefined] | undefined => kinWords[word.toLowerCase()];
+/**
+ * The role a bond makes of a plain kin role, for kin words in prose ("step-father", "half-brother", "brother-in-law",
+ * "adoptive mother") and for relationship kinds (step_father_of, half_sister_of, brother_in_law_of). A bond without a
+ * row for the role, or `null`, names no kinship the graph holds as such (a godfather; a "half-uncle").
+ */
+export const kinBonds: Record<string, Partial<Record<KinRole, KinRole>> | null> = {
+  step: { parent: 'step-parent', child: 'step-child', sibling: 'step-sibling' },
+  half: { sibling: 'half-sibling' },
+  'in law': { parent: 'parent-in-law', child: 'child-in-law', sibling: 'sibling-in-law' },
+  foster: { parent: 'foster-parent', child: 'foster-child' },
+  adoptive: { parent: 'foster-parent', child: 'foster-child' },
+  adopted: { parent: 'foster-parent', child: 'foster-child' },
+  god: null,
+};
+/** Words before a kin word that name its bond ("her step-father", "his half-brother"): every bond but "in law". */
+export const kinPrefixes = new Set(Object.keys(kinBonds).filter((b) => !b.includes(' ')));
+/**
+ * Relationship kinds of one word for a role no kin word names alone, read "<from> <kind> <to>": engaged_to,
+ * guardian_of. A kind's first kin word is read otherwise (reader/kin.ts).
+ */
+export const kinKinds: Record<string, [KinRole, Gender | undefined]> = {
+  engaged: ['betrothed', undefined], betrothed: ['betrothed', undefined], affianced: ['betrothed', undefined],
+  fiance: ['betrothed', 'he'], fiancee: ['betrothed', 'she'], intended: ['betrothed', undefined],
+  guardian: ['guardian', undefined], ward: ['ward', undefined],
+};
+/**
+ * Roles that agree with another in prose, both ways: a half-brother is a brother, a stepfather or an adoptive mother is
+ * called father or mother. An in-law is not a brother or a father: "Joe, Pip's father" contradicts a brother-in-law.
+ */
+const looseKin: [KinRole, KinRole][] = [
+  ['half-sibling', 'sibling'], ['step-sibling', 'sibling'], ['step-parent', 'parent'], ['step-child', 'child'],
+  ['foster-parent', 'parent'], ['foster-child', 'child'], ['betrothed', 'spouse'],
+];
+/** Whether a kin word of role `said` fits a relative the graph holds in role `held`. */
+export const kinAgrees = (said: KinRole, held: KinRole) => said === held || looseKin.some(([a, b]) => (a === said && b === held) || (a === held && b === said));
 /** Roles a child calls a relative by, as a name ("Mother came in", "I told Father"). */
 export const calledByKin = new Set<KinRole>(['parent', 'grandparent', 'auncle']);
 /** The kin words of those roles. */
 export const kinNames = Object.keys(kinWords).filter((w) => calledByKin.has(kinWords[w][0]));
-/** Kin words in the passage that name a role the graph cannot hold as such ("sister-in-law", "stepmother", "half-brother"). */
-export const kinPrefixes = set('step half foster god');
 /** Words that qualify a kin word without changing its role: "my elder brother", "her baby sister". */
-export const kinModifiers = set('elder eldest older oldest younger youngest little big baby late dear poor own beloved');
+// "great" and "grand" ("great-aunt", "grand-nephew"), "first" and "second" ("second cousin") keep the role.
+export const kinModifiers = set('elder eldest older oldest younger youngest little big baby late dear poor own beloved great grand first second third distant');
 /** The role seen from the other end: X is Y's parent ⇔ Y is X's child. */
 export const inverseRole: Record<KinRole, KinRole> = {
   parent: 'child', child: 'parent', sibling: 'sibling', spouse: 'spouse', grandparent: 'grandchild', grandchild: 'grandparent',
-  auncle: 'nibling', nibling: 'auncle', cousin: 'cousin',
+  auncle: 'nibling', nibling: 'auncle', cousin: 'cousin', 'parent-in-law': 'child-in-law', 'child-in-law': 'parent-in-law',
+  'sibling-in-law': 'sibling-in-law', 'step-parent': 'step-child', 'step-child': 'step-parent', 'step-sibling': 'step-sibling',
+  'half-sibling': 'half-sibling', 'foster-parent': 'foster-child', 'foster-child': 'foster-parent', betrothed: 'betrothed',
+  guardian: 'ward', ward: 'guardian',
 };
 
 /** Gendered words in names, titles and relationship kinds: "Lady Vell", "Brother Cael", "mother_of". */

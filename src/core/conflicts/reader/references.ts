@@ -12,8 +12,8 @@
 // "I", "me" and "my" in the narration refer to the character whose state says `narrator: true`; a third-person
 // pronoun never does.
 import type { SliceEntity } from '../canonSlice.ts';
-import type { Held } from './kin.ts';
-import { calledByKin, deathVerbs, documents, kinModifiers, kinNames, kinPrefixes, kinWord, normaliseTitle, noticing, possessives, standIns } from './lexicon.ts';
+import { kinAfter, type Held } from './kin.ts';
+import { calledByKin, deathVerbs, documents, kinNames, kinWord, normaliseTitle, noticing, possessives, standIns } from './lexicon.ts';
 import { verbIn, type Reading, type Token } from './nlp.ts';
 import { fits, type Pronouns } from './pronouns.ts';
 import { atSubjectPosition, inSubordinate, listedAfter, predicatesOf, speechTagBefore, type Syntax } from './syntax.ts';
@@ -286,21 +286,15 @@ function kinReference(
   bare?: number,
 ): Ref | undefined {
   const { tokens } = syntax.reading;
-  let at = bare ?? (possessor.pronoun === 'possessive' ? possessor.last + 1 : !possessor.pronoun && /^['’]s$/.test(tokens[possessor.last + 1]?.lower ?? '') ? possessor.last + 2 : -1);
-  // "my poor mother", "his copper-haired brother": adjectives and hyphenated compounds before the kin word.
-  for (const limit = at + 5; at >= 0 && at < limit && tokens[at] && !kinWord(tokens[at].lower); at++) {
-    const t = tokens[at];
-    if (!(t.pos === 'ADJ' || kinModifiers.has(t.lower) || t.text === '-' || tokens[at + 1]?.text === '-' || tokens[at - 1]?.text === '-')) break;
-  }
-  const word = tokens[at];
-  if (!word || (word.pos !== 'NOUN' && word.pos !== 'PROPN')) return undefined;
-  const kin = kinWord(word.lower);
-  if (!kin) return undefined;
-  const [role, gender] = kin;
+  const start = bare ?? (possessor.pronoun === 'possessive' ? possessor.last + 1 : !possessor.pronoun && /^['’]s$/.test(tokens[possessor.last + 1]?.lower ?? '') ? possessor.last + 2 : -1);
+  // "my poor mother", "his copper-haired brother": adjectives and hyphenated compounds before the kin word; "her
+  // stepmother", "his brother-in-law" are roles of their own.
+  const { found } = kinAfter(tokens, start);
+  if (!found) return undefined;
+  const { role, gender } = found.kin;
+  const at = found.last;
   const next = tokens[at + 1];
-  // "sister-in-law" and "stepmother" are other roles; "her husband Phil", "June's husband, Phil," and "Clem's father,
-  // the Reverend," say who is meant.
-  if (next?.text === '-' || kinPrefixes.has(tokens[at - 1]?.lower ?? '')) return undefined;
+  // "her husband Phil", "June's husband, Phil," and "Clem's father, the Reverend," say who is meant.
   const apposed = next?.text === ',' ? at + 2 : at + 1;
   // "her uncle, Tom, and the twins": a list names the uncle and Tom both.
   let apposedLast = namedAt.get(apposed) ?? apposed;
