@@ -247,6 +247,47 @@ function batchLength(connection: Connection): number {
 
 const batch = (messages: Buffer[]): Batch => ({ bytes: messages.length === 1 ? messages[0] : Buffer.concat(messages), lastType: messages.at(-1)![0] });
 
+const [describeType, executeType, syncType, closeType, flushType, readyType] = ['D', 'E', 'S', 'C', 'H', 'Z'].map((c) => c.charCodeAt(0));
+const extendedTypes = new Set([parseType, bindType, describeType, executeType, syncType, closeType, flushType]);
+const transactionControl = /^\s*(BEGIN|START|COMMIT|END|ROLLBACK|ABORT|SAVEPOINT|RELEASE|PREPARE|SET|RESET|DISCARD|DEALLOCATE|LISTEN|UNLISTEN)\b/i;
+/** How many of the owner's connections' batches go to PGlite in one call at most. */
+const maxJoined = 8;
+
+/**
+ * Whether a batch is statements of the extended protocol that end with a Sync and cannot leave the session otherwise
+ * than they found it (no transaction control, no setting, no named statement of the client's): such batches from the
+ * owner's connections can run back to back in one call to PGlite, each answered as if run alone, since PostgreSQL
+ * recovers from an error at the next Sync.
+ */
+function joinable(messages: Buffer[]): boolean {
+  if (messages.at(-1)![0] !== syncType) return false;
+  for (const m of messages) {
+    if (!extendedTypes.has(m[0])) return false;
+    if (m[0] === parseType && (m[5] !== 0 || transactionControl.test(m.subarray(6, 6 + 64).toString('latin1')))) return false;
+    if (m[0] === bindType && m[m.indexOf(0, 5) + 1] !== 0) return false;
+  }
+  return true;
+}
+
+/** PGlite's answer to joined batches, cut after each batch's last ReadyForQuery (one per Sync); undefined if it does not add up. */
+function splitAnswer(answer: Buffer, syncs: number[]): Buffer[] | undefined {
+  const parts: Buffer[] = [];
+  let start = 0;
+  let at = 0;
+  let seen = 0;
+  for (const count of syncs) {
+    while (seen < count) {
+      if (at + 5 > answer.length) return undefined;
+      if (answer[at] === readyType) seen++;
+      at += 1 + answer.readInt32BE(at + 1);
+    }
+    parts.push(answer.subarray(start, at));
+    start = at;
+    seen = 0;
+  }
+  return at === answer.length ? parts : undefined;
+}
+
 /** Runs the connections' messages on PGlite one turn at a time, resetting the session between connections. */
 class SessionTurns {
   private holder?: Connection;
@@ -293,6 +334,9 @@ class SessionTurns {
           }
           connection = this.holder;
         } else {
+          // Between turns, a turn of the event loop: the messages other connections sent meanwhile queue up (a message
+          // port's arrive as tasks), so that their batches can join this one (runJoined).
+          await new Promise((resolve) => setImmediate(resolve));
           const next = this.waiting.shift();
           if (!next) return;
           // not yet a whole batch: it comes back with its next message
@@ -311,6 +355,10 @@ class SessionTurns {
           this.statements.forget();
           this.last = connection.session;
         }
+        if (connection.session === ownerSession && this.joinWaiting(connection)) {
+          await this.runJoined(connection);
+          continue;
+        }
         const taken = connection.pending.splice(0, batchLength(connection));
         const { messages, prefix, prepared } = connection.session === ownerSession ? this.statements.rewrite(connection, taken) : { messages: taken };
         const sent = batch(messages);
@@ -324,6 +372,44 @@ class SessionTurns {
     } finally {
       this.running = false;
     }
+  }
+
+  /** Whether the holder's batch and the next waiting one of the owner's connections can go in one call (joinable). */
+  private joinWaiting(holder: Connection): boolean {
+    const next = this.waiting[0];
+    return next !== undefined && next.session === ownerSession && next.phase === 'ready' && !this.db.isInTransaction() &&
+      joinable(holder.pending.slice(0, batchLength(holder))) && batchLength(next) > 0 && joinable(next.pending.slice(0, batchLength(next)));
+  }
+
+  /**
+   * Runs the holder's batch and those of the owner's connections waiting behind it (while joinable) in one call to
+   * PGlite: each call costs about as much again as a short statement. Each connection gets its own part of the answer,
+   * as if its batch had run alone, and its turn ends there.
+   */
+  private async runJoined(holder: Connection) {
+    const joined = [holder];
+    while (joined.length < maxJoined) {
+      const next = this.waiting[0];
+      if (!next || next.session !== ownerSession || next.phase !== 'ready' || batchLength(next) === 0 || !joinable(next.pending.slice(0, batchLength(next)))) break;
+      joined.push(this.waiting.shift()!);
+    }
+    const runs = joined.map((connection) => {
+      connection.unnamedAs = undefined;
+      const taken = connection.pending.splice(0, batchLength(connection));
+      return { connection, syncs: taken.filter((m) => m[0] === syncType).length, ...this.statements.rewrite(connection, taken) };
+    });
+    this.holder = undefined;
+    const answer = await this.call(Buffer.concat(runs.flatMap((r) => r.messages)));
+    const parts = answer && !this.db.isInTransaction() ? splitAnswer(answer, runs.map((r) => r.syncs)) : undefined;
+    if (this.db.isInTransaction()) await this.run(simpleQuery('ROLLBACK'));
+    runs.forEach((run, i) => {
+      const part = parts?.[i];
+      // PGlite failed, or an answer that does not add up: these connections cannot go on (the pool opens new ones).
+      if (!part) return void run.connection.socket.destroy();
+      if (run.prepared) this.statements.prepared(run.prepared, { parsed: part.length >= 5 && part[0] === parseComplete[0], idle: true });
+      this.send(run.connection, run.prefix ? Buffer.concat([run.prefix, part]) : part);
+      if (run.connection.pending.length > 0 && !this.waiting.includes(run.connection)) this.waiting.push(run.connection);
+    });
   }
 
   /**
@@ -374,7 +460,19 @@ class SessionTurns {
    * before it goes: a message port moves the answer's memory to the other thread.
    */
   private async run(input: Buffer | Batch, connection?: Connection, prefix?: Buffer): Promise<Answer> {
-    const bytes = Buffer.isBuffer(input) ? input : input.bytes;
+    const answer = await this.call(Buffer.isBuffer(input) ? input : input.bytes);
+    if (!answer) {
+      // PGlite itself failed on the message: the connection cannot go on.
+      if (connection) connection.socket.destroy();
+      return { parsed: false, idle: false };
+    }
+    const read: Answer = { parsed: answer.length >= 5 && answer[0] === parseComplete[0], idle: endsIdle(answer.subarray(-6)) };
+    if (connection) this.send(connection, prefix ? Buffer.concat([prefix, answer]) : answer);
+    return read;
+  }
+
+  /** PGlite's whole answer to `bytes` (undefined: PGlite itself failed on them). */
+  private async call(bytes: Buffer): Promise<Buffer | undefined> {
     // PGlite's views are into its own memory, which the next message overwrites: copied, each into memory of its own
     // (not Buffer's shared pool), which a message port can then move to the owner's thread (portSocket).
     const chunks: Buffer[] = [];
@@ -385,16 +483,11 @@ class SessionTurns {
         }),
       );
     } catch {
-      // PGlite itself failed on the message: the connection cannot go on.
-      if (connection) connection.socket.destroy();
-      return { parsed: false, idle: false };
+      return undefined;
     } finally {
       this.lastRun = performance.now();
     }
-    const answer = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
-    const read: Answer = { parsed: answer.length >= 5 && answer[0] === parseComplete[0], idle: endsIdle(answer.subarray(-6)) };
-    if (connection) this.send(connection, prefix ? Buffer.concat([prefix, answer]) : answer);
-    return read;
+    return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
   }
 }
 

@@ -82,9 +82,9 @@ const sharedAdvisoryLock = statement('advisory_xact_lock_shared', 'SELECT pg_adv
 
 /**
  * Transactions on `pool` straight through the driver: for the writes on the hottest paths, where each statement sent
- * through Prisma's query compiler and its interactive transaction costs more than the statement itself. Where the
- * pool prepares (PostgreSQL), the BEGIN with the lock and first statement, and the COMMIT with the statements kept for
- * it, each go as one simple query; on PGlite (one shared session, no prepared statements) one by one.
+ * through Prisma's query compiler and its interactive transaction costs more than the statement itself. The BEGIN
+ * with the lock and first statements, and the COMMIT with the statements kept for it, each go as one simple query (one
+ * round trip: on PGlite, one turn at the store's thread and one message each way, where one by one took four to six).
  */
 export function sqlTransaction(pool: pg.Pool, prepared: boolean): SqlTransaction {
   return async <T, R extends object>(work: (sql: TransactionSql, first: R[], then: Record<string, unknown>[][]) => Promise<T>, start: TransactionStart = {}) => {
@@ -121,7 +121,7 @@ export function sqlTransaction(pool: pg.Pool, prepared: boolean): SqlTransaction
     let open = false;
     try {
       open = true;
-      const opened = prepared ? [await client.query(opening.join(';\n'))].flat() : await sequence(client, opening);
+      const opened = [await client.query(opening.join(';\n'))].flat();
       start.ahead?.received(opened.slice(0, ahead.length));
       const first = (start.first ? opened[end - 1 - following].rows : []) as R[];
       const thenRows = opened.slice(end - following, end).map((r) => r.rows);
@@ -132,9 +132,7 @@ export function sqlTransaction(pool: pg.Pool, prepared: boolean): SqlTransaction
         return result;
       }
       const result = await work(sql, first, thenRows);
-      const closing = [...atEnd, 'COMMIT'];
-      if (prepared) await client.query(closing.join(';\n'));
-      else await sequence(client, closing);
+      await client.query([...atEnd, 'COMMIT'].join(';\n'));
       open = false;
       return result;
     } catch (error) {
@@ -166,8 +164,3 @@ async function preparedOn(client: pg.PoolClient, statements: Statement[]): Promi
 /** `s` run by its prepared name with its parameters as literals, for a simple query of several statements. */
 const executed = (s: Statement, values: readonly Literal[]) => `EXECUTE ${preparedName(s)}${values.length > 0 ? `(${values.map(literal).join(', ')})` : ''}`;
 
-const sequence = async (client: pg.PoolClient, texts: string[]) => {
-  const results: pg.QueryResult[] = [];
-  for (const text of texts) results.push(await client.query(text));
-  return results;
-};

@@ -2,7 +2,7 @@
 // store, PGlite in a data directory of its own, where every new user starts; with `both`, on PostgreSQL first, on the
 // same machine, so that the read-only runs stand side by side. Targets: the embedded read-only throughput within 2x of
 // PostgreSQL's, and the embedded mix at least half of its own read-only (writes.ts prints the latter on every line).
-// --seed-entities <n> seeds smaller projects (on both stores alike): seeding 5,000 entities into PGlite takes minutes.
+// --seed-entities <n> seeds smaller projects (on both stores alike).
 import { mkdtemp, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
