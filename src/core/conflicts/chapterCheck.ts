@@ -6,11 +6,11 @@
 // canon answers from it.
 import { rows, statement } from '../../db/sql.ts';
 import { projectNames } from '../names/projectNames.ts';
-import { placePoint } from '../canon/storyPoints.ts';
 import { LoreError } from '../errors.ts';
 import { loadCanonSlice, type LostAnchor, type SliceStore } from './canonSlice.ts';
 import { storeConflicts, type ConflictHit } from './checker.ts';
-import { findDeterministicConflicts, parse, type Parsed } from './deterministic.ts';
+import { lineStarts, parseKept, stretchesOf } from './chapterParses.ts';
+import { findDeterministicConflicts } from './deterministic.ts';
 import { wordsPerCall, type ConflictDraft } from './kinds.ts';
 
 /** Quota: one call for each 2,000 words of the chapter started (a chapter kept from an earlier check costs one). */
@@ -20,39 +20,7 @@ export const chapterCheckCost = (words: number) => Math.max(1, Math.ceil(words /
 export type ChapterHit = ConflictHit & { line: number; start: number; end: number; quote: string };
 export type ChapterCheck = { chapter: string; words: number; hits: ChapterHit[]; anchorsLost: LostAnchor[]; cached: boolean };
 
-/**
- * The reader's parse of each stretch, by its text, most recently used last: it depends on the text alone, so checking a
- * chapter again after a canon change (the writer edits the canon, then re-checks) only matches the canon against it.
- * Kept up to a million characters of text in all (about 40 MB: a parse holds some 42 bytes per character).
- */
-const parses = new Map<string, Parsed>();
-const parsedCharsKept = 1_000_000;
-let parsedChars = 0;
-
-function parseKept(text: string): Parsed {
-  let parsed = parses.get(text);
-  if (parsed) parses.delete(text);
-  else {
-    parsed = parse(text);
-    parsedChars += text.length;
-    for (const kept of parses.keys()) {
-      if (parsedChars <= parsedCharsKept) break;
-      parses.delete(kept);
-      parsedChars -= kept.length;
-    }
-  }
-  parses.set(text, parsed);
-  return parsed;
-}
-
 const wordsIn = (text: string) => text.match(/\S+/g)?.length ?? 0;
-
-/** The offset of each line's first character. */
-function lineStarts(text: string): number[] {
-  const starts = [0];
-  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
-  return starts;
-}
 
 /** The line (1-based) of the character at `offset`. */
 function lineAt(starts: number[], offset: number): number {
@@ -95,36 +63,21 @@ export async function checkChapter(
   const { text } = chapter;
   const words = wordsIn(text);
   const starts = lineStarts(text);
-  // Charged beside the two reads that place the stretches (reads only): nothing is checked before it is paid.
+  // Charged beside the reads that place the stretches (reads only): nothing is checked before it is paid.
   const { namesVersion } = chapter;
-  const [, , points, learned] = await Promise.all([
+  const [, , stretches] = await Promise.all([
     charge(words),
     // The project's names, read (when not kept at this version) once for every stretch.
     projectNames(store.sql, projectId, namesVersion),
-    prisma.stateValue.findMany({
-      where: { projectId, fromChapterId: chapter.id, OR: [{ fromLine: { not: null } }, { fromAnchor: { not: null } }] },
-      select: { fromLine: true, fromAnchor: true },
-    }),
-    // A fact learned at a line of the chapter is known after it, as a change told there holds after it.
-    prisma.factKnower.findMany({ where: { projectId, fromChapterId: chapter.id, fromLine: { not: null } }, select: { fromLine: true } }),
+    stretchesOf(prisma, projectId, chapter),
   ]);
-  // A change told at line n holds from line n + 1.
-  const breaks = [...new Set([...points.map((p) => placePoint(text, p).line), ...learned.map((k) => k.fromLine)].filter((line): line is number => line !== null && line < starts.length).map((line) => line + 1))];
-  const stretches = [1, ...breaks.sort((a, b) => a - b)];
 
   const found: { draft: ConflictDraft; start: number; end: number }[] = [];
   const lost = new Map<string, LostAnchor>();
   const touched: Parameters<typeof storeConflicts>[3] = { entities: [], rules: [], promises: [] };
   // Every stretch's slice is read at once (the database works on the next while the core reads the first), each as of
   // its own line.
-  const parts = stretches
-    .map((line, n) => {
-      const from = starts[line - 1];
-      const to = n + 1 < stretches.length ? starts[stretches[n + 1] - 1] : text.length;
-      return { line, from, stretch: text.slice(from, to) };
-    })
-    .filter((part) => part.stretch.trim())
-    .map((part) => ({ ...part, slice: loadCanonSlice(store, projectId, part.stretch, { ordinal: chapter.ordinal, line: part.line, id: chapter.id, text, namesVersion }) }));
+  const parts = stretches.map((part) => ({ ...part, slice: loadCanonSlice(store, projectId, part.stretch, { ordinal: chapter.ordinal, line: part.line, id: chapter.id, text, namesVersion }) }));
   // A failure surfaces where its slice is awaited, none left unhandled meanwhile.
   for (const part of parts) part.slice.catch(() => undefined);
   for (const { from, stretch, slice: loading } of parts) {
