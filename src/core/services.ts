@@ -10,6 +10,7 @@ import { PromiseLedgerService } from './promises/ledger.ts';
 import { KnowledgeService } from './knowledge/knowledge.ts';
 import { CanonService } from './canon/canon.ts';
 import { ChapterService } from './canon/chapters.ts';
+import { prepareChapter } from './conflicts/chapterParses.ts';
 import { FactService } from './canon/facts.ts';
 import { ConflictChecker } from './conflicts/checker.ts';
 import { EntityReader } from './canon/entities.ts';
@@ -45,6 +46,8 @@ export type Services = ReturnType<typeof createServices>;
 
 export function createServices(db: Database, config: Config, logger: Logger) {
   const prisma = db.prisma;
+  // A chapter written through the service is parsed for the check right after, off the writer's request.
+  const chapterWritten = (projectId: string, chapterRowId: string) => prepareChapter(prisma, projectId, chapterRowId);
   const projects = new ProjectService(prisma, db.sql);
   const canonChanges = new CanonChanges(db.sql);
   const entities = new EntityReader(db.sql, new ReadCache(config.readCacheMb, canonChanges), new EntityCards(canonChanges));
@@ -73,12 +76,12 @@ export function createServices(db: Database, config: Config, logger: Logger) {
     overview: new CanonOverview(prisma),
     authoring: new AuthoringService(prisma, db.sql, db.sqlTransaction, entities, graphOutbox, db.yieldStore),
     facts: new FactService(prisma, db.sql, db.sqlTransaction),
-    chapters: new ChapterService(prisma),
+    chapters: new ChapterService(prisma, chapterWritten),
     review: new ReviewService(prisma, graphOutbox),
     search: new SearchService(prisma, entities, projects, hybrid),
     importer: new Importer(prisma, graphOutbox, db.yieldStore),
     // Stateless over prisma: their own instances of the importer, chapters and review behave as the ones above.
-    manuscripts: new ManuscriptService(prisma, new Importer(prisma, graphOutbox, db.yieldStore), new ChapterService(prisma), new ManuscriptReader(config.manuscripts)),
+    manuscripts: new ManuscriptService(prisma, new Importer(prisma, graphOutbox, db.yieldStore), new ChapterService(prisma, chapterWritten), new ManuscriptReader(config.manuscripts)),
     extraction: new ExtractionService(prisma, new ReviewService(prisma, graphOutbox), config.llm),
     exporter: new Exporter(prisma),
     conflicts: new ConflictChecker({ prisma, sql: db.sql }, config.llm),

@@ -28,10 +28,14 @@ type SpanUser = {
 };
 
 export class ChapterService {
-  constructor(private readonly prisma: PrismaClient) {}
+  /** `written`: told of each chapter put, by row id, once its transaction has committed (the check's parse, made ahead). */
+  constructor(
+    private readonly prisma: PrismaClient,
+    private readonly written: (projectId: string, chapterRowId: string) => void = () => undefined,
+  ) {}
 
   async put(input: PutChapterInput): Promise<PutChapterResult> {
-    return this.prisma.$transaction(
+    const { result, rowId } = await this.prisma.$transaction(
       async (tx) => {
         await holdProject(tx, input.projectId);
         const current = await tx.chapter.findUnique({
@@ -61,10 +65,12 @@ export class ChapterService {
           if (reordered) await recomputeLatestState(tx, await entitiesWithTimedValues(tx, input.projectId));
         }
         const mentionsRecorded = await recordChapterMentions(tx, input.projectId, [rowId]);
-        return { chapter: { id: input.chapterId, title, ordinal: input.ordinal }, created: !current, mentionsRecorded };
+        return { rowId, result: { chapter: { id: input.chapterId, title, ordinal: input.ordinal }, created: !current, mentionsRecorded } };
       },
       { timeout: 120_000, maxWait: 30_000 },
     );
+    this.written(input.projectId, rowId);
+    return result;
   }
 
   /**

@@ -5,7 +5,7 @@
 // (story time), or after the last chapter when it names none. Names match as written, capitalised, or without their
 // article ("Abbess" for "the Abbess").
 import { Prisma, type PrismaClient } from '../../generated/prisma/client.ts';
-import type { SqlClient } from '../../db/sql.ts';
+import { rows, statement, type SqlClient } from '../../db/sql.ts';
 import { MentionFinder } from '../ingest/mentionFinder.ts';
 import { projectNames, type NamedEntity } from '../names/projectNames.ts';
 import { placePoint } from '../canon/storyPoints.ts';
@@ -165,12 +165,7 @@ export async function loadCanonSlice({ prisma, sql }: SliceStore, projectId: str
   chaptersRead.catch(() => undefined);
   const [namedEntities, relationships, latestRules, latestPromises] = await Promise.all([
     entitiesWithFacts(prisma, named, chapter, { projectId }),
-    prisma.relationship.findMany({
-      where: { projectId, OR: [{ fromId: { in: speakers } }, { toId: { in: speakers } }] },
-      select: { id: true, fromId: true, toId: true, kind: true },
-      orderBy: { id: 'asc' },
-      take: speakers.length * limits.neighbours,
-    }),
+    relationshipsOf(sql, projectId, speakers),
     relevant(prisma, projectId, 'rule', passage, named, limits.rules).then((ids) => entitiesWithFacts(prisma, ids, chapter)),
     // The promises the passage bears on, and those the ledger pays off in its chapter (which it may pay off unnamed).
     Promise.all([
@@ -188,7 +183,7 @@ export async function loadCanonSlice({ prisma, sql }: SliceStore, projectId: str
   // husband", "my mother").
   const kin = [...new Set(relationships.filter((r) => kinOfKind(r.kind)).flatMap((r) => [r.fromId, r.toId]))].filter((id) => !named.includes(id));
   const more = [...new Set([...kin.slice(0, limits.relatives), ...narrators])].filter((id) => !named.includes(id));
-  const [others, kinAround] = await Promise.all([entitiesWithFacts(prisma, more, chapter, { projectId, type: 'character' }), kinRings(prisma, projectId, kin, relationships)]);
+  const [others, kinAround] = await Promise.all([entitiesWithFacts(prisma, more, chapter, { projectId, type: 'character' }), kinRings(sql, projectId, kin, relationships)]);
   const latestEntities = [...namedEntities, ...others];
   const at = chapter ? { ordinal: chapter.ordinal, line: chapter.line } : undefined;
   // The held places added below are never characters: whether there are any is known now.
@@ -199,7 +194,7 @@ export async function loadCanonSlice({ prisma, sql }: SliceStore, projectId: str
   const asOf = (rows: StoredEntity[]): EntityRow[] =>
     timed && chapter ? rows.map((e) => ({ ...e, state: stateAt(e.baseState, timed.get(e.id) ?? [], chapter.ordinal, chapter.line) })) : rows;
   const [placed, rules, promises] = [asOf(latestEntities), asOf(latestRules), asOf(latestPromises)];
-  const held = await heldPlaces(prisma, projectId, placed);
+  const held = await heldPlaces({ prisma, sql }, projectId, placed);
   const entities = [...placed, ...held.places];
 
   const stateValues = [...new Set(entities.flatMap((e) => Object.values((e.state ?? {}) as Record<string, unknown>).filter((v): v is string => typeof v === 'string')))];
@@ -247,22 +242,29 @@ export async function loadCanonSlice({ prisma, sql }: SliceStore, projectId: str
   return slice;
 }
 
+type RelationshipRow = { id: string; fromId: string; toId: string; kind: string };
+
+// On the pool, not Prisma: a chapter names hundreds of entities, and the query compiler spent some 30 ms of CPU on a
+// list of 280 ids where the driver spends well under one.
+const relationshipsRead = statement('slice_relationships', `
+  SELECT id, "fromId", "toId", kind FROM "Relationship"
+  WHERE "projectId" = $1 AND ("fromId" = ANY($2::text[]) OR "toId" = ANY($2::text[]))
+  ORDER BY id LIMIT $3`);
+
+/** The relationships with either end among `ids`, by id: up to 20 for each. */
+const relationshipsOf = (sql: SqlClient, projectId: string, ids: string[]) => rows<RelationshipRow>(sql, relationshipsRead, [projectId, ids, ids.length * limits.neighbours]);
+
 /**
  * The kinship relationships of `relatives` (the named characters' relatives) and of theirs in turn: two rings of the
  * family graph beyond the one the slice holds, read only while a ring finds kin.
  */
-async function kinRings(prisma: PrismaClient, projectId: string, relatives: string[], known: { id: string }[]): Promise<CanonSlice['kinAround']> {
+async function kinRings(sql: SqlClient, projectId: string, relatives: string[], known: { id: string }[]): Promise<CanonSlice['kinAround']> {
   const seen = new Set(known.map((r) => r.id));
   const found: CanonSlice['kinAround'] = [];
   let ring = relatives;
   const reached = new Set(relatives);
   for (let step = 0; step < 2 && ring.length > 0; step++) {
-    const rows = await prisma.relationship.findMany({
-      where: { projectId, OR: [{ fromId: { in: ring } }, { toId: { in: ring } }] },
-      select: { id: true, fromId: true, toId: true, kind: true },
-      orderBy: { id: 'asc' },
-      take: ring.length * limits.neighbours,
-    });
+    const rows = await relationshipsOf(sql, projectId, ring);
     const next: string[] = [];
     for (const r of rows) {
       if (seen.has(r.id) || !kinOfKind(r.kind)) continue;
@@ -284,7 +286,7 @@ async function kinRings(prisma: PrismaClient, projectId: string, relatives: stri
  * relationships around them, so that a passage putting a character elsewhere can be told from one naming a room of
  * the same house.
  */
-async function heldPlaces(prisma: PrismaClient, projectId: string, entities: EntityRow[]) {
+async function heldPlaces({ prisma, sql }: SliceStore, projectId: string, entities: EntityRow[]) {
   const locationOf = (e: EntityRow) => {
     const value = e.type === 'character' && e.state && typeof e.state === 'object' ? (e.state as Record<string, unknown>).location : undefined;
     return typeof value === 'string' && value.trim() ? value.trim() : undefined;
@@ -307,12 +309,7 @@ async function heldPlaces(prisma: PrismaClient, projectId: string, entities: Ent
   const known = new Set(entities.map((e) => e.id));
   const places = found.filter((p) => !known.has(p.id)).map(({ key: _, ...p }) => p);
   const ids = found.map((p) => p.id);
-  const relationships = await prisma.relationship.findMany({
-    where: { projectId, OR: [{ fromId: { in: ids } }, { toId: { in: ids } }] },
-    select: { id: true, fromId: true, toId: true, kind: true },
-    orderBy: { id: 'asc' },
-    take: ids.length * limits.neighbours,
-  });
+  const relationships = await relationshipsOf(sql, projectId, ids);
   return { places, relationships, heldAt };
 }
 
@@ -351,7 +348,10 @@ async function narratorsOf(prisma: PrismaClient, projectId: string): Promise<str
  * scan each).
  */
 async function learnPronouns(prisma: PrismaClient, entities: SliceEntity[], relationships: { from: string; kind: string }[]): Promise<void> {
-  const kindsOf = (id: string) => relationships.filter((r) => r.from === id).map((r) => r.kind);
+  // By entity, once: a chapter names hundreds of characters, each with its relationships and 40 snippets.
+  const kinds = new Map<string, string[]>();
+  for (const r of relationships) kinds.get(r.from)?.push(r.kind) ?? kinds.set(r.from, [r.kind]);
+  const kindsOf = (id: string) => kinds.get(id) ?? [];
   const unknown: SliceEntity[] = [];
   for (const e of entities.filter((x) => x.type === 'character')) {
     e.pronouns = statedPronouns(e.state) ?? impliedPronouns(e, kindsOf(e.id));
@@ -361,8 +361,10 @@ async function learnPronouns(prisma: PrismaClient, entities: SliceEntity[], rela
   const rows = await prisma.$queryRaw<{ entityId: string; snippet: string }[]>`
     SELECT x.id AS "entityId", m.snippet FROM unnest(${unknown.map((e) => e.id)}::text[]) AS x(id)
     CROSS JOIN LATERAL (SELECT snippet FROM "Mention" WHERE "entityId" = x.id ORDER BY "sortKey" LIMIT ${limits.pronounSnippets}::int) m`;
+  const snippets = new Map<string, string[]>();
+  for (const r of rows) snippets.get(r.entityId)?.push(r.snippet) ?? snippets.set(r.entityId, [r.snippet]);
   for (const e of unknown) {
-    const texts = [...e.facts.map((f) => f.text), ...rows.filter((r) => r.entityId === e.id).map((r) => r.snippet)];
+    const texts = [...e.facts.map((f) => f.text), ...(snippets.get(e.id) ?? [])];
     e.pronouns = pronounsOf(e, kindsOf(e.id), texts);
   }
 }

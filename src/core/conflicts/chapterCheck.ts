@@ -4,12 +4,13 @@
 // stretch as of its first line, and every hit carries the line and the characters of the chapter it quotes. The result
 // is kept under the chapter's content hash and the project's canon version, so asking again about the same text and
 // canon answers from it.
+import { rows, statement } from '../../db/sql.ts';
 import { projectNames } from '../names/projectNames.ts';
-import { placePoint } from '../canon/storyPoints.ts';
 import { LoreError } from '../errors.ts';
 import { loadCanonSlice, type LostAnchor, type SliceStore } from './canonSlice.ts';
 import { storeConflicts, type ConflictHit } from './checker.ts';
-import { findDeterministicConflicts, parse, type Parsed } from './deterministic.ts';
+import { lineStarts, parseKept, stretchesOf } from './chapterParses.ts';
+import { findDeterministicConflicts } from './deterministic.ts';
 import { wordsPerCall, type ConflictDraft } from './kinds.ts';
 
 /** Quota: one call for each 2,000 words of the chapter started (a chapter kept from an earlier check costs one). */
@@ -19,39 +20,7 @@ export const chapterCheckCost = (words: number) => Math.max(1, Math.ceil(words /
 export type ChapterHit = ConflictHit & { line: number; start: number; end: number; quote: string };
 export type ChapterCheck = { chapter: string; words: number; hits: ChapterHit[]; anchorsLost: LostAnchor[]; cached: boolean };
 
-/**
- * The reader's parse of each stretch, by its text, most recently used last: it depends on the text alone, so checking a
- * chapter again after a canon change (the writer edits the canon, then re-checks) only matches the canon against it.
- * Kept up to a million characters of text in all (about 40 MB: a parse holds some 42 bytes per character).
- */
-const parses = new Map<string, Parsed>();
-const parsedCharsKept = 1_000_000;
-let parsedChars = 0;
-
-function parseKept(text: string): Parsed {
-  let parsed = parses.get(text);
-  if (parsed) parses.delete(text);
-  else {
-    parsed = parse(text);
-    parsedChars += text.length;
-    for (const kept of parses.keys()) {
-      if (parsedChars <= parsedCharsKept) break;
-      parses.delete(kept);
-      parsedChars -= kept.length;
-    }
-  }
-  parses.set(text, parsed);
-  return parsed;
-}
-
 const wordsIn = (text: string) => text.match(/\S+/g)?.length ?? 0;
-
-/** The offset of each line's first character. */
-function lineStarts(text: string): number[] {
-  const starts = [0];
-  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
-  return starts;
-}
 
 /** The line (1-based) of the character at `offset`. */
 function lineAt(starts: number[], offset: number): number {
@@ -65,6 +34,16 @@ function lineAt(starts: number[], offset: number): number {
   return low + 1;
 }
 
+type ChapterRow = { id: string; externalId: string; ordinal: number; text: string; contentHash: string; checkKey: string | null; checkResult: unknown; canonVersion: string; namesVersion: string };
+
+// On the pool, not Prisma: the query compiler spent some 20 ms of CPU on this read of a 5,000-word chapter (measured),
+// the driver well under one.
+const chapterRead = statement('chapter_check_read', `
+  SELECT c.id, c."externalId", c.ordinal, c.text, c."contentHash", k.key AS "checkKey", k.result AS "checkResult",
+    p."canonVersion"::text AS "canonVersion", p."namesVersion"::text AS "namesVersion"
+  FROM "Chapter" c JOIN "Project" p ON p.id = c."projectId" LEFT JOIN "ChapterCheck" k ON k."chapterId" = c.id
+  WHERE c."projectId" = $1 AND c."externalId" = $2`);
+
 /**
  * `charge(words)` is called once the chapter is read and before it is checked, unless a kept result answers: the
  * caller's quota for its length.
@@ -76,47 +55,29 @@ export async function checkChapter(
   charge: (words: number) => Promise<void> = async () => undefined,
 ): Promise<ChapterCheck> {
   const { prisma } = store;
-  const chapter = await prisma.chapter.findFirst({
-    where: { projectId, externalId: chapterId },
-    select: { id: true, externalId: true, ordinal: true, text: true, contentHash: true, check: { select: { key: true, result: true } }, project: { select: { canonVersion: true, namesVersion: true } } },
-  });
+  const [chapter] = await rows<ChapterRow>(store.sql, chapterRead, [projectId, chapterId]);
   if (!chapter) throw new LoreError('not_found', `Chapter ${chapterId} not found in project ${projectId}.`);
-  const key = (version: bigint) => `${chapter.contentHash}:${version}`;
-  if (chapter.check?.key === key(chapter.project.canonVersion)) return { ...(chapter.check.result as Omit<ChapterCheck, 'cached'>), cached: true };
+  const key = (version: bigint | string) => `${chapter.contentHash}:${version}`;
+  if (chapter.checkKey === key(chapter.canonVersion)) return { ...(chapter.checkResult as Omit<ChapterCheck, 'cached'>), cached: true };
 
   const { text } = chapter;
   const words = wordsIn(text);
   const starts = lineStarts(text);
-  // Charged beside the two reads that place the stretches (reads only): nothing is checked before it is paid.
-  const namesVersion = chapter.project.namesVersion.toString();
-  const [, , points, learned] = await Promise.all([
+  // Charged beside the reads that place the stretches (reads only): nothing is checked before it is paid.
+  const { namesVersion } = chapter;
+  const [, , stretches] = await Promise.all([
     charge(words),
     // The project's names, read (when not kept at this version) once for every stretch.
     projectNames(store.sql, projectId, namesVersion),
-    prisma.stateValue.findMany({
-      where: { projectId, fromChapterId: chapter.id, OR: [{ fromLine: { not: null } }, { fromAnchor: { not: null } }] },
-      select: { fromLine: true, fromAnchor: true },
-    }),
-    // A fact learned at a line of the chapter is known after it, as a change told there holds after it.
-    prisma.factKnower.findMany({ where: { projectId, fromChapterId: chapter.id, fromLine: { not: null } }, select: { fromLine: true } }),
+    stretchesOf(prisma, projectId, chapter),
   ]);
-  // A change told at line n holds from line n + 1.
-  const breaks = [...new Set([...points.map((p) => placePoint(text, p).line), ...learned.map((k) => k.fromLine)].filter((line): line is number => line !== null && line < starts.length).map((line) => line + 1))];
-  const stretches = [1, ...breaks.sort((a, b) => a - b)];
 
   const found: { draft: ConflictDraft; start: number; end: number }[] = [];
   const lost = new Map<string, LostAnchor>();
   const touched: Parameters<typeof storeConflicts>[3] = { entities: [], rules: [], promises: [] };
   // Every stretch's slice is read at once (the database works on the next while the core reads the first), each as of
   // its own line.
-  const parts = stretches
-    .map((line, n) => {
-      const from = starts[line - 1];
-      const to = n + 1 < stretches.length ? starts[stretches[n + 1] - 1] : text.length;
-      return { line, from, stretch: text.slice(from, to) };
-    })
-    .filter((part) => part.stretch.trim())
-    .map((part) => ({ ...part, slice: loadCanonSlice(store, projectId, part.stretch, { ordinal: chapter.ordinal, line: part.line, id: chapter.id, text, namesVersion }) }));
+  const parts = stretches.map((part) => ({ ...part, slice: loadCanonSlice(store, projectId, part.stretch, { ordinal: chapter.ordinal, line: part.line, id: chapter.id, text, namesVersion }) }));
   // A failure surfaces where its slice is awaited, none left unhandled meanwhile.
   for (const part of parts) part.slice.catch(() => undefined);
   for (const { from, stretch, slice: loading } of parts) {
@@ -134,7 +95,7 @@ export async function checkChapter(
   const hits = stored.map(({ at: _, ...hit }, i) => ({ ...hit, line: lineAt(starts, found[i].start), start: found[i].start, end: found[i].end, quote: text.slice(found[i].start, found[i].end) }));
   const result = { chapter: chapter.externalId, words, hits, anchorsLost: [...lost.values()] };
   // Under the version the stored conflicts leave (storing raises it): a check of the same text and canon finds it.
-  const version = stored.length === 0 ? chapter.project.canonVersion : (await prisma.project.findUniqueOrThrow({ where: { id: projectId }, select: { canonVersion: true } })).canonVersion;
+  const version = stored.length === 0 ? chapter.canonVersion : (await prisma.project.findUniqueOrThrow({ where: { id: projectId }, select: { canonVersion: true } })).canonVersion;
   await prisma.chapterCheck.upsert({
     where: { chapterId: chapter.id },
     create: { chapterId: chapter.id, key: key(version), result },

@@ -1,5 +1,6 @@
-// Finds every occurrence of entity names and aliases in chapter text in one pass over its words: terms are indexed by
-// their first word, so the cost grows with the text, not with the number of entities.
+// Finds every occurrence of entity names and aliases in chapter text in one pass over its words: terms are kept in a
+// tree keyed word by word (wordTrie.ts), so the cost grows with the text, not with the number of entities.
+import { WordTrie } from './wordTrie.ts';
 
 export type Term = { entityId: string; text: string };
 export type FoundMention = { entityId: string; line: number; column: number; snippet: string };
@@ -18,6 +19,7 @@ const capitalise = (word: string) => word.charAt(0).toUpperCase() + word.slice(1
 
 export class MentionFinder {
   private readonly byFirstWord = new Map<string, IndexedTerm[]>();
+  private readonly terms = new WordTrie<IndexedTerm>();
 
   constructor(terms: Term[]) {
     const seen = new Set<string>();
@@ -34,7 +36,10 @@ export class MentionFinder {
         this.byFirstWord.set(variant[0], list);
       }
     }
-    for (const list of this.byFirstWord.values()) list.sort((a, b) => b.words.length - a.words.length);
+    for (const list of this.byFirstWord.values()) {
+      list.sort((a, b) => b.words.length - a.words.length);
+      for (const term of list) this.terms.add(term.words, term);
+    }
   }
 
   /** The words of each form of each name, as matched: a line holds a name only if it holds all of that form's words. */
@@ -54,23 +59,14 @@ export class MentionFinder {
       const line = lines[lineNumber - 1];
       if (line === undefined) continue;
       const tokens = [...line.matchAll(wordPattern)];
+      const wordAt = (k: number) => tokens[k]?.[0];
       for (let i = 0; i < tokens.length; i++) {
-        const candidates = this.byFirstWord.get(tokens[i][0]);
-        if (!candidates) continue;
-        let longest = 0;
-        const matchedEntities = new Set<string>();
-        for (const candidate of candidates) {
-          const n = candidate.words.length;
-          if (n < longest || i + n > tokens.length) continue;
-          let same = true;
-          for (let k = 1; k < n && same; k++) same = tokens[i + k][0] === candidate.words[k];
-          if (!same || matchedEntities.has(candidate.entityId)) continue;
-          longest = Math.max(longest, n);
-          matchedEntities.add(candidate.entityId);
-          const column = tokens[i].index! + 1;
-          found.push({ entityId: candidate.entityId, line: lineNumber, column, snippet: snippetAround(line, tokens[i].index!) });
-        }
-        if (longest > 1) i += longest - 1;
+        // The longest form starting here, for each entity it names (one form's words are one entity's once).
+        const longest = this.terms.longestAt(wordAt, i);
+        if (!longest) continue;
+        const column = tokens[i].index! + 1;
+        for (const term of longest.values) found.push({ entityId: term.entityId, line: lineNumber, column, snippet: snippetAround(line, tokens[i].index!) });
+        if (longest.words > 1) i += longest.words - 1;
       }
     }
     return found;

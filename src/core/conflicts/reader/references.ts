@@ -13,6 +13,7 @@
 // pronoun never does.
 import type { SliceEntity } from '../canonSlice.ts';
 import { kinAfter, type Held } from './kin.ts';
+import { WordTrie } from '../../ingest/wordTrie.ts';
 import { calledByKin, deathVerbs, documents, kinNames, kinWord, normaliseTitle, noticing, possessives, standIns } from './lexicon.ts';
 import { verbIn, type Reading, type Token } from './nlp.ts';
 import { fits, type Pronouns } from './pronouns.ts';
@@ -56,11 +57,17 @@ type Term = { entity: SliceEntity; words: string[]; bare: boolean };
 
 /** Names and aliases of the entities, matched on whole words of the passage, longest first. */
 export function findNames(reading: Reading, entities: SliceEntity[]): Ref[] {
-  const byFirst = new Map<string, Term[]>();
+  // In a tree keyed word by word (the cost of a match is the words it walks, not the number of names), each form once
+  // per entity: as written first, the same words without their article after.
+  const terms = new WordTrie<Term>();
+  const added = new Map<SliceEntity, Set<string>>();
+  const bareTerms: Term[] = [];
   const add = (entity: SliceEntity, words: string[], bare: boolean) => {
-    const list = byFirst.get(words[0]) ?? [];
-    if (!list.some((t) => t.entity === entity && t.words.join(' ') === words.join(' '))) list.push({ entity, words, bare });
-    byFirst.set(words[0], list);
+    const forms = added.get(entity) ?? new Set<string>();
+    if (forms.has(words.join(' '))) return;
+    added.set(entity, forms.add(words.join(' ')));
+    if (bare) bareTerms.push({ entity, words, bare });
+    else terms.add(words, { entity, words, bare });
   };
   for (const entity of entities) {
     for (const name of [entity.name, ...entity.aliases]) {
@@ -74,10 +81,11 @@ export function findNames(reading: Reading, entities: SliceEntity[]): Ref[] {
       if (articles.has(first.toLowerCase()) && second !== undefined && /^\p{Lu}/u.test(second)) add(entity, words.slice(1), true);
     }
   }
-  for (const list of byFirst.values()) list.sort((a, b) => b.words.length - a.words.length || Number(a.bare) - Number(b.bare));
+  for (const term of bareTerms) terms.add(term.words, term);
 
   const { tokens, text } = reading;
   const words = [...text.matchAll(wordPattern)].map((m) => ({ text: m[0], start: m.index, end: m.index + m[0].length }));
+  const wordAt = (k: number) => words[k]?.text;
   const tokenAt = (offset: number) => {
     let lo = 0;
     let hi = tokens.length - 1;
@@ -90,17 +98,9 @@ export function findNames(reading: Reading, entities: SliceEntity[]): Ref[] {
   };
   const refs: Ref[] = [];
   for (let i = 0; i < words.length; i++) {
-    const candidates = byFirst.get(words[i].text);
-    if (!candidates) continue;
-    let matched: Term[] = [];
-    for (const term of candidates) {
-      const n = term.words.length;
-      if (matched.length > 0 && n < matched[0].words.length) break;
-      if (i + n > words.length) continue;
-      let same = true;
-      for (let k = 1; k < n && same; k++) same = words[i + k].text === term.words[k];
-      if (same) matched.push(term);
-    }
+    const longest = terms.longestAt(wordAt, i);
+    if (!longest) continue;
+    let matched = [...longest.values];
     matched = matched.filter((t, k) => matched.findIndex((u) => u.entity === t.entity) === k);
     if (matched.length === 0) continue;
     const n = matched[0].words.length;
