@@ -9,7 +9,7 @@
 import type { SliceEntity } from '../canonSlice.ts';
 import type { ConflictDraft } from '../kinds.ts';
 import { heldKinship, type Held, type Kin } from '../reader/kin.ts';
-import { kinModifiers, kinPrefixes, kinWord, normaliseTitle, type Gender, type KinRole } from '../reader/lexicon.ts';
+import { courtesyKin, kinModifiers, kinPrefixes, kinWord, normaliseTitle, type Gender, type KinRole } from '../reader/lexicon.ts';
 import { statedPronouns } from '../reader/pronouns.ts';
 import type { Ref } from '../reader/references.ts';
 import { asserts, listedAfter, predicatesOf } from '../reader/syntax.ts';
@@ -133,7 +133,9 @@ function kinAt(p: Passage, k: number): { kin: Kin; word: string; at: number } | 
 function nameAfter(p: Passage, k: number, startingAt: Map<number, Ref>): number {
   const { tokens } = p.reading;
   let j = k;
-  while (j < k + 5 && tokens[j] && !startingAt.has(j) && (tokens[j].pos === 'DET' || tokens[j].pos === 'ADJ' || tokens[j].text === '.' || normaliseTitle([tokens[j].text.replace(/\.$/, '')]) !== undefined)) j++;
+  // A full stop only after a title ("Mr ."): after anything else it ends the sentence ("her daughter. Colonel Fitzwilliam").
+  const title = (t: { text: string } | undefined) => t !== undefined && normaliseTitle([t.text.replace(/\.$/, '')]) !== undefined;
+  while (j < k + 5 && tokens[j] && !startingAt.has(j) && (tokens[j].pos === 'DET' || tokens[j].pos === 'ADJ' || (tokens[j].text === '.' && j > k && title(tokens[j - 1])) || title(tokens[j]))) j++;
   return j;
 }
 
@@ -160,7 +162,8 @@ function claims(p: Passage): Claim[] {
         if (named && !named.pronoun && !listed && asserted(ref.first, named.last)) found.push({ possessor: ref.entity, named: named.entity, kin: kin.kin, word: kin.word, from: ref.first, to: named.last });
         // "Cador, Wenna's husband,": the name before the appositive.
         const before = tokens[ref.first - 1]?.text === ',' ? characters.find((r) => r.last === ref.first - 2 && !r.pronoun) : undefined;
-        const closes = !tokens[kin.at + 1] || tokens[kin.at + 1].pos === 'PUNCT';
+        // An opening quotation mark does not close it: "for Joe, my sister “went on the Rampage”" is a new subject.
+        const closes = !tokens[kin.at + 1] || (tokens[kin.at + 1].pos === 'PUNCT' && !/^[“‘]$/.test(tokens[kin.at + 1].text));
         if (before && closes && asserted(before.first, kin.at)) found.push({ possessor: ref.entity, named: before.entity, kin: kin.kin, word: kin.word, from: before.first, to: kin.at });
       }
     }
@@ -262,7 +265,7 @@ export function kinship(p: Passage): ConflictDraft[] {
     } else if (kin.role === 'parent') {
       contradiction = otherParents(p, held, possessor, named.id, kin.gender, claim.word.toLowerCase());
     }
-    if (!contradiction && between.length === 0 && derivedKinship(held, named.id, possessor.id).length === 0) {
+    if (!contradiction && between.length === 0 && derivedKinship(held, named.id, possessor.id).length === 0 && !courtesyKin.has(claim.word.toLowerCase())) {
       // "old Redruth, the squire's brother": the graph relates the two, by no kinship ("serves", "friend_of").
       const other = p.slice.relationships.filter((r) => (r.from === named.id && r.to === possessor.id) || (r.from === possessor.id && r.to === named.id));
       if (other.length > 0 && other.every((r) => !held.some((h) => h.id === r.id))) {
