@@ -14,7 +14,7 @@ import type { ConflictDraft } from '../kinds.ts';
 import { containedIn, contains, directional, future, inside, kinWord, motion, namesOneMoment, pathMotion, people, placing, planning, pointing, possessives, rooms, simultaneity, stretches, timeNouns, timeShifts } from '../reader/lexicon.ts';
 import { finiteTense, verbIn, type Token } from '../reader/nlp.ts';
 import type { Ref } from '../reader/references.ts';
-import { asserts, atSubjectPosition, clauseEnd, clauseStart, predicatesOf, type Predicate } from '../reader/syntax.ts';
+import { asserts, atSubjectPosition, clauseEnd, clauseStart, predicatesOf, wheneverAfterHabit, type Predicate } from '../reader/syntax.ts';
 import { sentenceOf, spanAt, words, type Passage } from './passage.ts';
 
 const dayShifts = new Set(['next', 'following', 'later', 'after', 'afterwards', 'tomorrow', 'yesterday', 'previous', 'before', 'earlier']);
@@ -122,7 +122,7 @@ function placements(p: Passage): Placement[] {
       const v = tokens[verb];
       if (verbIn(pointing, v) && ['at', 'towards', 'toward', 'on'].includes(tokens[prep].lower)) continue;
       if (!asserts(syntax, predicateAt(p, verb), { passiveCounts: false })) continue;
-      if (predicateAt(p, verb).auxes.some((a) => future.has(tokens[a].lower))) continue;
+      if (predicateAt(p, verb).auxes.some((a) => future.has(tokens[a].lower)) || wheneverAfterHabit(syntax, verb)) continue;
     }
     // "was asked to dine at Rosings", "hoped to be at the Hall": a plan.
     if (verb !== undefined && tokens[verb - 1]?.lower === 'to' && plannedBefore(p, verb - 1)) continue;

@@ -619,14 +619,20 @@ function repeated(syntax: Syntax, verb: number): boolean {
     if (frequency.has(t.lower) && !t.quoted) return true;
     if ((t.lower === 'every' || t.lower === 'each') && periods.has(tokens[k + 1]?.lemma ?? '') && tokens[k + 2]?.lower !== 'of') return true;
   }
-  // "I was usually at Hammersmith, and when I was at Hammersmith I haunted Richmond": a "when" clause after a habit
-  // told earlier in its sentence means "whenever".
-  const start = clauseStart(syntax, verb);
+  return false;
+}
+
+/**
+ * "I was usually at Hammersmith, and when I was at Hammersmith I haunted Richmond": a "when" clause after a habit told
+ * earlier in its sentence means "whenever", so it places nobody at one time.
+ */
+export function wheneverAfterHabit(syntax: Syntax, i: number): boolean {
+  const { tokens } = syntax.reading;
+  const start = clauseStart(syntax, i);
   let opener = start;
   while (tokens[opener] && ['CCONJ', 'PUNCT'].includes(tokens[opener].pos)) opener++;
-  if (tokens[opener]?.lower === 'when') {
-    for (let k = start - 1; k >= 0 && tokens[k].sentence === tokens[verb].sentence; k--) if (frequency.has(tokens[k].lower) && !tokens[k].quoted) return true;
-  }
+  if (tokens[opener]?.lower !== 'when') return false;
+  for (let k = start - 1; k >= 0 && tokens[k].sentence === tokens[i].sentence; k--) if (frequency.has(tokens[k].lower) && !tokens[k].quoted) return true;
   return false;
 }
 
