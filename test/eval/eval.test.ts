@@ -44,18 +44,23 @@ const heldOut: Record<string, { precision: number; recall: number; alarmsPerTenT
   // Pride and Prejudice (development, session 28; no colours stated, so its attributes are ages): first read at 0.67
   // (2/3) and 0.08 (2/26), its whole book at 0.49 false alarms per 10,000 words.
   // After whose attribute it is and ages in literary phrasing: 0.75 (3/4) and 0.12 (3/26), whole book 0.33.
-  prideprej: { precision: 0.65, recall: 0.1, alarmsPerTenThousandWords: 0.5 },
+  // After the causes of whole-book alarms (kin across a full stop, places in plans, habits, futures, someone's thing…,
+  // session 29): precision and recall unchanged, whole book 0.08 (1 alarm).
+  prideprej: { precision: 0.65, recall: 0.1, alarmsPerTenThousandWords: 0.2 },
   // Great Expectations (development, session 28; Pip narrates): first read at 0.79 (11/14) and 0.41 (11/27), its whole
   // book at 1.09 false alarms per 10,000 words (20 alarms).
   // After the same: 0.93 (14/15) and 0.52 (14/27), whole book 0.87.
-  greatexp: { precision: 0.85, recall: 0.45, alarmsPerTenThousandWords: 1.1 },
+  // After the same causes (and courtesy uncles, a kin word before a quoted verb): unchanged, whole book 0.43 (8 alarms).
+  greatexp: { precision: 0.85, recall: 0.45, alarmsPerTenThousandWords: 0.6 },
   // An anthology for development (session 29): 28 chapters of eight other novels (Emma, Persuasion, Tom Sawyer,
   // Huckleberry Finn, Silas Marner, Oliver Twist, Anne of Green Gables, The Woman in White), 92 passages written for
   // breadth of phrasing by a fresh helper: first read at 1.00 (6/6) and 0.13 (6/48), whole book 0.36.
   variety: { precision: 0.9, recall: 0.1, alarmsPerTenThousandWords: 0.6 },
-  dracula: { precision: 0.9, recall: 0.17, alarmsPerTenThousandWords: 0.4 },
-  littlewomen: { precision: 0.8, recall: 0.28, alarmsPerTenThousandWords: 0.4 },
-  treasure: { precision: 0.75, recall: 0.2, alarmsPerTenThousandWords: 1.0 },
+  // After the causes of whole-book alarms (session 29): dracula's whole book 0.06 (a place in the future, a that-clause's
+  // own subject), littlewomen's 0.22 ("Father Bhaer" for a married man), treasure's 0.59 (someone unnamed seen).
+  dracula: { precision: 0.9, recall: 0.17, alarmsPerTenThousandWords: 0.2 },
+  littlewomen: { precision: 0.8, recall: 0.28, alarmsPerTenThousandWords: 0.3 },
+  treasure: { precision: 0.75, recall: 0.2, alarmsPerTenThousandWords: 0.8 },
 };
 
 // Floors, not targets: `npm run eval` prints the figures; this fails CI when the check regresses below them.
