@@ -84,8 +84,6 @@ export const documents = set('journal diary log letter memorandum memoranda note
 export const people = set('man woman boy girl friend cousin person people fellow stranger lover partner child baby widow widower family');
 
 /** More nouns for a person, of the kind a description names ("a stout little man with black hair"). */
-/** Words for someone unnamed a character may see ("I saw someone drawing near… He was plainly blind"). */
-export const unnamedPeople = set('someone somebody anyone anybody man woman figure stranger fellow boy girl lad creature person');
 export const personNouns = set('lady gentleman lad lass maid maiden youth creature soul fellow figure dame matron spinster bachelor gentlewoman');
 
 /** Modal auxiliaries that make a verb possible, wished or supposed rather than done. */

@@ -13,7 +13,7 @@
 // pronoun never does.
 import type { SliceEntity } from '../canonSlice.ts';
 import type { Held } from './kin.ts';
-import { calledByKin, deathVerbs, documents, kinModifiers, kinNames, kinPrefixes, kinWord, normaliseTitle, noticing, possessives, standIns, unnamedPeople } from './lexicon.ts';
+import { calledByKin, deathVerbs, documents, kinModifiers, kinNames, kinPrefixes, kinWord, normaliseTitle, noticing, possessives, standIns } from './lexicon.ts';
 import { verbIn, type Reading, type Token } from './nlp.ts';
 import { fits, type Pronouns } from './pronouns.ts';
 import { atSubjectPosition, inSubordinate, listedAfter, predicatesOf, speechTagBefore, type Syntax } from './syntax.ts';
@@ -335,17 +335,6 @@ function noticed(syntax: Syntax, candidates: Ref[], subject: Ref): Ref | undefin
   return candidates.find((r) => r.first > verb && syntax.clause[r.first] === syntax.clause[verb] && !r.pronoun && !/^['’]s$/.test(tokens[r.last + 1]?.lower ?? ''));
 }
 
-/** Whether, after token `from` and before the sentence `sentence`, a verb of noticing sees someone unnamed ("saw someone"). */
-function unnamedSeenAfter(tokens: Token[], from: number, sentence: number): boolean {
-  for (let k = from + 1; k < tokens.length && tokens[k].sentence < sentence; k++) {
-    if (tokens[k].pos !== 'VERB' || tokens[k].quoted || !verbIn(noticing, tokens[k])) continue;
-    let j = k + 1;
-    while (tokens[j] && (tokens[j].pos === 'DET' || tokens[j].pos === 'ADJ')) j++;
-    if (tokens[j] && unnamedPeople.has(tokens[j].lower) && tokens[j].sentence === tokens[k].sentence) return true;
-  }
-  return false;
-}
-
 function resolve(
   syntax: Syntax,
   refs: Ref[],
@@ -386,16 +375,12 @@ function resolve(
   const clauseSubject = sameClause.filter((r) => r.subject).at(-1);
   if (role === 'reflexive') return (clauseSubject ?? candidates.at(-1))!.entity;
   // An object pronoun is not its own clause's subject ("Miss Havisham beckoned her": that would be "herself").
-  // "…thoughts about my father, when I saw someone drawing near. He was plainly blind": someone unnamed seen after the
-  // last one named is whom the next sentence goes on about, not anyone the canon holds.
-  const unnamed = !clauseSubject && unnamedSeenAfter(tokens, candidates.at(-1)!.last, sentence);
-  if (role === 'object') return unnamed ? undefined : candidates.filter((r) => r.entity !== clauseSubject?.entity).at(-1)?.entity;
+  if (role === 'object') return candidates.filter((r) => r.entity !== clauseSubject?.entity).at(-1)?.entity;
   if (clauseSubject) return clauseSubject.entity;
   const recent = candidates.filter((r) => r.subject && sentence - tokens[r.first].sentence <= 1);
   const recentSubject = recent.filter((r) => r.main).at(-1) ?? recent.at(-1);
   // "Pim finds Volkov in the reactor room. He is rewiring…": what a sentence's subject sees or finds is what the next
   // sentence goes on about.
   const seen = recentSubject && tokens[recentSubject.first].sentence === sentence - 1 ? noticed(syntax, candidates, recentSubject) : undefined;
-  if (!seen && !recentSubject && unnamed) return undefined;
   return (seen ?? recentSubject ?? candidates.at(-1))!.entity;
 }
