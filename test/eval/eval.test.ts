@@ -46,20 +46,25 @@ const heldOut: Record<string, { precision: number; recall: number; alarmsPerTenT
   // After whose attribute it is and ages in literary phrasing: 0.75 (3/4) and 0.12 (3/26), whole book 0.33.
   // After kinship as data (bonds, chains, dialogue, no apposition in a list or across a full stop): 1.00 (3/3) and 0.12
   // (3/26), whole book 0.25 beside the other sets, 0.33 on its own (a pronoun read otherwise in ch-43).
+  // After the causes of whole-book alarms (kin across a full stop, places in plans, habits, futures, someone's thing…,
+  // session 29), on their own branch: precision and recall unchanged, whole book 0.08 (1 alarm).
   prideprej: { precision: 0.95, recall: 0.1, alarmsPerTenThousandWords: 0.4 },
   // Great Expectations (development, session 28; Pip narrates): first read at 0.79 (11/14) and 0.41 (11/27), its whole
   // book at 1.09 false alarms per 10,000 words (20 alarms).
   // After the same: 0.93 (14/15) and 0.52 (14/27), whole book 0.87.
-  // After kinship as data: recall unchanged, whole book 0.65 (12 alarms).
+  // After kinship as data: recall unchanged, whole book 0.65 (12 alarms); after the causes of whole-book alarms
+  // (courtesy uncles, a kin word before a quoted verb…), on their own branch: whole book 0.43 (8 alarms).
   greatexp: { precision: 0.85, recall: 0.45, alarmsPerTenThousandWords: 0.9 },
   // An anthology for development (session 29): 28 chapters of eight other novels (Emma, Persuasion, Tom Sawyer,
   // Huckleberry Finn, Silas Marner, Oliver Twist, Anne of Green Gables, The Woman in White), 92 passages written for
   // breadth of phrasing by a fresh helper: first read at 1.00 (6/6) and 0.13 (6/48), whole book 0.36.
   variety: { precision: 0.9, recall: 0.1, alarmsPerTenThousandWords: 0.6 },
-  dracula: { precision: 0.9, recall: 0.17, alarmsPerTenThousandWords: 0.4 },
+  // After the causes of whole-book alarms (session 29): dracula's whole book 0.06 (a place in the future, a that-clause's
+  // own subject), littlewomen's 0.22 ("Father Bhaer" for a married man); treasure's unchanged at 0.74.
+  dracula: { precision: 0.9, recall: 0.17, alarmsPerTenThousandWords: 0.2 },
   // littlewomen after kinship as data (a relative named in dialogue): 0.89 (8/9) and 0.36 (8/22), whole book unchanged.
-  littlewomen: { precision: 0.8, recall: 0.3, alarmsPerTenThousandWords: 0.4 },
-  treasure: { precision: 0.75, recall: 0.2, alarmsPerTenThousandWords: 1.0 },
+  littlewomen: { precision: 0.8, recall: 0.3, alarmsPerTenThousandWords: 0.3 },
+  treasure: { precision: 0.75, recall: 0.2, alarmsPerTenThousandWords: 0.8 },
 };
 
 // Floors, not targets: `npm run eval` prints the figures; this fails CI when the check regresses below them.

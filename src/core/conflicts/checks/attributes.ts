@@ -33,6 +33,7 @@ import {
   soreEyeColours,
   titlesAgree,
 } from '../reader/lexicon.ts';
+import { heldKinship } from '../reader/kin.ts';
 import { verbIn, type Token } from '../reader/nlp.ts';
 import { matchAround, type Classes, type Rule, type Slot } from '../reader/patterns.ts';
 import type { Ref } from '../reader/references.ts';
@@ -515,6 +516,8 @@ function titleStatements(p: Passage, ref: Ref): Statement[] {
       const gender = genderOfWord(found.title.split(' ')[0]);
       const held = p.pronounsOf(ref.entity);
       if (gender && (held === 'he' || held === 'she') && held !== gender) break;
+      // "Father Bhaer" for a man the graph marries or makes a parent: the family's form of address, not a priest's.
+      if (kinWord(found.title.split(' ')[0])?.[0] === 'parent' && heldKinship(p.slice.relationships).some((h) => h.who === ref.entity.id && (h.kin.role === 'spouse' || h.kin.role === 'parent'))) break;
       statements.push({ attribute: 'title', value: found.title, from: start, to: ref.last });
       break;
     }

@@ -10,7 +10,7 @@
 import type { SliceEntity } from '../canonSlice.ts';
 import type { ConflictDraft } from '../kinds.ts';
 import { heldKinship, kinAfter, type Held, type Kin } from '../reader/kin.ts';
-import { closeKin, kinAgrees, normaliseTitle, speechTags, type Gender, type KinRole } from '../reader/lexicon.ts';
+import { closeKin, courtesyKin, kinAgrees, normaliseTitle, speechTags, type Gender, type KinRole } from '../reader/lexicon.ts';
 import { statedPronouns } from '../reader/pronouns.ts';
 import type { Ref } from '../reader/references.ts';
 import { asserts, listedAfter, predicatesOf } from '../reader/syntax.ts';
@@ -142,8 +142,9 @@ const openingQuotes = new Set(['“', '‘', '"']);
 function nameAfter(p: Passage, k: number, startingAt: Map<number, Ref>): number {
   const { tokens } = p.reading;
   let j = k;
-  // A full stop only after a title ("Mr."): right after the kin word it ends the sentence ("her daughter. Colonel…").
-  while (j < k + 5 && tokens[j] && !startingAt.has(j) && (tokens[j].pos === 'DET' || tokens[j].pos === 'ADJ' || (tokens[j].text === '.' && j > k) || normaliseTitle([tokens[j].text.replace(/\.$/, '')]) !== undefined)) j++;
+  // A full stop only after a title ("Mr ."): after anything else it ends the sentence ("her daughter. Colonel Fitzwilliam").
+  const title = (t: { text: string } | undefined) => t !== undefined && normaliseTitle([t.text.replace(/\.$/, '')]) !== undefined;
+  while (j < k + 5 && tokens[j] && !startingAt.has(j) && (tokens[j].pos === 'DET' || tokens[j].pos === 'ADJ' || (tokens[j].text === '.' && j > k && title(tokens[j - 1])) || title(tokens[j]))) j++;
   return j;
 }
 
@@ -317,7 +318,7 @@ export function kinship(p: Passage): ConflictDraft[] {
     } else if (kin.role === 'parent') {
       contradiction = otherParents(p, held, possessor, named.id, kin.gender, claim.word.toLowerCase());
     }
-    if (!contradiction && between.length === 0 && derivedKinship(held, named.id, possessor.id).length === 0) {
+    if (!contradiction && between.length === 0 && derivedKinship(held, named.id, possessor.id).length === 0 && !courtesyKin.has(claim.word.toLowerCase())) {
       // "old Redruth, the squire's brother": the graph relates the two, by no kinship ("serves", "friend_of").
       const other = p.slice.relationships.filter((r) => (r.from === named.id && r.to === possessor.id) || (r.from === possessor.id && r.to === named.id));
       if (other.length > 0 && other.every((r) => !held.some((h) => h.id === r.id))) {

@@ -11,10 +11,10 @@
 // move also clashes with where the canon holds the character as of the passage (state `location`), unless one place
 // lies inside the other.
 import type { ConflictDraft } from '../kinds.ts';
-import { containedIn, contains, directional, inside, kinWord, motion, namesOneMoment, pathMotion, people, placing, pointing, possessives, rooms, simultaneity, stretches, timeNouns, timeShifts } from '../reader/lexicon.ts';
+import { containedIn, contains, directional, future, inside, kinWord, motion, namesOneMoment, pathMotion, people, placing, planning, pointing, possessives, rooms, simultaneity, stretches, timeNouns, timeShifts } from '../reader/lexicon.ts';
 import { finiteTense, verbIn, type Token } from '../reader/nlp.ts';
 import type { Ref } from '../reader/references.ts';
-import { asserts, atSubjectPosition, clauseEnd, clauseStart, predicatesOf, type Predicate } from '../reader/syntax.ts';
+import { asserts, atSubjectPosition, clauseEnd, clauseStart, predicatesOf, wheneverAfterHabit, type Predicate } from '../reader/syntax.ts';
 import { sentenceOf, spanAt, words, type Passage } from './passage.ts';
 
 const dayShifts = new Set(['next', 'following', 'later', 'after', 'afterwards', 'tomorrow', 'yesterday', 'previous', 'before', 'earlier']);
@@ -60,6 +60,8 @@ function predicateAt(p: Passage, verb: number): Predicate {
     if (tokens[k].pos === 'AUX') auxes.unshift(k);
     k--;
   }
+  // "had seen and heard him": a verb coordinated with one before it shares its auxiliaries.
+  if (auxes.length === 0 && tokens[k]?.pos === 'CCONJ' && tokens[k - 1]?.pos === 'VERB') return { ...predicateAt(p, k - 1), verb };
   return { verb, auxes, copula: false, relative: false, habitual: false };
 }
 
@@ -83,6 +85,29 @@ function spentThere(p: Passage, verb: number | undefined, k: number): boolean {
   return true;
 }
 
+/** Whether a verb of planning governs the infinitive marker at `to`, past its object ("asked the girls to"). */
+function plannedBefore(p: Passage, to: number): boolean {
+  const { tokens } = p.reading;
+  for (let k = to - 1; k >= 0 && k >= to - 5 && tokens[k].sentence === tokens[to].sentence; k--) {
+    if (tokens[k].pos === 'VERB') return verbIn(planning, tokens[k]);
+    if (!['PRON', 'NOUN', 'PROPN', 'DET', 'ADJ', 'ADV', 'AUX'].includes(tokens[k].pos)) return false;
+  }
+  return false;
+}
+
+/**
+ * "I noticed that one was near London": the verb placing something has a subject of its own, not a character, in a
+ * "that" clause after the one the place would go to.
+ */
+function ownSubjectAfter(p: Passage, owner: Ref, verb: number): boolean {
+  const { tokens } = p.reading;
+  let k = verb - 1;
+  while (k > owner.last && ['AUX', 'ADV', 'PART'].includes(tokens[k].pos)) k--;
+  if (k <= owner.last || !['NOUN', 'NUM', 'DET'].includes(tokens[k].pos) || p.refs.some((r) => r.first <= k && r.last >= k)) return false;
+  for (let j = k - 1; j > owner.last; j--) if (tokens[j].lower === 'that' && tokens[j].pos === 'SCONJ') return true;
+  return false;
+}
+
 function placements(p: Passage): Placement[] {
   const { tokens } = p.reading;
   const { syntax } = p;
@@ -97,7 +122,10 @@ function placements(p: Passage): Placement[] {
       const v = tokens[verb];
       if (verbIn(pointing, v) && ['at', 'towards', 'toward', 'on'].includes(tokens[prep].lower)) continue;
       if (!asserts(syntax, predicateAt(p, verb), { passiveCounts: false })) continue;
+      if (predicateAt(p, verb).auxes.some((a) => future.has(tokens[a].lower)) || wheneverAfterHabit(syntax, verb)) continue;
     }
+    // "was asked to dine at Rosings", "hoped to be at the Hall": a plan.
+    if (verb !== undefined && tokens[verb - 1]?.lower === 'to' && plannedBefore(p, verb - 1)) continue;
     // "had a sister in Dry Fork", "met a man at the Spur": the place is the noun's, not the subject's.
     const before = tokens[prep - 1];
     if (before?.pos === 'NOUN' && (kinWord(before.lower) || people.has(before.lemma) || (verb !== undefined && tokens[verb].lemma === 'have' && !spentThere(p, verb, prep - 1)))) continue;
@@ -118,6 +146,9 @@ function placements(p: Passage): Placement[] {
       while (tokens[head] && (tokens[head].pos === 'ADJ' || tokens[head].pos === 'ADV')) head++;
       return tokens[head]?.pos === 'NOUN' && predicatesOf(syntax, head).some((pr) => !pr.relative);
     };
+    // "her thoughts were at Pemberley": a subject that is someone's thing (not a relative named by a kin word: "her
+    // husband") is what the place is said of.
+    if (!attached && inClause.some((c) => ownsSubject(c) && c.first < prep && !inClause.some((r) => r.kin && r.first <= c.first && r.last > c.last))) continue;
     const owner =
       attached ??
       inClause.find((c) => c.subject) ??
@@ -125,7 +156,11 @@ function placements(p: Passage): Placement[] {
       inClause.filter((c) => c.last < ref.first && !ownsSubject(c)).at(-1) ??
       inClause.find((c) => c.first > ref.last);
     if (!owner || syntax.unasserted[owner.first] !== undefined) continue;
+    if (owner !== attached && verb !== undefined && ownSubjectAfter(p, owner, verb)) continue;
     const [start, end] = [clauseStart(syntax, prep), clauseEnd(syntax, prep)];
+    // "In the London streets… there were hints of reproaches that I had put…": a place before "there is" is where
+    // something is, not the one a later clause names.
+    if (owner !== attached && prep < owner.first && tokens.slice(prep, owner.first).some((t, j) => t.lower === 'there' && tokens[prep + j + 1]?.lemma === 'be')) continue;
     const span = tokens.slice(start, end + 1);
     // "out at Hale Ranch" is where someone is; "out of X", "to X" are a source and a goal.
     const heading = (t: Token, j: number) => directional.has(t.lower) && !(t.lower === 'out' && placing.has(tokens[start + j + 1]?.lower ?? ''));

@@ -90,6 +90,8 @@ export const personNouns = set('lady gentleman lad lass maid maiden youth creatu
 
 /** Modal auxiliaries that make a verb possible, wished or supposed rather than done. */
 export const modals = set('would could might may should must ought shall');
+/** Auxiliaries of the future: where someone will be is no placement now ("she will be at home in Exeter"). */
+export const future = set("will 'll ’ll shall");
 
 /** Verbs that are no act of the living: a dead subject may have them ("lay in the crypt", "had a sister"). */
 export const stative = set('be have die drown perish decease lie rest rot belong resemble deserve remain seem know own lack matter float drift sink hang');
@@ -127,6 +129,9 @@ export const inside = set('in on within inside around about');
 export const timeShifts = set('tomorrow yesterday later soon then next once sometimes often usually every earlier before after afterwards tonight');
 
 /** Prepositions that put someone at a place ("at the gate of X", "in X", "beside X"). */
+/** Verbs whose infinitive is a plan or a wish, not where anyone is: "was asked to dine at X", "hoped to be at X". */
+export const planning = set('ask invite hope want wish mean intend plan promise expect propose agree resolve decide long desire beg urge prefer arrange engage offer determine press entreat');
+/** Prepositions that place someone somewhere: "at X", "in X", "beside X". */
 export const placing = set('at in on inside within aboard beside outside upon beneath under behind near by atop amid among');
 /** Prepositions of motion or direction: a place after them is a goal or a source, not where someone is. */
 export const directional = set('to towards toward into onto from through across past via out');
@@ -383,6 +388,12 @@ export const kinAgrees = (said: KinRole, held: KinRole) => said === held || loos
 export const calledByKin = new Set<KinRole>(['parent', 'grandparent', 'auncle']);
 /** The kin words of those roles. */
 export const kinNames = Object.keys(kinWords).filter((w) => calledByKin.has(kinWords[w][0]));
+/**
+ * Kin words also given as courtesy to someone who is no relative (a guardian, a family friend, one passed off as a
+ * relative: "my Uncle Provis", "Aunt March" to the neighbours' children): they contradict a graph that relates the two
+ * otherwise by kinship, never one that relates them by something else.
+ */
+export const courtesyKin = set('uncle aunt auntie aunty');
 /** Words that qualify a kin word without changing its role: "my elder brother", "her baby sister". */
 // "great" and "grand" ("great-aunt", "grand-nephew"), "first" and "second" ("second cousin") keep the role.
 export const kinModifiers = set('elder eldest older oldest younger youngest little big baby late dear poor own beloved great grand first second third distant');

@@ -599,7 +599,8 @@ export function moodOf(syntax: Syntax, p: Pick<Predicate, 'verb' | 'auxes' | 'ha
     modal: auxes.some((a) => modals.has(a.lower) || (a.lower === "'d" || a.lower === '’d')),
     passive: be.length > 0 && participle && !auxes.some((a) => a.lemma === 'have' && a === auxes.at(-1)),
     pluperfect: auxes.some((a) => a.lower === 'had' || a.lower === "'d" || a.lower === '’d') && (participle || verb.lemma === 'be' || p.auxes.length > 1),
-    habitual: p.habitual || (verb.pos === 'VERB' && finiteTense(tokens, p.auxes[0] ?? p.verb) === 'past' && repeated(syntax, p.verb)),
+    // "was usually at Hammersmith": a copula tells a habit too.
+    habitual: p.habitual || ((verb.pos === 'VERB' || verb.lemma === 'be') && finiteTense(tokens, p.auxes[0] ?? p.verb) === 'past' && repeated(syntax, p.verb)),
     tense: finiteTense(tokens, p.auxes[0] ?? p.verb),
   };
 }
@@ -618,6 +619,20 @@ function repeated(syntax: Syntax, verb: number): boolean {
     if (frequency.has(t.lower) && !t.quoted) return true;
     if ((t.lower === 'every' || t.lower === 'each') && periods.has(tokens[k + 1]?.lemma ?? '') && tokens[k + 2]?.lower !== 'of') return true;
   }
+  return false;
+}
+
+/**
+ * "I was usually at Hammersmith, and when I was at Hammersmith I haunted Richmond": a "when" clause after a habit told
+ * earlier in its sentence means "whenever", so it places nobody at one time.
+ */
+export function wheneverAfterHabit(syntax: Syntax, i: number): boolean {
+  const { tokens } = syntax.reading;
+  const start = clauseStart(syntax, i);
+  let opener = start;
+  while (tokens[opener] && ['CCONJ', 'PUNCT'].includes(tokens[opener].pos)) opener++;
+  if (tokens[opener]?.lower !== 'when') return false;
+  for (let k = start - 1; k >= 0 && tokens[k].sentence === tokens[i].sentence; k--) if (frequency.has(tokens[k].lower) && !tokens[k].quoted) return true;
   return false;
 }
 
@@ -643,7 +658,20 @@ export function asserts(syntax: Syntax, p: Predicate, options: { passiveCounts?:
   if (syntax.reading.narration === 'present' && mood.tense === 'past') return false;
   // The same inside one sentence of past narration: "the bars still lie where Flint buried them".
   if (mood.tense === 'past' && inSubordinate(syntax, p.verb) && governingTense(syntax, p.verb) === 'present') return false;
+  // "his teeth had failed him since I saw him eat on the marshes": "since" under a perfect tells the time before it.
+  if (sinceUnderPerfect(syntax, p.verb)) return false;
   return syntax.unasserted[p.verb] === undefined;
+}
+
+/** Whether the clause of token i opens with "since" after a clause of its sentence in the perfect ("had failed"). */
+function sinceUnderPerfect(syntax: Syntax, i: number): boolean {
+  const { tokens } = syntax.reading;
+  const start = clauseStart(syntax, i);
+  if (tokens[start]?.lower !== 'since') return false;
+  for (let k = start - 1; k >= 0 && tokens[k].sentence === tokens[i].sentence; k--) {
+    if (tokens[k].pos === 'AUX' && tokens[k].lemma === 'have' && tokens[k + 1]?.pos === 'VERB') return true;
+  }
+  return false;
 }
 
 /** The tense of the nearest finite verb of the narration before the clause of token i, in its sentence. */
