@@ -247,7 +247,7 @@ const colourClasses: Classes = {
 const colourRun: Slot[] = [{ is: 'modifier', op: '*' }, { is: 'colour', op: '+', take: 'colour' }];
 const compound: Slot[] = [...colourRun, { words: ['-'] }, { is: 'compoundSuffix', take: 'noun' }];
 /** "with curls of black hair", "with a mouth like a fish, dull staring eyes, and raven-black hair" */
-const withFeature: Slot[] = [{ words: ['with'], take: 'with' }, { is: 'feature', op: '*' }, { is: 'attributeNoun', take: 'noun' }];
+const withFeature: Slot[] = [{ words: ['with'], take: 'with' }, { is: 'feature', op: '*' }, { is: 'modifier', op: '*' }, { is: 'attributeNoun', take: 'noun' }];
 
 /**
  * Literary phrasings of a colour, read around a reference to the one it is said of (the words `colour` takes, of the
