@@ -8,8 +8,7 @@
 // canon age inside them; every feature of a list after "with" ("with blue eyes and black hair"); titles before the
 // name ("Prioress Hilde", "Lt. Sato"), after it ("X, Abbot of Saint Ives,"; "X the Prior"), or as a predicate ("X was
 // captain of the guard"). A colour followed by "with"/"from" is a passing state ("grey with dust", "red from
-// weeping"), red eyes are sore eyes, vague shades ("dark") contradict nothing, an eye colour remembered is still
-// stated, an age told of an earlier time ("was six when…", "when X was six", "At sixty, X…") contradicts only an
+// weeping"), red eyes are sore eyes, vague shades ("dark") contradict nothing, an age told of an earlier time ("was six when…", "when X was six", "At sixty, X…") contradicts only an
 // older canon age than it gives, and a change ("her hair turned white") is an event.
 import type { SliceEntity } from '../canonSlice.ts';
 import type { ConflictDraft } from '../kinds.ts';
@@ -34,8 +33,6 @@ import {
   longestTitle,
   normaliseTitle,
   pastAge,
-  enduring,
-  recollecting,
   people,
   personNouns,
   shades,
@@ -742,19 +739,8 @@ function contradicts(attribute: Attribute, canon: string[], stated: string, bygo
   return !titlesAgree(stated, canon);
 }
 
-/**
- * The passage with what is only remembered asserted ("I remember observing … his bright, blue eyes"): an eye colour
- * does not change with time, so a memory of it is still the canon's to agree with; undefined when nothing is.
- */
-function remembering(p: Passage): Passage | undefined {
-  const recalled = (reason: string | undefined) => reason !== undefined && [...recollecting].some((v) => reason.toLowerCase().startsWith(`after "${v}`));
-  if (!p.syntax.unasserted.some(recalled)) return undefined;
-  return { ...p, syntax: { ...p.syntax, unasserted: p.syntax.unasserted.map((r) => (recalled(r) ? undefined : r)) } };
-}
-
 export function attributes(p: Passage): ConflictDraft[] {
   const hits: ConflictDraft[] = [];
-  const recalled = remembering(p);
   for (const character of p.slice.entities.filter((e) => e.type === 'character')) {
     const canon = canonAttributes(character);
     if (canon.size === 0) continue;
@@ -762,7 +748,7 @@ export function attributes(p: Passage): ConflictDraft[] {
     // One description ("with blue eyes and red hair") is one conflict with the canon, however many features it gets wrong.
     const described = new Set<number>();
     const statements = [
-      ...refsOf(p, character).flatMap((ref) => [...colourStatements(p, ref), ...ageStatements(p, ref), ...titleStatements(p, ref), ...(recalled ? colourStatements(recalled, ref).filter((st) => enduring.has(st.attribute)) : [])]),
+      ...refsOf(p, character).flatMap((ref) => [...colourStatements(p, ref), ...ageStatements(p, ref), ...titleStatements(p, ref)]),
       ...(canon.has('age') ? spokenAges(p, character) : []),
     ];
     for (const st of statements) {

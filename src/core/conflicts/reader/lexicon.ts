@@ -223,10 +223,6 @@ export const apposing = new Set([',', '--', '—', '–']);
 /** "-eyed", "-haired" compounds. */
 export const attributeCompounds: Record<string, ColourAttribute> = { eyed: 'eyes', haired: 'hair', browed: 'eyebrows' };
 
-/** Verbs of remembering: an attribute that does not change with time is as the canon holds it in a memory too. */
-export const recollecting = set('remember recall recollect');
-/** Attributes that do not change with time (hair greys, eyes keep their colour). */
-export const enduring = set('eyes');
 /** Verbs that link an attribute to its colour: "her eyes were blue", "his hair shone gold". */
 export const linking = set('be look seem appear shine gleam glitter glint burn blaze flame flare smoulder smolder flash sparkle glow show stay remain');
 /** Verbs of change: "her hair turned white" is an event, not a contradiction of the colour it had. */
