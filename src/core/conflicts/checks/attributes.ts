@@ -3,23 +3,29 @@
 // Read wherever an editor would: "X's blue eyes", "her blue eyes" (pronoun resolved), "X's eyes, like …, were a cold
 // blue", "X had dark brown eyes and black hair", "the red-haired Abbess", "X, whose green eyes…", "X, her hair still
 // black,"; "X, 42,", "X, who was thirty-five that winter,", "X, a widow of forty,", "the thirty-year-old X", "X turned
-// twenty", "X had seen sixty summers", and bounds ("X, not yet fifty,", "X was past sixty"); titles before the
+// twenty", "X had seen sixty summers", '"I'm fifteen," said X', and ranges ("X, not yet fifty,", "X was past sixty",
+// "about seventeen", "fifteen or so", "in her nineteenth year", "shall be twenty in September"), which agree with any
+// canon age inside them; every feature of a list after "with" ("with blue eyes and black hair"); titles before the
 // name ("Prioress Hilde", "Lt. Sato"), after it ("X, Abbot of Saint Ives,"; "X the Prior"), or as a predicate ("X was
 // captain of the guard"). A colour followed by "with"/"from" is a passing state ("grey with dust", "red from
-// weeping"), red eyes are sore eyes, vague shades ("dark") contradict nothing, an age told approximately ("nearly
-// fifty") says nothing, one told of an earlier time ("was six when…", "when X was six", "At sixty, X…") contradicts
-// only an older canon age than it gives, and a change ("her hair turned white") is an event.
+// weeping"), red eyes are sore eyes, vague shades ("dark") contradict nothing, an age told of an earlier time ("was six when…", "when X was six", "At sixty, X…") contradicts only an
+// older canon age than it gives, and a change ("her hair turned white") is an event.
 import type { SliceEntity } from '../canonSlice.ts';
 import type { ConflictDraft } from '../kinds.ts';
 import {
+  ageLabels,
+  ageRangesAfter,
+  ageRangesBefore,
+  ageReaching,
+  type AgeRange,
   apposing,
-  approximate,
   attributeCompounds,
   attributeNouns,
   changing,
   colourFamiliesOf,
   colours,
   genderOfWord,
+  hypothetical,
   feelings,
   type ColourAttribute,
   kinWord,
@@ -38,16 +44,39 @@ import { verbIn, type Token } from '../reader/nlp.ts';
 import { matchAround, type Classes, type Rule, type Slot } from '../reader/patterns.ts';
 import type { Ref } from '../reader/references.ts';
 import { asserts, clauseStart, moodOf, predicatesOf } from '../reader/syntax.ts';
+import { quotations, speakerOf } from './knowledge.ts';
 import { quoteAt, refsOf, spanAt, type Passage } from './passage.ts';
 
 type Attribute = ColourAttribute | 'age' | 'title';
 /**
  * `bygone`: an age told of an earlier time ("was six when…", "At sixty, X…"): wrong only when older than the canon's.
- * `bound`: an age told as a bound ("not yet fifty", "past sixty"): wrong only when the canon's is outside it.
+ * `range`: an age told as a range ("not yet fifty", "past sixty", "about seventeen", "fifteen or so"; lexicon
+ * ageRangesBefore/After), "coming" when it is the age to come ("shall be twenty in September"), "year" when it counts
+ * the year of life ("in her nineteenth year"): wrong only when the canon's is outside it.
  */
-type Statement = { attribute: Attribute; value: string; from: number; to: number; bygone?: boolean; bound?: AgeBound };
-type AgeBound = 'below' | 'above';
+type Statement = { attribute: Attribute; value: string; from: number; to: number; bygone?: boolean; range?: StatedRange };
+type StatedRange = AgeRange | 'coming' | 'year';
 type CanonValue = { values: string[]; ref: string };
+
+/** The ages a stated age with its range allows, inclusive. */
+function ageSpan(n: number, range: StatedRange | undefined): [number, number] {
+  const slack = Math.max(2, Math.round(n / 10));
+  switch (range) {
+    case 'under': return [-Infinity, n - 1];
+    case 'atMost': return [-Infinity, n];
+    case 'over': return [n + 1, Infinity];
+    case 'atLeast': return [n, Infinity];
+    case 'about': return [n - slack, n + slack];
+    case 'nearly': return [n - slack, n];
+    case 'justOver': return [n, n + slack];
+    // "shall be twenty in September": nineteen now, or twenty already when the canon counts the coming birthday
+    case 'coming': return [n - 2, n];
+    // "in her nineteenth year": eighteen, or nineteen as a reader rounds it
+    case 'year': return [n - 1, n];
+    default: return [n, n];
+  }
+}
+const rangeWords: Record<string, string> = { under: 'under ', atMost: 'at most ', over: 'over ', atLeast: 'at least ', about: 'about ', nearly: 'nearly ', justOver: 'just over ', coming: 'soon ', year: 'in year ' };
 
 const labels: Record<Attribute, string> = { eyes: 'eye colour', hair: 'hair colour', eyebrows: 'eyebrow colour', age: 'age', title: 'title' };
 const stateKeys: Record<string, Attribute> = {
@@ -94,9 +123,12 @@ export function canonAttributes(e: SliceEntity): Map<Attribute, CanonValue> {
   return found;
 }
 
+const units = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve', 'thirteen', 'fourteen', 'fifteen', 'sixteen', 'seventeen', 'eighteen', 'nineteen'];
+const tens = ['twenty', 'thirty', 'forty', 'fifty', 'sixty', 'seventy', 'eighty', 'ninety'];
+/** A number, as the tagger reads it or as a number word it misreads ("about seventeen" tagged a noun). */
+const isNumber = (t: Token | undefined) => t !== undefined && (t.pos === 'NUM' || units.includes(t.lower) || tens.includes(t.lower) || /^\d{1,3}$/.test(t.text));
+
 function numberValue(words: string[]): number | undefined {
-  const units = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve', 'thirteen', 'fourteen', 'fifteen', 'sixteen', 'seventeen', 'eighteen', 'nineteen'];
-  const tens = ['twenty', 'thirty', 'forty', 'fifty', 'sixty', 'seventy', 'eighty', 'ninety'];
   if (words.length === 1 && /^\d{1,3}$/.test(words[0])) return Number(words[0]);
   let total = 0;
   for (const w of words) {
@@ -110,15 +142,15 @@ function numberValue(words: string[]): number | undefined {
 
 /** A number at token i ("42", "thirty-five", "a hundred and two"): its value and last token. */
 function numberAt(tokens: Token[], i: number): { value: number; last: number } | undefined {
-  if (!tokens[i] || tokens[i].pos !== 'NUM') return undefined;
+  if (!isNumber(tokens[i])) return undefined;
   const parts = [tokens[i].lower];
   let last = i;
-  while (tokens[last + 1] && ((tokens[last + 1].text === '-' && tokens[last + 2]?.pos === 'NUM') || (tokens[last + 1].lower === 'and' && tokens[last + 2]?.pos === 'NUM'))) {
+  while (tokens[last + 1] && ((tokens[last + 1].text === '-' && isNumber(tokens[last + 2])) || (tokens[last + 1].lower === 'and' && isNumber(tokens[last + 2])))) {
     parts.push(tokens[last + 2].lower);
     last += 2;
   }
   // "five-and-twenty": the units before the tens, the old way.
-  if (tokens[last + 1]?.text === '-' && tokens[last + 2]?.lower === 'and' && tokens[last + 3]?.text === '-' && tokens[last + 4]?.pos === 'NUM') {
+  if (tokens[last + 1]?.text === '-' && tokens[last + 2]?.lower === 'and' && tokens[last + 3]?.text === '-' && isNumber(tokens[last + 4])) {
     parts.unshift(tokens[last + 4].lower);
     last += 4;
   }
@@ -149,7 +181,7 @@ function personOfAge(tokens: Token[], k: number): number | undefined {
     return t.pos === 'ADJ' || t.pos === 'ADV' || t.text === ',' || t.text === '-' || (t.pos === 'VERB' && (/(ed|en|ing)$/.test(t.lower) || tokens[i - 1]?.text === '-')) || (t.pos === 'NOUN' && [',', '-'].includes(tokens[i + 1]?.text ?? ''));
   };
   while (describing(j)) j++;
-  return tokens[j]?.pos === 'NOUN' && tokens[j + 1]?.lower === 'of' && tokens[j + 2]?.pos === 'NUM' ? j + 2 : undefined;
+  return tokens[j]?.pos === 'NOUN' && tokens[j + 1]?.lower === 'of' && isNumber(tokens[j + 2]) ? j + 2 : undefined;
 }
 
 /** Whether an age phrase ends where an age ends: a clause boundary, or "that winter", "this year", "today". */
@@ -213,13 +245,13 @@ const colourClasses: Classes = {
 const colourRun: Slot[] = [{ is: 'modifier', op: '*' }, { is: 'colour', op: '+', take: 'colour' }];
 const compound: Slot[] = [...colourRun, { words: ['-'] }, { is: 'compoundSuffix', take: 'noun' }];
 /** "with curls of black hair", "with a mouth like a fish, dull staring eyes, and raven-black hair" */
-const withFeature: Slot[] = [{ words: ['with'] }, { is: 'feature', op: '*' }, ...colourRun, { is: 'attributeNoun', take: 'noun' }];
+const withFeature: Slot[] = [{ words: ['with'], take: 'with' }, { is: 'feature', op: '*' }, { is: 'modifier', op: '*' }, { is: 'attributeNoun', take: 'noun' }];
 
 /**
  * Literary phrasings of a colour, read around a reference to the one it is said of (the words `colour` takes, of the
  * attribute the word `noun` takes names). `subject`: only when the reference is its clause's subject.
  */
-const colourRules: Rule<{ subject?: boolean; whole?: boolean }>[] = [
+const colourRules: Rule<{ subject?: boolean; whole?: boolean; list?: boolean }>[] = [
   // "the deep auburn of Nell's hair", "the brown of his eyes"
   { id: 'colour-noun', before: [{ pos: ['DET'], op: '?' }, ...colourRun, { words: ['of'] }], after: [{ is: 'possessiveMark', op: '?' }, { is: 'modifier', op: '*' }, { is: 'attributeNoun', take: 'noun' }] },
   // "Nell, a grey-eyed girl of twenty-four,", "Morgan--an old, red-haired, mahogany-faced sailor--"
@@ -231,13 +263,45 @@ const colourRules: Rule<{ subject?: boolean; whole?: boolean }>[] = [
   // "Harcourt was a tall, spare man with blue eyes", "Crane, a stout little man with black hair,"
   // "Joe was a fair man, with curls of black hair", "a slow man, with a mouth like a fish, dull staring eyes, and
   // raven-black hair": the colour of one feature in the list after "with"
-  { id: 'with-predicate', after: [{ is: 'be' }, { pos: ['ADV'], op: '*' }, { words: ['a', 'an'] }, { is: 'describing', op: '*' }, { is: 'person' }, { words: [','], op: '?' }, ...withFeature], meta: { subject: true } },
-  { id: 'with-apposition', after: [{ is: 'apposing' }, { words: ['a', 'an'] }, { is: 'describing', op: '*' }, { is: 'person' }, { words: [','], op: '?' }, ...withFeature] },
+  // Every feature of the list is read ("with blue eyes and black hair": both), by withList.
+  { id: 'with-predicate', after: [{ is: 'be' }, { pos: ['ADV'], op: '*' }, { words: ['a', 'an'] }, { is: 'describing', op: '*' }, { is: 'person' }, { words: [','], op: '?' }, ...withFeature], meta: { subject: true, list: true } },
+  { id: 'with-apposition', after: [{ is: 'apposing' }, { words: ['a', 'an'] }, { is: 'describing', op: '*' }, { is: 'person' }, { words: [','], op: '?' }, ...withFeature], meta: { list: true } },
   // "My sister, Mrs. Joe, with fair hair and blue eyes, had…"
-  { id: 'with-bare-apposition', after: [{ is: 'apposing' }, ...withFeature] },
+  { id: 'with-bare-apposition', after: [{ is: 'apposing' }, ...withFeature], meta: { list: true } },
+  // "Jem came in, a boy with blue eyes and red hair": an apposition closing the subject's clause is the subject's
+  { id: 'with-closing-apposition', after: [{ pos: ['VERB'] }, { pos: ['ADV', 'ADP'], op: '*' }, { is: 'apposing' }, { words: ['a', 'an'] }, { is: 'describing', op: '*' }, { is: 'person' }, { words: [','], op: '?' }, ...withFeature], meta: { subject: true, list: true } },
+  // "Nell looked up with eyes of a deep grey", "Jem stared with wide blue eyes": the subject's own features
+  { id: 'with-manner', after: [{ pos: ['VERB'] }, { pos: ['ADV', 'ADP'], op: '*' }, { words: ['with'], take: 'with' }, { is: 'modifier', op: '*' }, { is: 'attributeNoun', take: 'noun' }], meta: { subject: true, list: true } },
 ];
-/** A colour told after its noun: "hair of a dull brown", "eyes of the palest grey". */
-const afterNounRules: Rule[] = [{ id: 'of-a-colour', after: [{ words: ['of'] }, { words: ['a', 'an', 'the'], op: '?' }, ...colourRun] }];
+/**
+ * The colours of each feature in a list after "with", from the token after it to `to`: the colours right before each
+ * attribute noun ("with a mouth like a fish, dull staring eyes, and raven-black hair"; "with blue eyes and black hair"
+ * gives both) or told after it ("with eyes of such a very undecided blue").
+ */
+function withList(p: Passage, from: number, to: number, subject: number): Statement[] {
+  const { tokens } = p.reading;
+  const statements: Statement[] = [];
+  for (let k = from; k <= to; k++) {
+    const attribute = attributeNouns[tokens[k].lower];
+    if (!attribute || (tokens[k + 1] && attributeNouns[tokens[k + 1].lower])) continue;
+    const run: string[] = [];
+    let j = k - 1;
+    while (j >= from && (colourClasses.modifier(tokens[j]) || (tokens[j].pos === 'VERB' && /(ed|ing)$/.test(tokens[j].lower)))) {
+      if (colours.has(tokens[j].lower)) run.unshift(tokens[j].lower);
+      j--;
+    }
+    const asserted = (a: number, b: number) => tokens.slice(a, b + 1).every((t, i) => p.syntax.unasserted[a + i] === undefined && !t.negated);
+    if (run.length > 0 && asserted(j + 1, k)) statements.push({ attribute, value: run.join(' '), from: subject, to: k });
+    else {
+      const of = colourAfterNoun(p, attribute, subject, k);
+      if (of) statements.push(of);
+    }
+  }
+  return statements;
+}
+
+/** A colour told after its noun: "hair of a dull brown", "eyes of the palest grey", "eyes of such a very undecided blue". */
+const afterNounRules: Rule[] = [{ id: 'of-a-colour', after: [{ words: ['of'] }, { words: ['such'], op: '?' }, { words: ['a', 'an', 'the'], op: '?' }, ...colourRun] }];
 
 /** The colour after an attribute noun at `head` by one of afterNounRules, unless a noun follows it ("eyes of a grey cat"). */
 function colourAfterNoun(p: Passage, attribute: ColourAttribute, from: number, head: number): Statement | undefined {
@@ -277,6 +341,8 @@ function colourStatements(p: Passage, ref: Ref): Statement[] {
       const earlier = tokens.slice(p.reading.sentences[sentence].first, k).reverse().find((t) => attributeNouns[t.lower]);
       attribute = earlier ? attributeNouns[earlier.lower] : undefined;
     }
+    // "her wonderfully fair complexion, keen brown eyes, and curls…": the possessive holds every item of its list.
+    if (!attribute && head?.pos === 'NOUN' && tokens[k + 1]?.text === ',') statements.push(...possessedList(k + 2));
     if (attribute && asserted(k)) {
       // "Mira's eyes, grey as the sea, …", "Thorne's hair, thick and black as a boy's, …": an adjective phrase in
       // apposition to the noun, up to what ends it ("as", "with", a comma).
@@ -310,6 +376,24 @@ function colourStatements(p: Passage, ref: Ref): Statement[] {
       statements.push(...predicateColour(p, attribute, ref.first, k));
     }
   }
+  /** The items of a possessive's list from token `from` (after the first item and its comma), up to three. */
+  function possessedList(from: number): Statement[] {
+    const found: Statement[] = [];
+    let j = from;
+    for (let item = 0; item < 3 && inSentence(j); item++) {
+      if (tokens[j].lower === 'and') j++;
+      const start = j;
+      while (inSentence(j) && (['ADJ', 'ADV'].includes(tokens[j].pos) || tokens[j].text === '-' || colours.has(tokens[j].lower)) && !attributeNouns[tokens[j].lower]) j++;
+      if (!inSentence(j) || tokens[j].pos !== 'NOUN') break;
+      const attribute = attributeNouns[tokens[j].lower];
+      const stated = coloursIn(tokens, start, j - 1);
+      if (attribute && stated.length > 0 && asserted(start) && asserted(j)) found.push({ attribute, value: stated.join(' '), from: ref.first, to: j });
+      if (tokens[j + 1]?.text !== ',' && tokens[j + 1]?.lower !== 'and') break;
+      j += tokens[j + 1].text === ',' && tokens[j + 2]?.lower === 'and' ? 3 : 2;
+    }
+    return found;
+  }
+
   // "X had dark brown eyes and black hair."
   if (ref.subject) {
     for (const predicate of predicatesOf(syntax, ref.last)) {
@@ -352,7 +436,8 @@ function colourStatements(p: Passage, ref: Ref): Statement[] {
     const noun = tokens[m.taken.noun[0]].lower;
     const attribute = attributeNouns[noun] ?? attributeCompounds[noun];
     const said = tokens.slice(m.from, m.to + 1).every((t, j) => syntax.unasserted[m.from + j] === undefined && !t.negated);
-    if (said) statements.push({ attribute, value: m.taken.colour.map((k) => tokens[k].lower).join(' '), from: Math.min(m.from, ref.first), to: Math.max(m.to, ref.last) });
+    if (m.meta?.list) statements.push(...withList(p, m.taken.with[0] + 1, m.to, Math.min(m.from, ref.first)));
+    else if (said) statements.push({ attribute, value: m.taken.colour.map((k) => tokens[k].lower).join(' '), from: Math.min(m.from, ref.first), to: Math.max(m.to, ref.last) });
   }
   return statements;
 }
@@ -406,69 +491,116 @@ function withFeeling(tokens: Token[], k: number): boolean {
   return false;
 }
 
-/** An age bound at token k ("not yet", "under", "over", "past"): which, and where its number starts. */
-function ageBoundAt(tokens: Token[], k: number): { bound: AgeBound; number: number } | undefined {
-  if (tokens[k]?.lower === 'not' && tokens[k + 1]?.lower === 'yet') return { bound: 'below', number: k + 2 };
-  if (tokens[k]?.lower === 'under') return { bound: 'below', number: k + 1 };
-  if (tokens[k]?.lower === 'over' || tokens[k]?.lower === 'past') return { bound: 'above', number: k + 1 };
+/** The phrase of `phrases` at token k, if any (the longest first). */
+function phraseAt(tokens: Token[], k: number, phrases: [string[], AgeRange][]): { range: AgeRange; next: number } | undefined {
+  for (const [words, range] of phrases) if (words.every((w, j) => tokens[k + j]?.lower === w)) return { range, next: k + words.length };
   return undefined;
+}
+
+/** A range before an age at token k ("not yet", "about", "little more than"): which, and where its number starts. */
+function ageRangeAt(tokens: Token[], k: number): { range: AgeRange; number: number } | undefined {
+  const found = phraseAt(tokens, k, ageRangesBefore);
+  return found && isNumber(tokens[found.next]) ? { range: found.range, number: found.next } : undefined;
+}
+
+/** A number told as an age from token k, with what widens it before or after ("some fifteen years or so"). */
+function statedAge(tokens: Token[], k: number): { value: number; last: number; range?: AgeRange } | undefined {
+  const before = ageRangeAt(tokens, k);
+  const n = numberAt(tokens, before?.number ?? k);
+  if (!n) return undefined;
+  let last = ageTail(tokens, n.last);
+  let range = before?.range;
+  // "fifteen or so", "some five-and-twenty years old or thereabouts"
+  const after = phraseAt(tokens, n.last + 1, ageRangesAfter) ?? (last > n.last ? phraseAt(tokens, last + 1, ageRangesAfter) : undefined);
+  if (after) {
+    range = range ?? after.range;
+    last = Math.max(last, after.next - 1);
+  }
+  return { value: n.value, last, ...(range && { range }) };
+}
+
+const ordinals: Record<string, string> = { first: 'one', second: 'two', third: 'three', fifth: 'five', eighth: 'eight', ninth: 'nine', twelfth: 'twelve' };
+/** "in her nineteenth year", "in his five-and-twentieth year": the count of the year of life, at token k ("in"). */
+function yearOfLifeAt(tokens: Token[], k: number): { value: number; last: number } | undefined {
+  if (tokens[k]?.lower !== 'in' || !['her', 'his', 'my', 'their', 'your', 'the'].includes(tokens[k + 1]?.lower ?? '')) return undefined;
+  const words: string[] = [];
+  let j = k + 2;
+  while (tokens[j] && j < k + 8 && tokens[j].lower !== 'year') {
+    if (tokens[j].text !== '-') words.push(tokens[j].lower);
+    j++;
+  }
+  if (tokens[j]?.lower !== 'year' || words.length === 0) return undefined;
+  const last = words.at(-1)!;
+  const cardinal = ordinals[last] ?? (last.endsWith('ieth') ? `${last.slice(0, -4)}y` : last.endsWith('th') ? last.slice(0, -2) : undefined);
+  if (!cardinal) return undefined;
+  // "five-and-twentieth": the units before the tens, the old way.
+  const parts = [...words.slice(0, -1), cardinal];
+  const units = parts.length === 3 && parts[1] === 'and' ? [parts[2], parts[0]] : parts;
+  const value = numberValue(units.flatMap((p) => p.split('-')));
+  return value === undefined || value === 0 ? undefined : { value, last: j };
 }
 
 function ageStatements(p: Passage, ref: Ref): Statement[] {
   const { tokens } = p.reading;
   const { syntax } = p;
   const statements: Statement[] = [];
-  const push = (value: number, to: number, bygone = false, bound?: AgeBound) =>
-    statements.push({ attribute: 'age', value: String(value), from: ref.first, to, bygone, ...(bound && { bound }) });
+  const push = (value: number, to: number, bygone = false, range?: StatedRange) =>
+    statements.push({ attribute: 'age', value: String(value), from: ref.first, to, bygone, ...(range && { range }) });
   if (!ref.pronoun && tokens[ref.last + 1]?.text === ',') {
-    // "Tam Lusk, 42," / "Maud, aged 45," / "Anselm, forty-eight and still straight-backed" / "Crask, not yet fifty,"
+    // "Tam Lusk, 42," / "Maud, aged 45," / "Renfield, ætat 39." / "Anselm, forty-eight and still straight-backed" /
+    // "Crask, not yet fifty," / "Jem, about seventeen,"
     let k = ref.last + 2;
-    if (tokens[k]?.lower === 'aged') k++;
-    const bounded = ageBoundAt(tokens, k);
-    const n = numberAt(tokens, bounded?.number ?? k);
-    if (n) {
-      const tail = ageTail(tokens, n.last);
-      if (endsAge(tokens, tail + 1) && syntax.unasserted[k] === undefined) push(n.value, tail, false, bounded?.bound);
-    }
-    // "Edda Lusk, a widow of forty,"
+    if (ageLabels.has(tokens[k]?.lower ?? '')) k++;
+    const n = statedAge(tokens, k);
+    if (n && endsAge(tokens, n.last + 1) && syntax.unasserted[k] === undefined) push(n.value, n.last, false, n.range);
+    // "Edda Lusk, a widow of forty,", "Jem, a lad of fifteen or so,"
     const of = personOfAge(tokens, ref.last + 2);
     if (of !== undefined) {
-      const m = numberAt(tokens, of);
-      if (m && endsAge(tokens, ageTail(tokens, m.last) + 1) && syntax.unasserted[of] === undefined) push(m.value, ageTail(tokens, m.last));
+      const m = statedAge(tokens, of);
+      if (m && endsAge(tokens, m.last + 1) && syntax.unasserted[of] === undefined) push(m.value, m.last, false, m.range);
     }
   }
-  // "X was thirty-five that winter", "X, who is twenty-five,", "X turned twenty"
-  if (ref.subject || !ref.pronoun) {
+  // "X was thirty-five that winter", "X, who is twenty-five,", "X turned twenty", "X was about seventeen", "Here am
+  // I, who shall be twenty in September"
+  if (ref.subject || !ref.pronoun || (ref.pronoun === 'nominative' && tokens[ref.last + 1]?.text === ',' && tokens[ref.last + 2]?.lower === 'who')) {
     for (const predicate of predicatesOf(syntax, ref.last)) {
       if (!predicate.relative && !ref.subject) continue;
       const verb = tokens[predicate.verb];
       // "had turned twenty-four" still gives the age now; "had been thirty" does not. "had seen sixty summers" counts
       // the years lived, as "turned" does.
-      const turned = verb.lemma === 'turn';
+      const turned = verbIn(ageReaching, verb);
       const seen = verb.lemma === 'see' && numberAt(tokens, predicate.verb + 1) !== undefined;
       if (!(predicate.copula || turned || seen)) continue;
       const mood = moodOf(syntax, predicate);
       const unasserted = mood.modal || syntax.unasserted[predicate.verb] !== undefined;
       let k = predicate.verb + 1;
-      // "was not yet fifty": the one negation that still tells an age.
-      const notYet = predicate.copula && mood.negated && !unasserted && tokens[k]?.lower === 'not' && tokens[k + 1]?.lower === 'yet';
-      const asserted = asserts(syntax, predicate) || ((turned || seen) && mood.pluperfect && !mood.negated && !unasserted) || notYet;
-      if (!(predicate.copula || turned || seen) || !asserted) continue;
-      while (tokens[k]?.pos === 'ADV' && !approximate.has(tokens[k].lower) && !ageBoundAt(tokens, k)) k++;
-      const bounded = predicate.copula ? ageBoundAt(tokens, k) : undefined;
-      if (bounded) k = bounded.number;
-      // "was a woman of five-and-forty"
-      else if (predicate.copula && personOfAge(tokens, k) !== undefined) k = personOfAge(tokens, k)!;
-      if (!tokens[k] || approximate.has(tokens[k].lower)) continue;
-      const n = numberAt(tokens, k);
-      if (!n) continue;
-      const tail = ageTail(tokens, n.last);
-      if (seen && tail === n.last) continue; // "had seen three ships": years only, counted as winters or summers
+      // "was not yet fifty", "was not above twenty": the negations that still tell an age.
+      const negatedRange = predicate.copula && mood.negated && tokens[k]?.lower === 'not' && ageRangeAt(tokens, k) !== undefined;
+      // "who shall be twenty in September": the age to come, told of the one who will reach it.
+      const future = predicate.copula && !mood.negated && predicate.auxes.some((a) => ['will', 'shall', "'ll", '’ll'].includes(tokens[a].lower)) && syntax.unasserted[predicate.verb] === undefined;
+      const asserted = asserts(syntax, predicate) || ((turned || seen) && mood.pluperfect && !mood.negated && !unasserted) || (negatedRange && !unasserted) || future;
+      if (!asserted) continue;
+      while (tokens[k]?.pos === 'ADV' && !ageRangeAt(tokens, k) && !yearOfLifeAt(tokens, k)) k++;
+      const year = predicate.copula ? yearOfLifeAt(tokens, k) : undefined;
+      if (year) {
+        if (!future && endsAge(tokens, year.last + 1)) push(year.value, year.last, temporal.has(tokens[clauseStart(syntax, predicate.verb)].lower), 'year');
+        continue;
+      }
+      // "was a woman of five-and-forty", "was a lad of fifteen or so"
+      if (predicate.copula && !ageRangeAt(tokens, k) && personOfAge(tokens, k) !== undefined) k = personOfAge(tokens, k)!;
+      const n = statedAge(tokens, k);
+      if (!n || (n.range && !predicate.copula)) continue;
+      const tail = n.last;
+      if (seen && ageTail(tokens, numberAt(tokens, k)?.last ?? tail) === (numberAt(tokens, k)?.last ?? tail)) continue; // "had seen three ships": years only, counted as winters or summers
       // "turns thirty-five next month": the age to come, not the age now.
       if (turned && !verb.lower.endsWith('ed') && comingTime(tokens, tail + 1)) continue;
+      if (future) {
+        if (comingTime(tokens, tail + 1) && !n.range) push(n.value, tail, false, 'coming');
+        continue;
+      }
       const then = temporal.has(tokens[clauseStart(syntax, predicate.verb)].lower);
-      if (endsAge(tokens, tail + 1)) push(n.value, tail, then, bounded?.bound);
-      else if (pastAge.has(tokens[tail + 1]?.lower ?? '')) push(n.value, tail, true, bounded?.bound);
+      if (endsAge(tokens, tail + 1)) push(n.value, tail, then, n.range);
+      else if (pastAge.has(tokens[tail + 1]?.lower ?? '')) push(n.value, tail, true, n.range);
     }
     // "At sixty, X still worked the farm": the age of a time the clause is set in.
     const start = clauseStart(syntax, ref.first);
@@ -484,6 +616,30 @@ function ageStatements(p: Passage, ref: Ref): Statement[] {
       while (start > 0 && (tokens[start - 1].pos === 'NUM' || tokens[start - 1].text === '-')) start--;
       const n = numberAt(tokens, start);
       if (n && n.last === k - 1 && p.syntax.unasserted[start] === undefined) push(n.value, ref.last);
+    }
+  }
+  return statements;
+}
+
+/**
+ * '"I'm fifteen," said Jem': the age a character gives of themselves in a quotation a speech tag gives them, unless
+ * told of another time or as a supposition ("when I was ten", "if I were twenty").
+ */
+function spokenAges(p: Passage, speaker: SliceEntity): Statement[] {
+  const { tokens, text } = p.reading;
+  const statements: Statement[] = [];
+  for (const q of quotations(text, tokens)) {
+    let said: boolean | undefined;
+    for (let i = q.first; i < q.last; i++) {
+      const be = tokens[i + 1];
+      if (tokens[i].text !== 'I' || !['am', "'m", '’m', 'was'].includes(be?.lower ?? '') || be.negated || tokens[i + 2]?.lower === 'not') continue;
+      if (tokens.slice(Math.max(q.first, i - 4), i).some((t) => temporal.has(t.lower) || hypothetical.has(t.lower) || t.lemma === 'wish')) continue;
+      let k = i + 2;
+      while (tokens[k]?.pos === 'ADV' && !ageRangeAt(tokens, k)) k++;
+      const n = statedAge(tokens, k);
+      if (!n || !endsAge(tokens, n.last + 1) || n.last > q.last) continue;
+      said ??= speakerOf(p, q)?.id === speaker.id;
+      if (said) statements.push({ attribute: 'age', value: String(n.value), from: i, to: n.last, ...(n.range && { range: n.range }) });
     }
   }
   return statements;
@@ -564,7 +720,7 @@ function titleStatements(p: Passage, ref: Ref): Statement[] {
   return statements;
 }
 
-function contradicts(attribute: Attribute, canon: string[], stated: string, bygone = false, bound?: AgeBound): boolean {
+function contradicts(attribute: Attribute, canon: string[], stated: string, bygone = false, range?: StatedRange): boolean {
   if (attribute === 'eyes' || attribute === 'hair' || attribute === 'eyebrows') {
     const words = stated.split(' ');
     const specific = words.filter((w) => !shades.has(w));
@@ -579,8 +735,9 @@ function contradicts(attribute: Attribute, canon: string[], stated: string, bygo
   if (attribute === 'age') {
     const held = Number(canon[0]);
     if (!Number.isFinite(held)) return false;
-    if (bound) return bound === 'below' ? !bygone && held >= Number(stated) : held <= Number(stated);
-    return bygone ? Number(stated) > held : held !== Number(stated);
+    const [lo, hi] = ageSpan(Number(stated), range);
+    // An age of an earlier time only says the canon's is not younger than it was then.
+    return bygone ? held < lo : held < lo || held > hi;
   }
   return !titlesAgree(stated, canon);
 }
@@ -591,22 +748,27 @@ export function attributes(p: Passage): ConflictDraft[] {
     const canon = canonAttributes(character);
     if (canon.size === 0) continue;
     const reported = new Set<Attribute>();
-    for (const ref of refsOf(p, character)) {
-      const statements = [...colourStatements(p, ref), ...ageStatements(p, ref), ...titleStatements(p, ref)];
-      for (const st of statements) {
-        const held = canon.get(st.attribute);
-        if (!held || reported.has(st.attribute) || !contradicts(st.attribute, held.values, st.value, st.bygone, st.bound)) continue;
-        reported.add(st.attribute);
-        hits.push({
-          severity: 'P2',
-          kind: 'attribute_contradiction',
-          episode: p.episode,
-          title: `${character.name}'s ${labels[st.attribute]} contradicts the canon`,
-          rationale: `The canon gives ${character.name}'s ${labels[st.attribute]} as "${held.values.join('", "')}"${p.episode ? ` as of ${p.episode}` : ''}; the passage says "${st.bound === 'below' ? 'under ' : st.bound === 'above' ? 'over ' : ''}${st.value}": ${quoteAt(p, st.from, st.to)}.`,
-          refs: [...new Set([character.id, held.ref])],
-          at: spanAt(p, st.from, st.to),
-        });
-      }
+    // One description ("with blue eyes and red hair") is one conflict with the canon, however many features it gets wrong.
+    const described = new Set<number>();
+    const statements = [
+      ...refsOf(p, character).flatMap((ref) => [...colourStatements(p, ref), ...ageStatements(p, ref), ...titleStatements(p, ref)]),
+      ...(canon.has('age') ? spokenAges(p, character) : []),
+    ];
+    for (const st of statements) {
+      const held = canon.get(st.attribute);
+      const sentence = p.reading.tokens[st.from].sentence;
+      if (!held || reported.has(st.attribute) || described.has(sentence) || !contradicts(st.attribute, held.values, st.value, st.bygone, st.range)) continue;
+      reported.add(st.attribute);
+      described.add(sentence);
+      hits.push({
+        severity: 'P2',
+        kind: 'attribute_contradiction',
+        episode: p.episode,
+        title: `${character.name}'s ${labels[st.attribute]} contradicts the canon`,
+        rationale: `The canon gives ${character.name}'s ${labels[st.attribute]} as "${held.values.join('", "')}"${p.episode ? ` as of ${p.episode}` : ''}; the passage says "${st.range ? rangeWords[st.range] : ''}${st.value}": ${quoteAt(p, st.from, st.to)}.`,
+        refs: [...new Set([character.id, held.ref])],
+        at: spanAt(p, st.from, st.to),
+      });
     }
   }
   return hits;

@@ -29,13 +29,13 @@ function contentOf(text: string): string[] {
   return [...new Set(read(text).tokens.filter(isContent).map((t) => t.lemma))];
 }
 
-type Quotation = { first: number; last: number };
+export type Quotation = { first: number; last: number };
 
 /** Whether a paragraph break stands between tokens a and b. */
 const paragraphBetween = (text: string, tokens: Token[], a: number, b: number) => text.slice(tokens[a].end, tokens[b].start).includes('\n');
 
 /** The runs of quoted words, quotation marks left out; a paragraph break ends one. */
-function quotations(text: string, tokens: Token[]): Quotation[] {
+export function quotations(text: string, tokens: Token[]): Quotation[] {
   const found: Quotation[] = [];
   let open: Quotation | undefined;
   for (let i = 0; i < tokens.length; i++) {
@@ -48,7 +48,7 @@ function quotations(text: string, tokens: Token[]): Quotation[] {
 }
 
 /** The character a speech tag next to the quotation names: after it first, else before it. */
-function speakerOf(p: Passage, q: Quotation): SliceEntity | undefined {
+export function speakerOf(p: Passage, q: Quotation): SliceEntity | undefined {
   const { tokens, text } = p.reading;
   const within = (from: number, to: number) => {
     if (!tokens.slice(from, to + 1).some((t) => reporting.has(t.lemma) && !t.quoted)) return undefined;

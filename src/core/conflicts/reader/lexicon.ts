@@ -181,12 +181,12 @@ export const timeNouns = set(`
 // shades ("dark", "pale") belong to several, so they contradict little.
 const colourFamilies: Record<string, string[]> = {
   black: ['black'], jet: ['black'], raven: ['black'], ebony: ['black'], coal: ['black'], inky: ['black'], sable: ['black'],
-  brown: ['brown'], chestnut: ['brown', 'red'], mousy: ['brown'], mousey: ['brown'], umber: ['brown'], chocolate: ['brown'],
+  brown: ['brown', 'sandy'], chestnut: ['brown', 'red'], mousy: ['brown', 'sandy'], mousey: ['brown', 'sandy'], umber: ['brown'], chocolate: ['brown'],
   tawny: ['brown', 'amber'], hazel: ['hazel'], nut: ['brown'], walnut: ['brown'], coffee: ['brown'],
   auburn: ['red', 'brown'], red: ['red'], ginger: ['red'], copper: ['red'], coppery: ['red'], russet: ['red'], carrot: ['red'],
   titian: ['red'], scarlet: ['red'], crimson: ['red'], rust: ['red'], strawberry: ['red', 'blond'],
   blond: ['blond'], blonde: ['blond'], fair: ['blond'], flaxen: ['blond'], golden: ['blond', 'amber'], gold: ['blond', 'amber'],
-  yellow: ['blond'], straw: ['blond'], sandy: ['blond', 'brown'], honey: ['blond', 'amber'], platinum: ['blond', 'white'],
+  yellow: ['blond'], straw: ['blond'], sandy: ['blond', 'sandy'], honey: ['blond', 'amber'], platinum: ['blond', 'white'],
   wheaten: ['blond'], tow: ['blond'],
   grey: ['grey'], gray: ['grey'], silver: ['grey', 'white'], silvery: ['grey', 'white'], ash: ['grey', 'blond'], ashen: ['grey'],
   steel: ['grey', 'blue'], slate: ['grey', 'blue'], iron: ['grey'], pewter: ['grey'], grizzled: ['grey'], hoary: ['grey', 'white'],
@@ -195,6 +195,11 @@ const colourFamilies: Record<string, string[]> = {
   navy: ['blue'], teal: ['blue', 'green'], turquoise: ['blue', 'green'], aquamarine: ['blue', 'green'],
   green: ['green'], emerald: ['green'], jade: ['green'], olive: ['green', 'brown'], moss: ['green'],
   amber: ['amber', 'brown'], violet: ['violet'], purple: ['violet'], lilac: ['violet'], lavender: ['violet'], pink: ['red'],
+  // "-ish" and other hues of everyday description: "reddish hair", "greyish eyes", "carroty locks"
+  reddish: ['red'], carroty: ['red'], fiery: ['red'], foxy: ['red'], brownish: ['brown', 'sandy'], dun: ['brown'],
+  greyish: ['grey'], grayish: ['grey'], grizzly: ['grey'], hoar: ['white', 'grey'], bluish: ['blue'], blueish: ['blue'],
+  greenish: ['green'], yellowish: ['blond'], blackish: ['black'], jetty: ['black'], dusky: ['black', 'brown'],
+  whitish: ['white', 'grey'],
   dark: ['black', 'brown', 'hazel', 'red', 'grey', 'blue', 'green', 'violet'],
   pale: ['blue', 'grey', 'green', 'blond', 'white', 'amber', 'hazel', 'brown'],
   light: ['blue', 'grey', 'green', 'blond', 'white', 'amber', 'hazel', 'brown'],
@@ -230,8 +235,32 @@ export const linking = set('be look seem appear shine gleam glitter glint burn b
 /** Verbs of change: "her hair turned white" is an event, not a contradiction of the colour it had. */
 export const changing = set('turn go grow become fade darken lighten dye whiten grey gray bleach');
 
-/** Words that make an age approximate; an approximate age contradicts nothing here. */
-export const approximate = set('nearly almost about around over under past some roughly barely close near nigh perhaps maybe well');
+/**
+ * How words around an age widen it into a range: `under` N is below N, `atMost` N is N or below, `over` N above N,
+ * `atLeast` N is N or above, `about` N is N give or take a tenth (two years at least), `nearly` N is up to N from that
+ * far below, `justOver` N is from N to that far above. Phrases before the number, lowercased token sequences.
+ */
+export type AgeRange = 'under' | 'atMost' | 'over' | 'atLeast' | 'about' | 'nearly' | 'justOver';
+const rangePhrases = (range: AgeRange, phrases: string) => phrases.split(',').map((p) => [p.trim().split(/\s+/), range] as [string[], AgeRange]);
+export const ageRangesBefore: [string[], AgeRange][] = [
+  ...rangePhrases('under', 'not yet, under, not quite, less than, short of, not full'),
+  ...rangePhrases('atMost', 'not above, not over, not more than, no more than, not past, at most, at the most, not older than'),
+  ...rangePhrases('over', 'over, past, above, more than, upwards of, upward of, older than, turned of'),
+  ...rangePhrases('atLeast', 'not under, not less than, no less than, at least, full, fully, a full, not younger than'),
+  ...rangePhrases('about', 'about, around, some, roughly, perhaps, maybe, near, nigh, close on, close to, something like, somewhere about, somewhere near, approximately, round about, getting on for, in the neighbourhood of'),
+  ...rangePhrases('nearly', 'nearly, almost, close upon, well nigh, going on, going on for, rising, barely, hardly, scarcely, scarce, all but'),
+  ...rangePhrases('justOver', 'little more than, a little more than, a little over, little over, just over, just past, scarcely more than, hardly more than, barely more than, little above, not much more than, not much above, not much over, a trifle over, some little over'),
+].sort((a, b) => b[0].length - a[0].length);
+/** Phrases after the number that widen it: "fifteen or so", "forty odd", "sixty or more". */
+export const ageRangesAfter: [string[], AgeRange][] = [
+  ...rangePhrases('about', 'or so, or thereabouts, or about, or near it, odd, - odd, or thereabout, at a guess'),
+  ...rangePhrases('atLeast', 'or more, and more, and upwards, and upward, or upwards, at least'),
+  ...rangePhrases('atMost', 'at most, or less, or under, at the most'),
+].sort((a, b) => b[0].length - a[0].length);
+/** Verbs that, like "turn", give the age reached: "X turned twenty", "X had reached twenty", "X attained thirty". */
+export const ageReaching = set('turn reach attain');
+/** Words that give an age in a case note or a list, as "aged" does: "R. M. Renfield, ætat 39". */
+export const ageLabels = set('aged age ætat aetat æt aet');
 /** What after an age tells it of the past ("was six when…"). */
 export const pastAge = set('when then before once until till');
 
