@@ -55,7 +55,8 @@ const heldOut: Record<string, { precision: number; recall: number; alarmsPerTenT
   // After kinship as data: recall unchanged, whole book 0.65 (12 alarms); after the causes of whole-book alarms
   // (courtesy uncles, a kin word before a quoted verb…), on their own branch: whole book 0.43 (8 alarms). After ages as
   // ranges, spoken ages and every feature of a description (attrs26), on its own branch: 0.94 (15/16) and 0.56 (15/27).
-  greatexp: { precision: 0.85, recall: 0.5, alarmsPerTenThousandWords: 0.9 },
+  // All three together (`npm run eval`, every set): 0.94 (15/16) and 0.56 (15/27), whole book 0.33 (6 alarms).
+  greatexp: { precision: 0.85, recall: 0.5, alarmsPerTenThousandWords: 0.5 },
   // An anthology for development (session 29): 28 chapters of eight other novels (Emma, Persuasion, Tom Sawyer,
   // Huckleberry Finn, Silas Marner, Oliver Twist, Anne of Green Gables, The Woman in White), 92 passages written for
   // breadth of phrasing by a fresh helper: first read at 1.00 (6/6) and 0.13 (6/48), whole book 0.36.
@@ -66,7 +67,9 @@ const heldOut: Record<string, { precision: number; recall: number; alarmsPerTenT
   // (5/5) and 0.24 (5/21), littlewomen 0.89 (8/9) and 0.36 (8/22), treasure unchanged.
   dracula: { precision: 0.9, recall: 0.2, alarmsPerTenThousandWords: 0.2 },
   // littlewomen after kinship as data (a relative named in dialogue): 0.89 (8/9) and 0.36 (8/22), whole book unchanged.
-  littlewomen: { precision: 0.8, recall: 0.33, alarmsPerTenThousandWords: 0.3 },
+  // All three together: dracula 1.00 (5/5) and 0.24 (5/21), whole book 0.06; littlewomen 0.90 (9/10) and 0.41 (9/22),
+  // 0.22; treasure 0.83 (5/6) and 0.22 (5/23), 0.74; prideprej 1.00 (3/3) and 0.12 (3/26), 0.08; variety unchanged.
+  littlewomen: { precision: 0.8, recall: 0.38, alarmsPerTenThousandWords: 0.3 },
   treasure: { precision: 0.75, recall: 0.2, alarmsPerTenThousandWords: 0.8 },
 };
 
