@@ -122,6 +122,20 @@ describe('a chapter checked in place', () => {
     expect(lost.body.hits.map((h: { line: number }) => h.line)).toEqual([7]);
   });
 
+  it('when a death is placed in its chapter without a line or phrase, then the chapter checked in place calls nothing in it a contradiction, and the chapter after it and a passage given the chapter alone still read the death', async () => {
+    const { projectId } = await importBundle(gw, key, bundle({}));
+    const inPlace = await checkChapter(projectId, 'ch-02');
+    expect(inPlace.status, inPlace.text).toBe(200);
+    expect(inPlace.body.hits).toEqual([]);
+    const check = (json: Record<string, unknown>) => gw.request(`/projects/${projectId}/conflicts/check`, {
+      method: 'POST', key, headers: { 'X-LLM-Provider': 'openai', 'X-LLM-Key': 'sk-test-0123456789abcdef' }, json,
+    });
+    const kinds = (r: { body: { conflicts: { kind: string }[] } }) => r.body.conflicts.map((c) => c.kind);
+    expect(kinds(await check({ text: 'At midnight Ilse lit the lamp again.', chapter: 'ch-02', line: 7 }))).toEqual([]);
+    expect(kinds(await check({ text: 'At midnight Ilse lit the lamp again.', chapter: 'ch-02' }))).toEqual(['dead_character_active']);
+    expect(kinds(await check({ text: 'At midnight Ilse lit the lamp again.', chapter: 'ch-03', line: 1 }))).toEqual(['dead_character_active']);
+  });
+
   it('when the change gives only a line, then the bundle exports it again as given; a line without from, or a chapter of another project, is refused', async () => {
     const { projectId } = await importBundle(gw, key, bundle({ line: 5 }));
     const exported = await gw.request(`/projects/${projectId}/export`, { key });

@@ -95,14 +95,21 @@ export type TimedValue = OrdinalSpan & { key: string; value: unknown; fromAnchor
 /**
  * The state at chapter ordinal `at` (undefined: after the last chapter), at `line` of it when given: the timeless
  * values, overlaid with the timed values that hold there in order of their start (a later start wins; an open start
- * counts as the earliest).
+ * counts as the earliest). At a line of a chapter where a value starts without a line of its own ("dies in chapter
+ * 2"), the value may start before or after that line, so its key says nothing there (a value placed at a line of the
+ * chapter before it still does): a check does not call the chapter's last scene with someone alive a contradiction.
  */
 export function stateAt(baseState: unknown, timed: TimedValue[], at: number | undefined, line?: number): Record<string, unknown> {
   const state: Record<string, unknown> = { ...((baseState && typeof baseState === 'object' ? baseState : {}) as Record<string, unknown>) };
   const holding = timed
     .filter((v) => holdsAt(v, at, line))
     .sort((a, b) => (a.from ?? -Infinity) - (b.from ?? -Infinity) || (a.fromLine ?? 0) - (b.fromLine ?? 0));
-  for (const v of holding) state[v.key] = v.value;
+  const winner = new Map<string, TimedValue>();
+  for (const v of holding) {
+    state[v.key] = v.value;
+    winner.set(v.key, v);
+  }
+  if (at !== undefined && line !== undefined) for (const [key, v] of winner) if (v.from === at && v.fromLine == null) delete state[key];
   return state;
 }
 
