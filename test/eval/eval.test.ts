@@ -70,7 +70,9 @@ const heldOut: Record<string, { precision: number; recall: number; alarmsPerTenT
   // All three together: dracula 1.00 (5/5) and 0.24 (5/21), whole book 0.06; littlewomen 0.90 (9/10) and 0.41 (9/22),
   // 0.22; treasure 0.83 (5/6) and 0.22 (5/23), 0.74; prideprej 1.00 (3/3) and 0.12 (3/26), 0.08; variety unchanged.
   littlewomen: { precision: 0.8, recall: 0.38, alarmsPerTenThousandWords: 0.3 },
-  treasure: { precision: 0.75, recall: 0.2, alarmsPerTenThousandWords: 0.8 },
+  // After a change placed in its chapter without a line says nothing at the chapter's lines: treasure's whole book 0.44
+  // (3 alarms), greatexp's 0.27, dracula's 0.00; passages unchanged.
+  treasure: { precision: 0.75, recall: 0.2, alarmsPerTenThousandWords: 0.6 },
 };
 
 // Floors, not targets: `npm run eval` prints the figures; this fails CI when the check regresses below them.
