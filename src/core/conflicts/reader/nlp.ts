@@ -30,9 +30,34 @@ export type Reading = {
   known(word: string): boolean;
 };
 
-type Engine = ReturnType<typeof winkNLP>;
+/** The model's lexicon as wink-nlp keeps it: words to their index; past `intrinsicSize`, the ones it learned reading. */
+type Lexemes = { hash: Record<string, number>; list: string[]; intrinsicSize: number };
+/** `forgotten`: the learned words before it are forgotten already. */
+type Engine = { nlp: ReturnType<typeof winkNLP>; lexemes: Lexemes; forgotten: number };
 let engine: Engine | undefined;
-const load = (): Engine => (engine ??= winkNLP(model, ['sbd', 'pos', 'negation']));
+// wink-nlp adds every word a document brings that its lexicon lacks to that lexicon, and its tokenizer keeps whole
+// any word it finds there: once one passage had "mother's," (kept whole before the comma), every later passage read
+// "Lena's mother's brother" as "mother's brother", and a check's answer depended on what any project had checked
+// before it. The learned words are forgotten after each reading (read()); the lexicon's storage of them still grows,
+// so the engine is loaded afresh (about 0.1 s) past this many.
+const learnedBound = 200_000;
+
+function load(): Engine {
+  if (engine && engine.lexemes.list.length - engine.lexemes.intrinsicSize < learnedBound) return engine;
+  let lexemes: Lexemes | undefined;
+  const core = (model as unknown as { core: () => { features: { lexeme: Lexemes } } }).core;
+  // The core model is built by this call on loading: keeping its lexicon is the only way to reach what it learns.
+  const nlp = winkNLP({ ...model, core: () => { const built = core(); lexemes = built.features.lexeme; return built; } }, ['sbd', 'pos', 'negation']);
+  engine = { nlp, lexemes: lexemes!, forgotten: lexemes!.intrinsicSize };
+  return engine;
+}
+
+/** Drops the words the engine learned reading a document, so that no reading depends on the ones before it. */
+function forgetLearned(loaded: Engine): void {
+  const { hash, list } = loaded.lexemes;
+  for (let i = loaded.forgotten; i < list.length; i++) if (hash[list[i]] === i) delete hash[list[i]];
+  loaded.forgotten = list.length;
+}
 
 const openQuotes = new Set(['“', '‘', '«']);
 const closeQuotes = new Set(['”', '’', '»']);
@@ -41,7 +66,15 @@ const pastForms = new Set(['was', 'were', 'had', 'did']);
 const presentForms = new Set(['is', 'are', 'am', 'has', 'have', 'does', 'do', "'s", '’s', "'re", '’re', "'m", '’m']);
 
 export function read(text: string): Reading {
-  const nlp = load();
+  const loaded = load();
+  try {
+    return readWith(loaded.nlp, text);
+  } finally {
+    forgetLearned(loaded);
+  }
+}
+
+function readWith(nlp: Engine['nlp'], text: string): Reading {
   const its = nlp.its;
   const doc = nlp.readDoc(text);
   const all = doc.tokens();
