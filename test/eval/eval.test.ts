@@ -4,7 +4,7 @@ import { loadSets, runEvaluation } from './eval.ts';
 
 // Held-out sets whose first reading by the core is below the floors of the rest: each has its own floor, a little below
 // what it measured when first read, and is checked in an evaluation of its own.
-const heldOut: Record<string, { precision: number; recall: number; alarmsPerTenThousandWords?: number }> = {
+const heldOut: Record<string, { precision: number; recall: number; alarmsPerTenThousandWords?: number; promptTokens?: number }> = {
   // High fantasy told as a chronicle, first read at 0.90 precision (26/29) and 0.68 recall (26/38); 0.97 recall (37/38)
   // after the literary phrasing of issue 26.
   harrow: { precision: 0.85, recall: 0.95 },
@@ -60,7 +60,9 @@ const heldOut: Record<string, { precision: number; recall: number; alarmsPerTenT
   // An anthology for development (session 29): 28 chapters of eight other novels (Emma, Persuasion, Tom Sawyer,
   // Huckleberry Finn, Silas Marner, Oliver Twist, Anne of Green Gables, The Woman in White), 92 passages written for
   // breadth of phrasing by a fresh helper: first read at 1.00 (6/6) and 0.13 (6/48), whole book 0.36.
-  variety: { precision: 0.9, recall: 0.1, alarmsPerTenThousandWords: 0.6 },
+  // Eight books' casts in one canon (121 entities, 118 relationships, whole families): a passage's slice with its
+  // neighbours runs past the 4,000 tokens of the small canons (4,215 at most).
+  variety: { precision: 0.9, recall: 0.1, alarmsPerTenThousandWords: 0.6, promptTokens: 5_000 },
   // After the causes of whole-book alarms (session 29): dracula's whole book 0.06 (a place in the future, a that-clause's
   // own subject), littlewomen's 0.22 ("Father Bhaer" for a married man); treasure's unchanged at 0.74.
   // After ages as ranges, spoken ages and every feature of a description (attrs26), on its own branch: dracula 1.00
@@ -103,6 +105,6 @@ for (const [name, floor] of Object.entries(heldOut)) {
     // A published novel's every chapter, checked as of itself: each hit is a false alarm.
     if (floor.alarmsPerTenThousandWords !== undefined) expect(report.sets[0].wholeBook!.perTenThousandWords).toBeLessThanOrEqual(floor.alarmsPerTenThousandWords);
     expect(report.whole.duplicates).toEqual([]);
-    expect(report.promptTokens.max).toBeLessThan(4_000);
+    expect(report.promptTokens.max).toBeLessThan(floor.promptTokens ?? 4_000);
   }, 300_000);
 }
