@@ -20,7 +20,8 @@
 // --seed-entities <n> for smaller projects; --mixes-only: the write part's read-only runs and mixes alone, without the
 // writes from one client; --alone (with --part writes): only each kind of write alone from one client, on one seeded
 // project (a minute of seeding instead of several).
-// Env: DATABASE_URL or TEST_DATABASE_URL (the server to create lore_bench on), BENCH_DURATION (s, default 10),
+// Env: DATABASE_URL or TEST_DATABASE_URL (the server to create lore_bench on; with neither, and no server at the default
+// address, `npm run bench` runs the embedded store's part alone), BENCH_DURATION (s, default 10),
 // BENCH_WARMUP (s, default 3), BENCH_ROUNDS (default 5), BENCH_DB (default lore_bench), BENCH_KEEP_DB=1 to keep it afterwards,
 // BENCH_QUERIES=search (or recall) to run one of the two.
 import { execFileSync } from 'node:child_process';
@@ -453,6 +454,10 @@ async function searchFloor() {
 
 async function main() {
   log(`bench: ${connections} connections, ${duration} s per run after ${warmup} s warm-up`);
+  if (flags.store === 'postgres' && ['all', 'writes'].includes(flags.part!) && !flags.alone && (await bench.onlyEmbedded())) {
+    log(`no PostgreSQL answers at ${new URL(bench.serverUrl).host} and none is named: the embedded store's part alone (set DATABASE_URL for PostgreSQL's lines and the comparison)`);
+    flags.store = 'embedded';
+  }
   if (flags.store !== 'postgres') {
     const seedEntities = flags['seed-entities'] ? Number(flags['seed-entities']) : undefined;
     return benchStores(flags.store as StoreChoice, { databaseUrl, recreate: bench.recreate, seedEntities, duration, warmup, connections, log });

@@ -5,7 +5,8 @@ import pg from 'pg';
 import type { ServerProcess } from '../support/processes.ts';
 
 export function benchDatabase(name: string) {
-  const serverUrl = process.env.DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgresql://postgres:postgres@127.0.0.1:5432/postgres';
+  const chosen = process.env.DATABASE_URL ?? process.env.TEST_DATABASE_URL;
+  const serverUrl = chosen ?? 'postgresql://postgres:postgres@127.0.0.1:5432/postgres';
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;
   const running: ServerProcess[] = [];
@@ -42,6 +43,22 @@ export function benchDatabase(name: string) {
     serverUrl,
     databaseUrl: url.toString(),
     admin,
+    /**
+     * Whether the bench may run on the embedded store instead: no server was named and none answers at the default
+     * address (a fresh clone on a machine without PostgreSQL).
+     */
+    onlyEmbedded: async (): Promise<boolean> => {
+      if (chosen) return false;
+      const client = new pg.Client({ connectionString: serverUrl, connectionTimeoutMillis: 2_000 });
+      try {
+        await client.connect();
+        return false;
+      } catch {
+        return true;
+      } finally {
+        await client.end().catch(() => undefined);
+      }
+    },
     /** A fresh, empty database. */
     recreate: () =>
       admin(async (c) => {
