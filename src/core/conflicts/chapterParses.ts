@@ -30,9 +30,6 @@ export function parseKept(text: string): Parsed {
   return parsed;
 }
 
-/** Whether the parse of `text` is kept (the tests' and the bench's view of what a check will find). */
-export const isParseKept = (text: string) => parses.has(text);
-
 /** The offset of each line's first character. */
 export function lineStarts(text: string): number[] {
   const starts = [0];
