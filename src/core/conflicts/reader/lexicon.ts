@@ -435,6 +435,25 @@ export const inverseRole: Record<KinRole, KinRole> = {
   guardian: 'ward', ward: 'guardian',
 };
 
+/**
+ * A subject or possessive pronoun whose sentence and the two before name nobody it fits is carried back to the
+ * paragraph's topic ("Ada came up the lane. … The dusk fell. … Her hair was grey"): the one character of its gender
+ * the paragraph has named as a subject, within `sentences` sentences, when no break below stands between them.
+ */
+export const pronounCarry = {
+  /** how many sentences back the topic may stand */
+  sentences: 8,
+  /** the pronouns carried, by how they stand */
+  roles: new Set(['nominative', 'possessive']),
+  /** what stops it: a paragraph break, a quotation between the topic and the pronoun (a dialogue turn, another
+   * speaker), a pronoun of the same gender left unresolved between them (someone the passage does not name), a
+   * character of the same gender named between them (two in play), "I" in a narration whose narrator is unknown,
+   * someone unnamed brought in between them ("A man ran out of the stable", "my uncle") who may be of that gender */
+  breaks: new Set(['paragraph', 'quotation', 'unresolved', 'rival', 'unknownI', 'newcomer']),
+  /** the words before a person noun or a kin word that bring someone new in */
+  newcomers: set('a an another some my our'),
+};
+
 /** Gendered words in names, titles and relationship kinds: "Lady Vell", "Brother Cael", "mother_of". */
 const gendered: Record<string, Gender> = {};
 for (const [word, [, gender]] of Object.entries(kinWords)) if (gender) gendered[word] = gender;

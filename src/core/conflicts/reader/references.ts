@@ -14,7 +14,7 @@
 import type { SliceEntity } from '../canonSlice.ts';
 import { kinAfter, type Held } from './kin.ts';
 import { WordTrie } from '../../ingest/wordTrie.ts';
-import { calledByKin, deathVerbs, documents, kinNames, kinWord, normaliseTitle, noticing, possessives, standIns } from './lexicon.ts';
+import { calledByKin, deathVerbs, documents, genderOfWord, kinNames, kinWord, normaliseTitle, noticing, people, personNouns, possessives, pronounCarry, standIns } from './lexicon.ts';
 import { verbIn, type Reading, type Token } from './nlp.ts';
 import { fits, type Pronouns } from './pronouns.ts';
 import { atSubjectPosition, inSubordinate, listedAfter, predicatesOf, speechTagBefore, type Syntax } from './syntax.ts';
@@ -35,6 +35,8 @@ export type Ref = {
   kin?: boolean;
   /** "I", "me", "my" in the narration of a story its narrator tells in the first person */
   narrator?: boolean;
+  /** a pronoun carried back past its window to the paragraph's topic (lexicon `pronounCarry`) */
+  carried?: boolean;
 };
 
 const wordPattern = /[\p{L}\p{N}]+/gu;
@@ -163,6 +165,9 @@ export function findReferences(syntax: Syntax, entities: SliceEntity[], pronouns
   // makes its writer the "I" of what follows it, up to the next heading.
   const headings = documentHeadings(reading, named);
   let narrator = storyNarrator;
+  /** where the narration's "I" had no narrator to refer to, and where a "he" or "she" found nobody */
+  const unknownI: number[] = [];
+  const unresolved: number[] = [];
   for (let i = 0; i < tokens.length; i++) {
     if (headings.has(i)) narrator = headings.get(i);
     const ref = startsAt.get(i);
@@ -186,6 +191,7 @@ export function findReferences(syntax: Syntax, entities: SliceEntity[], pronouns
       }
     }
     const own = firstPerson[t.lower];
+    if (!narrator && t.text === 'I' && t.pos === 'PRON' && !t.quoted) unknownI.push(i);
     if (narrator && own && t.pos === 'PRON' && !t.quoted && (t.lower !== 'i' || t.text === 'I')) {
       const mine: Ref = { entity: narrator, first: i, last: i, pronoun: own, subject: false, narrator: true };
       mine.subject = own === 'nominative' && isSubject(syntax, mine);
@@ -204,9 +210,13 @@ export function findReferences(syntax: Syntax, entities: SliceEntity[], pronouns
     const object = objects.get(kind);
     const ambiguous = object !== undefined && tokens[object.at].sentence === t.sentence && (role === 'possessive' || role === 'nominative') && object.entity !== resolvedTo;
     if (role === 'object') objects.set(kind, { at: i, entity: resolvedTo });
-    const entity = ambiguous ? undefined : resolvedTo;
-    if (!entity) continue;
-    const resolved: Ref = { entity, first: i, last: i, pronoun: role, subject: false };
+    const carried = resolvedTo === undefined && !ambiguous ? carry(syntax, refs, i, kind, role, pronounsOf, { unknownI, unresolved }) : undefined;
+    const entity = ambiguous ? undefined : (resolvedTo ?? carried);
+    if (!entity) {
+      if (kind !== 'they') unresolved.push(i);
+      continue;
+    }
+    const resolved: Ref = { entity, first: i, last: i, pronoun: role, subject: false, ...(carried ? { carried: true } : {}) };
     resolved.subject = role === 'nominative' && isSubject(syntax, resolved);
     resolved.main = resolved.subject && !inSubordinate(syntax, i);
     refs.push(resolved);
@@ -329,18 +339,14 @@ function noticed(syntax: Syntax, candidates: Ref[], subject: Ref): Ref | undefin
   return candidates.find((r) => r.first > verb && syntax.clause[r.first] === syntax.clause[verb] && !r.pronoun && !/^['’]s$/.test(tokens[r.last + 1]?.lower ?? ''));
 }
 
-function resolve(
-  syntax: Syntax,
-  refs: Ref[],
-  at: number,
-  kind: Pronouns,
-  role: NonNullable<Ref['pronoun']>,
-  pronounsOf: (e: SliceEntity) => Pronouns | undefined,
-): SliceEntity | undefined {
+/**
+ * The refs a pronoun may go back to: characters whose pronouns fit it. A pronoun the narration asserts does not go back
+ * to someone only dreamt, remembered or quoted, nor to the owner of a body, a grave or a picture ("Danny's body… He was
+ * wearing one shoe": the body is what wears it).
+ */
+function fitting(syntax: Syntax, refs: Ref[], at: number, kind: Pronouns, role: NonNullable<Ref['pronoun']>, pronounsOf: (e: SliceEntity) => Pronouns | undefined): Ref[] {
   const { tokens } = syntax.reading;
   const sentence = tokens[at].sentence;
-  // A pronoun the narration asserts does not go back to someone only dreamt, remembered or quoted, nor to the owner of
-  // a body, a grave or a picture ("Danny's body… He was wearing one shoe": the body is what wears it).
   const asserted = syntax.unasserted[at] === undefined;
   // "Danny's body", "the body of Will"
   const standingIn = (r: Ref) =>
@@ -356,14 +362,76 @@ function resolve(
     while (tokens[k] && (tokens[k].pos === 'ADV' || (tokens[k].pos === 'AUX' && tokens[k].lemma === 'have'))) k++;
     return tokens[k]?.pos === 'VERB' && deathVerbs.has(tokens[k].lemma) && !tokens[k].negated;
   };
+  const died = role === 'nominative' ? new Set(refs.filter(dies).map((r) => r.entity.id)) : new Set<string>();
+  return refs.filter(
+    (r) => r.entity.type === 'character' && !r.narrator && fits(kind, pronounsOf(r.entity)) && !(asserted && syntax.unasserted[r.first] !== undefined) && !standingIn(r) && !died.has(r.entity.id),
+  );
+}
+
+/**
+ * A "he" or "she" (subject or possessive) that its window leaves unresolved, carried back to the paragraph's topic: the
+ * one character of its gender the paragraph names within `pronounCarry.sentences` sentences, a subject there at least
+ * once, unless a break of `pronounCarry.breaks` stands between that topic's last mention and the pronoun.
+ */
+function carry(
+  syntax: Syntax,
+  refs: Ref[],
+  at: number,
+  kind: Pronouns,
+  role: NonNullable<Ref['pronoun']>,
+  pronounsOf: (e: SliceEntity) => Pronouns | undefined,
+  seen: { unknownI: number[]; unresolved: number[] },
+): SliceEntity | undefined {
+  if (kind === 'they' || !pronounCarry.roles.has(role)) return undefined;
+  const { tokens, text } = syntax.reading;
+  const sentence = tokens[at].sentence;
+  const { breaks } = pronounCarry;
+  let from = refs.length;
+  while (
+    from > 0 &&
+    sentence - tokens[refs[from - 1].first].sentence <= pronounCarry.sentences &&
+    !(breaks.has('paragraph') && text.slice(tokens[refs[from - 1].last].end, tokens[at].start).includes('\n'))
+  )
+    from--;
+  const span = refs.slice(from);
+  const candidates = fitting(syntax, span, at, kind, role, pronounsOf);
+  const topics = new Set(candidates.map((r) => r.entity));
+  // Two of its gender in play: only the sense decides.
+  if (topics.size !== 1 || (breaks.has('rival') && span.some((r) => r.entity.type === 'character' && !r.narrator && !topics.has(r.entity) && fits(kind, pronounsOf(r.entity))))) return undefined;
+  const [topic] = topics;
+  if (!candidates.some((r) => r.subject)) return undefined;
+  const last = candidates.at(-1)!.last;
+  const between = (k: number) => k > last && k < at;
+  if (breaks.has('quotation') && tokens.slice(last + 1, at).some((t) => t.quoted)) return undefined;
+  if (breaks.has('unknownI') && seen.unknownI.some(between)) return undefined;
+  if (breaks.has('unresolved') && seen.unresolved.some((k) => between(k) && personal[tokens[k].lower]?.[0] === kind)) return undefined;
+  if (breaks.has('newcomer') && tokens.slice(last + 1, at).some((t, k) => pronounCarry.newcomers.has(t.lower) && mayBe(tokens, last + 2 + k, kind))) return undefined;
+  return topic;
+}
+
+/** Whether the noun at k, after its adjectives, names a person who may take the pronoun: "a tall man", "a stranger", "my uncle" (not "woman" for "he"). */
+function mayBe(tokens: Token[], k: number, kind: Pronouns): boolean {
+  while (k < tokens.length && (tokens[k].pos === 'ADJ' || tokens[k].text === ',')) k++;
+  const t = tokens[k];
+  if (!t || !(people.has(t.lemma) || personNouns.has(t.lemma) || kinWord(t.lower))) return false;
+  const gender = kinWord(t.lower)?.[1] ?? genderOfWord(t.lemma);
+  return gender === undefined || gender === kind;
+}
+
+function resolve(
+  syntax: Syntax,
+  refs: Ref[],
+  at: number,
+  kind: Pronouns,
+  role: NonNullable<Ref['pronoun']>,
+  pronounsOf: (e: SliceEntity) => Pronouns | undefined,
+): SliceEntity | undefined {
+  const { tokens } = syntax.reading;
+  const sentence = tokens[at].sentence;
   // The refs of the sentence and the two before it: read back from the last, as the refs are in the passage's order.
   let from = refs.length;
   while (from > 0 && sentence - tokens[refs[from - 1].first].sentence <= 2) from--;
-  const died = role === 'nominative' ? new Set(refs.slice(from).filter(dies).map((r) => r.entity.id)) : new Set<string>();
-  const diedBefore = (r: Ref) => died.has(r.entity.id);
-  const candidates = refs
-    .slice(from)
-    .filter((r) => r.entity.type === 'character' && !r.narrator && fits(kind, pronounsOf(r.entity)) && !(asserted && syntax.unasserted[r.first] !== undefined) && !standingIn(r) && !diedBefore(r));
+  const candidates = fitting(syntax, refs.slice(from), at, kind, role, pronounsOf);
   if (candidates.length === 0) return undefined;
   const sameClause = candidates.filter((r) => syntax.clause[r.first] === syntax.clause[at]);
   const clauseSubject = sameClause.filter((r) => r.subject).at(-1);
