@@ -450,6 +450,8 @@ export const pronounCarry = {
    * character of the same gender named between them (two in play), "I" in a narration whose narrator is unknown,
    * someone unnamed brought in between them ("A man ran out of the stable", "my uncle") who may be of that gender */
   breaks: new Set(['paragraph', 'quotation', 'unresolved', 'rival', 'unknownI', 'newcomer']),
+  /** a subject pronoun the window could not resolve is someone unnamed, whom the next sentence's pronoun goes on about */
+  keepsUnnamed: true,
   /** the words before a person noun or a kin word that bring someone new in */
   newcomers: set('a an another some my our'),
 };

@@ -206,7 +206,7 @@ export function findReferences(syntax: Syntax, entities: SliceEntity[], pronouns
     if (t.lower === 'her') role = ['NOUN', 'ADJ', 'NUM', 'PROPN'].includes(tokens[i + 1]?.pos ?? '') || tokens[i + 1]?.pos === 'ADV' ? 'possessive' : 'object';
     // "Miss Havisham beckoned her…, and tried it against her brown hair": after an object "her" that is not the
     // subject, a "her" or "she" of that sentence may be either woman, unless it resolves to the object's own referent.
-    const resolvedTo = resolve(syntax, refs, i, kind, role, pronounsOf);
+    const resolvedTo = goesOnUnnamed(i, kind, role) ? undefined : resolve(syntax, refs, i, kind, role, pronounsOf);
     const object = objects.get(kind);
     const ambiguous = object !== undefined && tokens[object.at].sentence === t.sentence && (role === 'possessive' || role === 'nominative') && object.entity !== resolvedTo;
     if (role === 'object') objects.set(kind, { at: i, entity: resolvedTo });
@@ -223,6 +223,18 @@ export function findReferences(syntax: Syntax, entities: SliceEntity[], pronouns
     i = addKin(resolved) ?? i;
   }
   return refs;
+
+  /**
+   * "She was a very pretty girl, … of a sort which Emma admired. She was short, plump…": a subject or possessive whose
+   * previous sentence's subject of its gender was a pronoun left unresolved, with no character of that gender a subject
+   * since, goes on about that unnamed someone (lexicon `pronounCarry.keepsUnnamed`).
+   */
+  function goesOnUnnamed(at: number, kind: Pronouns, role: NonNullable<Ref['pronoun']>): boolean {
+    if (!pronounCarry.keepsUnnamed || kind === 'they' || !pronounCarry.roles.has(role)) return false;
+    const sentence = tokens[at].sentence;
+    const before = unresolved.filter((k) => personal[tokens[k].lower]?.[1] === 'nominative' && personal[tokens[k].lower]?.[0] === kind && tokens[k].sentence === sentence - 1).at(-1);
+    return before !== undefined && !refs.some((r) => r.first > before && r.subject && r.entity.type === 'character' && fits(kind, pronounsOf(r.entity)));
+  }
 
   /** The kin reference a possessor starts, added after it: answers the token it ends at. */
   function addKin(possessor: Ref): number | undefined {
