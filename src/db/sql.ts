@@ -67,10 +67,13 @@ export type TransactionStart = {
    * statements (inline) sent before the BEGIN in its round trip, such as another transaction of their own (a request's
    * admission); `received` takes their answers. An error in them leaves the transaction unopened.
    */
-  ahead?: { statements: string[]; received(results: pg.QueryResult[]): void };
+  ahead?: { statements: AheadStatement[]; received(results: pg.QueryResult[]): void };
   /** true: the COMMIT goes with the BEGIN too, in one round trip; `work` then reads the answers and sends nothing */
   commit?: true;
 };
+
+/** A statement sent ahead of a transaction's BEGIN: as written, or run prepared where the pool prepares (else inline). */
+export type AheadStatement = string | { statement: Statement; values: Literal[] };
 
 /** Runs `work` in one transaction, its statements on one connection of the pool (prepared where the pool prepares). */
 export type SqlTransaction = <T, R extends object = Record<string, unknown>>(
@@ -101,11 +104,13 @@ export function sqlTransaction(pool: pg.Pool, prepared: boolean): SqlTransaction
       atCommit: (text) => atEnd.push(text),
     };
     const sent = [...(start.first ? [start.first] : []), ...(start.then ?? [])];
+    const ahead = start.ahead?.statements ?? [];
+    const aheadPrepared = ahead.filter((a): a is Exclude<AheadStatement, string> => typeof a !== 'string');
     // The statements sent with the BEGIN run prepared where the pool prepares: written out inline, each was parsed and
     // planned again on every call (an entity page's read alone took 1.4-3.7 ms of PostgreSQL's CPU to plan).
     if (prepared) {
       try {
-        await preparedOn(client, sent.map((s) => s.statement));
+        await preparedOn(client, [...aheadPrepared, ...sent].map((s) => s.statement));
       } catch (error) {
         client.release(error as Error);
         throw error;
@@ -113,9 +118,8 @@ export function sqlTransaction(pool: pg.Pool, prepared: boolean): SqlTransaction
     }
     const written = (s: Statement, values: Literal[]) => (prepared ? executed(s, values) : inline(s, values));
     let broken: Error | undefined;
-    const ahead = start.ahead?.statements ?? [];
     const opening = [
-      ...ahead,
+      ...ahead.map((a) => (typeof a === 'string' ? a : written(a.statement, a.values))),
       'BEGIN',
       ...(prepared ? [genericPlans] : []),
       ...(start.lock !== undefined ? [inline(advisoryLock, [start.lock])] : []),
