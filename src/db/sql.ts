@@ -67,16 +67,25 @@ export type TransactionStart = {
    * statements (inline) sent before the BEGIN in its round trip, such as another transaction of their own (a request's
    * admission); `received` takes their answers. An error in them leaves the transaction unopened.
    */
-  ahead?: { statements: string[]; received(results: pg.QueryResult[]): void };
+  ahead?: { statements: AheadStatement[]; received(results: pg.QueryResult[]): void };
   /** true: the COMMIT goes with the BEGIN too, in one round trip; `work` then reads the answers and sends nothing */
   commit?: true;
 };
+
+/** A statement sent ahead of a transaction's BEGIN: as written, or run prepared where the pool prepares (else inline). */
+export type AheadStatement = string | { statement: Statement; values: Literal[] };
 
 /** Runs `work` in one transaction, its statements on one connection of the pool (prepared where the pool prepares). */
 export type SqlTransaction = <T, R extends object = Record<string, unknown>>(
   work: (sql: TransactionSql, first: R[], then: Record<string, unknown>[][]) => Promise<T>, start?: TransactionStart,
 ) => Promise<T>;
 
+// A prepared statement is planned again on every EXECUTE while PostgreSQL expects its generic plan to cost more than a
+// plan for the values at hand, which it does for every list parameter (`id = ANY($3)`: ten rows guessed, one given):
+// planning the entity page's read took 1.8-2.1 ms of PostgreSQL's CPU a write, its generic plan 0.9 ms to run in all.
+// The write transactions' statements look rows up by key, where the generic plan is the custom one; it also covers
+// the statements of the functions they call (lore_create_fact).
+const genericPlans = 'SET LOCAL plan_cache_mode = force_generic_plan';
 const advisoryLock = statement('advisory_xact_lock', 'SELECT pg_advisory_xact_lock(hashtextextended($1, 0))');
 const sharedAdvisoryLock = statement('advisory_xact_lock_shared', 'SELECT pg_advisory_xact_lock_shared(hashtextextended($1, 0))');
 
@@ -95,11 +104,13 @@ export function sqlTransaction(pool: pg.Pool, prepared: boolean): SqlTransaction
       atCommit: (text) => atEnd.push(text),
     };
     const sent = [...(start.first ? [start.first] : []), ...(start.then ?? [])];
+    const ahead = start.ahead?.statements ?? [];
+    const aheadPrepared = ahead.filter((a): a is Exclude<AheadStatement, string> => typeof a !== 'string');
     // The statements sent with the BEGIN run prepared where the pool prepares: written out inline, each was parsed and
     // planned again on every call (an entity page's read alone took 1.4-3.7 ms of PostgreSQL's CPU to plan).
     if (prepared) {
       try {
-        await preparedOn(client, sent.map((s) => s.statement));
+        await preparedOn(client, [...aheadPrepared, ...sent].map((s) => s.statement));
       } catch (error) {
         client.release(error as Error);
         throw error;
@@ -107,10 +118,10 @@ export function sqlTransaction(pool: pg.Pool, prepared: boolean): SqlTransaction
     }
     const written = (s: Statement, values: Literal[]) => (prepared ? executed(s, values) : inline(s, values));
     let broken: Error | undefined;
-    const ahead = start.ahead?.statements ?? [];
     const opening = [
-      ...ahead,
+      ...ahead.map((a) => (typeof a === 'string' ? a : written(a.statement, a.values))),
       'BEGIN',
+      ...(prepared ? [genericPlans] : []),
       ...(start.lock !== undefined ? [inline(advisoryLock, [start.lock])] : []),
       ...(start.sharedLock !== undefined ? [inline(sharedAdvisoryLock, [start.sharedLock])] : []),
       ...sent.map((t) => written(t.statement, t.values)),

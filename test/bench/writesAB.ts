@@ -2,7 +2,8 @@
 // checkout's gateway in turn and times POST fact, PATCH state and a rename (p50/p99), with the CPU per write of the
 // gateway and of PostgreSQL's backends and the load average. `npx tsx test/bench/writesAB.ts <checkout A> <checkout B>
 // [rounds]`; WRITES_PROF=<dir> writes each gateway's CPU profile there. The database (BENCH_DB, default
-// lore_bench_writes_ab) is seeded once and kept.
+// lore_bench_writes_ab) is seeded once and kept; BENCH_DB_B, a copy of it made beforehand (CREATE DATABASE ... TEMPLATE),
+// gives B a database of its own, for a B whose migrations A's code should not run on.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -26,6 +27,7 @@ const cpuMs = (pid: number) => {
   }
 };
 const saved = `/tmp/${bench.name}.json`;
+const benchB = process.env.BENCH_DB_B ? benchDatabase(process.env.BENCH_DB_B) : bench;
 
 async function projects(): Promise<WriteProjects> {
   if (existsSync(saved)) return JSON.parse(readFileSync(saved, 'utf8')) as WriteProjects;
@@ -35,11 +37,11 @@ async function projects(): Promise<WriteProjects> {
   return p;
 }
 
-async function backendsCpu(): Promise<number> {
-  const client = new pg.Client({ connectionString: bench.serverUrl });
+async function backendsCpu(database: typeof bench): Promise<number> {
+  const client = new pg.Client({ connectionString: database.serverUrl });
   await client.connect();
   try {
-    const { rows } = await client.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`, [bench.name]);
+    const { rows } = await client.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`, [database.name]);
     return rows.reduce((sum, r) => sum + cpuMs(r.pid), 0);
   } finally {
     await client.end();
@@ -49,7 +51,7 @@ async function backendsCpu(): Promise<number> {
 let unique = 0;
 const fresh = () => `Qz${process.pid.toString(36)}y${(unique++).toString(36)}`;
 
-async function measure(server: ServerProcess, p: WriteProjects['large'][number], kind: 'fact' | 'state' | 'rename', count: number) {
+async function measure(server: ServerProcess, database: typeof bench, p: WriteProjects['large'][number], kind: 'fact' | 'state' | 'rename', count: number) {
   const random = prng(7);
   const pick = () => p.entityIds[Math.floor(random() * 300)];
   const request = () =>
@@ -60,7 +62,7 @@ async function measure(server: ServerProcess, p: WriteProjects['large'][number],
   let gateway = 0;
   let backends = 0;
   for (let i = -5; i < count; i++) {
-    if (i === 0) [gateway, backends] = [cpuMs(server.child.pid!), await backendsCpu()];
+    if (i === 0) [gateway, backends] = [cpuMs(server.child.pid!), await backendsCpu(database)];
     const r = request();
     const started = performance.now();
     const res = await fetch(`${server.url}${r.path}`, { method: r.method, body: r.body, headers: { authorization: `Bearer ${p.key}`, 'content-type': 'application/json' } });
@@ -69,7 +71,7 @@ async function measure(server: ServerProcess, p: WriteProjects['large'][number],
     if (i >= 0) times.push(performance.now() - started);
   }
   const gatewayMs = (cpuMs(server.child.pid!) - gateway) / count;
-  const backendMs = ((await backendsCpu()) - backends) / count;
+  const backendMs = ((await backendsCpu(database)) - backends) / count;
   times.sort((a, b) => a - b);
   const at = (q: number) => times[Math.min(times.length - 1, Math.floor(times.length * q))];
   return `${kind.padEnd(6)} p50 ${at(0.5).toFixed(1).padStart(5)}  p90 ${at(0.9).toFixed(1).padStart(5)}  p99 ${at(0.99).toFixed(1).padStart(5)} ms   CPU/write gateway ${gatewayMs.toFixed(2)} pg ${backendMs.toFixed(2)} ms`;
@@ -80,10 +82,11 @@ try {
   for (let round = 1; round <= rounds; round++) {
     for (const [label, checkout] of [['A', checkoutA], ['B', checkoutB]] as const) {
       const prof = process.env.WRITES_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.WRITES_PROF}/${label}`] : [];
-      const server = await spawnServer([...prof, `${checkout}/bin/lore.mjs`, 'serve'], gatewayListening, { NODE_ENV: 'production', DATABASE_URL: bench.databaseUrl });
+      const database = label === 'B' ? benchB : bench;
+      const server = await spawnServer([...prof, `${checkout}/bin/lore.mjs`, 'serve'], gatewayListening, { NODE_ENV: 'production', DATABASE_URL: database.databaseUrl });
       try {
         const lines = [];
-        for (const [kind, count] of [['fact', 200], ['state', 200], ['rename', 60]] as const) lines.push(await measure(server, p, kind, count));
+        for (const [kind, count] of [['fact', 200], ['state', 200], ['rename', 60]] as const) lines.push(await measure(server, database, p, kind, count));
         console.log(`round ${round} ${label} (${checkout}), load ${loadavg().map((l) => l.toFixed(1)).join(' ')}\n  ${lines.join('\n  ')}`);
       } finally {
         await server.stop();

@@ -332,11 +332,12 @@ async function placeAnchors(prisma: PrismaClient, timed: Map<string, TimedValue[
 
 /**
  * The entities that may narrate in the first person: those whose state, base or timed, says `narrator` (which of them
- * does at the passage's chapter, stateAt tells). Each half reads a partial index of those few rows.
+ * does at the passage's chapter, stateAt tells). Each half reads a partial index of those few rows (an entity's stored
+ * column "narrator" says whether its state or base state has the key).
  */
 async function narratorsOf(prisma: PrismaClient, projectId: string): Promise<string[]> {
   const rows = await prisma.$queryRaw<{ id: string }[]>`
-    SELECT id FROM "Entity" WHERE "projectId" = ${projectId} AND ((state ? 'narrator') OR ("baseState" ? 'narrator'))
+    SELECT id FROM "Entity" WHERE "projectId" = ${projectId} AND narrator
     UNION SELECT "entityId" FROM "StateValue" WHERE "projectId" = ${projectId} AND key = 'narrator'
     ORDER BY id LIMIT ${limits.narrators}::int`;
   return rows.map((r) => r.id);

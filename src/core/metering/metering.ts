@@ -3,7 +3,7 @@
 import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import { LoreError } from '../errors.ts';
 import type { Principal } from '../access/keys.ts';
-import { inline, rows, statement, utcTimestamp, type Literal, type SqlClient } from '../../db/sql.ts';
+import { rows, statement, utcTimestamp, type AheadStatement, type Literal, type SqlClient } from '../../db/sql.ts';
 import { periodStart, tierPolicies, tiers } from '../access/tiers.ts';
 import { hashSecret, principalOf, type KeyRow } from '../access/keys.ts';
 import { batched, settleGroups } from '../../db/batch.ts';
@@ -50,8 +50,10 @@ export class PipelinedAdmission {
     readonly keyHash: string,
   ) {}
 
-  get statements(): string[] {
-    return ['BEGIN', 'SET LOCAL synchronous_commit TO off', inline(admitOrRefuse, this.values), 'COMMIT'];
+  // Run prepared where the pool prepares: written out inline, it was parsed, analysed and planned on every write (0.3
+  // ms of PostgreSQL's CPU, half the admission's).
+  get statements(): AheadStatement[] {
+    return ['BEGIN', 'SET LOCAL synchronous_commit TO off', { statement: admitOrRefuse, values: this.values }, 'COMMIT'];
   }
 
   /** The answers of `statements`, in order. */
