@@ -111,7 +111,8 @@ try {
   process.stdout.write(`${store}: ${Math.round(result.requests.average)} req/s, p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, ${bad} failed of ${answered}\n`);
   const after = threadCpu(server.child.pid!);
   const used = [...after].map(([tid, ms]) => [tid, ms - (before.get(tid) ?? 0)] as const).filter(([, ms]) => ms > 100).sort((a, b) => b[1] - a[1]);
-  process.stdout.write(`gateway CPU ms/req by thread: ${used.map(([tid, ms]) => `${tid === server.child.pid ? 'main' : tid} ${(ms / answered).toFixed(2)}`).join(', ')}\n`);
+  const name = (tid: number) => (tid === server.child.pid ? 'main' : `${readFileSync(`/proc/${server.child.pid}/task/${tid}/comm`, 'utf8').trim()} ${tid}`);
+  process.stdout.write(`gateway CPU ms/req by thread: ${used.map(([tid, ms]) => `${name(tid)} ${(ms / answered).toFixed(2)}`).join(', ')}\n`);
   const entities = Number(process.argv[4] ?? 0);
   if (entities > 0) await importWhileProbing(server.url, keys[0], entities);
 } finally {
