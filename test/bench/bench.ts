@@ -460,7 +460,7 @@ async function main() {
   }
   if (flags.store !== 'postgres') {
     const seedEntities = flags['seed-entities'] ? Number(flags['seed-entities']) : undefined;
-    return benchStores(flags.store as StoreChoice, { databaseUrl, recreate: bench.recreate, seedEntities, duration, warmup, connections, log });
+    return benchStores(flags.store as StoreChoice, { databaseUrl, recreate: bench.recreate, seedEntities, duration, warmup, connections, log, alone: !flags['mixes-only'] });
   }
   if (flags.part === 'search') return searchFloor();
   if (flags.part !== 'writes') await reads();

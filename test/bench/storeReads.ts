@@ -2,6 +2,8 @@
 // search and entity reads weighted 50:20:10, through a real `lore serve` on the embedded store or on PostgreSQL.
 // Then, with a number of entities as third argument, imports a generated bundle of that size on one account while
 // probing every 50 ms a route that needs no store (/api/v1/openapi.json) and one that does (/health).
+// With STORE_READS_WRITES=<percent>, then the same mix with that share of writes (POST fact, PATCH state, POST entity
+// in turn), issue 28's mixed load, and its ratio to the read-only run.
 // Usage: tsx test/bench/storeReads.ts pglite|postgres [seconds] [entities]
 import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -78,7 +80,9 @@ const env: Record<string, string> = { NODE_ENV: 'production', LORE_DATA_DIR: dat
 if (databaseUrl) env.DATABASE_URL = databaseUrl;
 const server = await spawnServer([...(process.env.GATEWAY_NODE_ARGS?.split(' ') ?? []), 'bin/lore.mjs', 'serve'], gatewayListening, env);
 try {
-  const requests: { method: string; path: string; headers: Record<string, string> }[] = [];
+  type Planned = { method: string; path: string; headers: Record<string, string>; body?: string };
+  const requests: Planned[] = [];
+  const writes: ((n: number) => Planned)[] = [];
   for (const key of keys) {
     const headers = { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' };
     const imported = await fetch(`${server.url}/graphql`, {
@@ -97,6 +101,11 @@ try {
       for (let i = 0; i < 5; i++) requests.push({ method: 'GET', path: `${api}/search?q=${encodeURIComponent(q)}`, headers });
     }
     for (let i = 0; i < 10; i++) requests.push({ method: 'GET', path: `${api}/entities/${ids[i % ids.length]}`, headers });
+    writes.push(
+      (n) => ({ method: 'POST', path: `${api}/facts`, headers, body: JSON.stringify({ entity_id: ids[n % ids.length], text: `bench fact ${n}` }) }),
+      (n) => ({ method: 'PATCH', path: `${api}/entities/${ids[n % ids.length]}`, headers, body: JSON.stringify({ state: { bench: n } }) }),
+      (n) => ({ method: 'POST', path: `${api}/entities`, headers, body: JSON.stringify({ type: 'character', name: `Qz${process.pid.toString(36)}x${n.toString(36)}` }) }),
+    );
   }
   // autocannon cycles through the list per connection: shuffled, each connection sees the mix.
   for (let i = requests.length - 1; i > 0; i--) {
@@ -111,7 +120,26 @@ try {
   process.stdout.write(`${store}: ${Math.round(result.requests.average)} req/s, p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, ${bad} failed of ${answered}\n`);
   const after = threadCpu(server.child.pid!);
   const used = [...after].map(([tid, ms]) => [tid, ms - (before.get(tid) ?? 0)] as const).filter(([, ms]) => ms > 100).sort((a, b) => b[1] - a[1]);
-  process.stdout.write(`gateway CPU ms/req by thread: ${used.map(([tid, ms]) => `${tid === server.child.pid ? 'main' : tid} ${(ms / answered).toFixed(2)}`).join(', ')}\n`);
+  const name = (tid: number) => (tid === server.child.pid ? 'main' : `${readFileSync(`/proc/${server.child.pid}/task/${tid}/comm`, 'utf8').trim()} ${tid}`);
+  process.stdout.write(`gateway CPU ms/req by thread: ${used.map(([tid, ms]) => `${name(tid)} ${(ms / answered).toFixed(2)}`).join(', ')}\n`);
+  const writePercent = Number(process.env.STORE_READS_WRITES ?? 0);
+  if (writePercent > 0) {
+    let sent = 0;
+    const beforeMix = threadCpu(server.child.pid!);
+    const mixed = await autocannon({
+      url: server.url, connections: 50, duration: seconds,
+      requests: [{ path: '/', setupRequest: () => {
+        const n = sent++;
+        return n % 100 < writePercent ? writes[n % writes.length](n) : requests[n % requests.length];
+      } }],
+    });
+    const mixedAnswered = mixed['2xx'] + mixed.non2xx;
+    const afterMix = threadCpu(server.child.pid!);
+    const mixCpu = [...afterMix].map(([tid, ms]) => [tid, ms - (beforeMix.get(tid) ?? 0)] as const).filter(([, ms]) => ms > 100).sort((a, b) => b[1] - a[1]);
+    process.stdout.write(`${store} with ${writePercent}% writes: ${Math.round(mixed.requests.average)} req/s, p50 ${mixed.latency.p50} ms, p99 ${mixed.latency.p99} ms, ` +
+      `${mixed.non2xx + mixed.errors + mixed.timeouts} failed of ${mixedAnswered}; ${(mixed.requests.average / result.requests.average).toFixed(2)} of read-only\n`);
+    process.stdout.write(`gateway CPU ms/req by thread: ${mixCpu.map(([tid, ms]) => `${name(tid)} ${(ms / mixedAnswered).toFixed(2)}`).join(', ')}\n`);
+  }
   const entities = Number(process.argv[4] ?? 0);
   if (entities > 0) await importWhileProbing(server.url, keys[0], entities);
 } finally {

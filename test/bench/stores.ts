@@ -20,6 +20,8 @@ type Options = {
   warmup: number;
   connections: number;
   log: (line: string) => void;
+  /** false: the read-only runs and mixes alone, without the writes from one client (--mixes-only) */
+  alone?: boolean;
 };
 
 const embeddedTarget = { ofPostgres: 0.5, mixedRatio: 0.5 };

@@ -226,10 +226,15 @@ export class AuthoringService {
   async createEntity(accountId: string, keyId: string, projectId: string, input: CreateEntityInput): Promise<AuthoredEntity> {
     const id = newId('ent');
     let namesWritten: (() => void) | undefined;
+    const entity = { id, name: input.name, aliases: input.aliases };
+    // Read before the transaction, each statement alone: what they read is checked under the locks anyway (the
+    // chapters' digest, the names version). On PGlite, whose one session a transaction holds from its BEGIN to its
+    // COMMIT, every other request's statements waited through these round trips too.
+    const foundBefore = await findEntityMentions(this.sql, projectId, [entity], true);
+    const namesBefore = await namesChange(this.sql, projectId, entity);
     const answer = await this.sqlTransaction(async (sql) => {
-      const entity = { id, name: input.name, aliases: input.aliases };
-      let found = await findEntityMentions(sql, projectId, [entity]);
-      let names = await namesChange(sql, projectId, entity);
+      let found = foundBefore ?? (await findEntityMentions(sql, projectId, [entity]));
+      let names = namesBefore;
       await holdProjectForNewEntity(sql, projectId);
       const [checks] = await rows<CreateChecks>(sql, createChecks, [
         projectId, accountId, input.key ?? null, clashingNames([input.name, ...input.aliases]), input.key === undefined ? keyBase(input.name) : null, spanChapterIds(input.stateChanges),

@@ -159,13 +159,20 @@ const chapterTexts = statement('mention_chapter_texts', `SELECT id, "contentHash
  * first), as recordEntityMentions finds them. An entity's mentions depend on its own names and on the chapters alone,
  * so this may run before the project's writer lock is taken: what it found stands while the chapters' digest does.
  */
-export async function findEntityMentions(sql: SqlClient, projectId: string, entities: NamedEntity[]): Promise<{ digest: string; rows: MentionRow[] }> {
+export async function findEntityMentions(sql: SqlClient, projectId: string, entities: NamedEntity[]): Promise<{ digest: string; rows: MentionRow[] }>;
+/**
+ * With `readOnly`: undefined instead of indexing chapters, whose index is written in several statements that belong in
+ * a transaction; so that, outside one, this only reads.
+ */
+export async function findEntityMentions(sql: SqlClient, projectId: string, entities: NamedEntity[], readOnly: true): Promise<{ digest: string; rows: MentionRow[] } | undefined>;
+export async function findEntityMentions(sql: SqlClient, projectId: string, entities: NamedEntity[], readOnly = false): Promise<{ digest: string; rows: MentionRow[] } | undefined> {
   const chapters = await rows<{ id: string | null; ordinal: number; contentHash: string; wordsHash: string; digest: string }>(sql, mentionChapters, [projectId]);
   const digest = chapters[0].digest;
   const present = chapters.filter((c): c is typeof c & { id: string } => c.id !== null);
   const finder = new MentionFinder(termsOf(entities).terms);
   const db = rawDb(sql);
   const unindexed = present.filter((c) => c.wordsHash !== c.contentHash);
+  if (unindexed.length > 0 && readOnly) return undefined;
   if (unindexed.length > 0) await indexChapterWords(db, projectId, await rows<{ id: string; contentHash: string; text: string }>(sql, chapterTexts, [unindexed.map((c) => c.id)]));
   const places = await candidateLines(db, projectId, finder);
   if (places.size === 0) return { digest, rows: [] };
