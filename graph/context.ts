@@ -5,6 +5,7 @@ import type { LoreError } from '../src/core/errors.ts';
 import type { Principal } from '../src/core/access/keys.ts';
 import type { Services } from '../src/core/services.ts';
 import type { Admission, PipelinedAdmission, RateLimitState } from '../src/core/metering/metering.ts';
+import type { PendingAudit } from '../src/core/audit/inTransaction.ts';
 
 /**
  * A request admitted before it ran (Executor.authenticate): its rate limit counted and its quota reserved, or refused;
@@ -38,6 +39,11 @@ export type GraphContext = {
    * writer, which sends it with the write (or alone before it).
    */
   pipelined?: PipelinedAdmission;
+  /**
+   * Set by the audit plugin while a mutation's resolver runs: its audit entry, which the resolver hands to a writer
+   * that stores it in the write's own transaction (src/core/audit/inTransaction.ts).
+   */
+  audit?: PendingAudit;
   /**
    * This request's read of a project's canon version: the first call starts it (the metering plugin does, while the
    * request is admitted, for a field that `readsCanon`), later calls share it. Undefined when the read cache is off.

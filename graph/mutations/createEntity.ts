@@ -66,7 +66,7 @@ builder.mutationField('createEntity', (t) =>
         { accountId: principal.accountId, operation: 'createEntity', key: args.idempotencyKey },
         { projectId: args.projectId, input },
         ctx.reservations.get(info.path.key)!,
-        () => ctx.services.authoring.createEntity(principal.accountId, principal.keyId, args.projectId, input),
+        () => ctx.services.authoring.createEntity(principal.accountId, principal.keyId, args.projectId, input, ctx.audit),
       );
     },
   }),

@@ -73,7 +73,7 @@ builder.mutationField('createFact', (t) =>
         request,
         ctx.reservations.get(info.path.key)!,
         async () => {
-          const { fact, ...done } = await ctx.services.facts.create({ ...request, keyId: principal.keyId, accountId: principal.accountId, admission: ctx.pipelined });
+          const { fact, ...done } = await ctx.services.facts.create({ ...request, keyId: principal.keyId, accountId: principal.accountId, admission: ctx.pipelined, audit: ctx.audit });
           written = fact;
           if (fact && !request.knownBy?.length) answeredWithoutKnowers(fact);
           return done;

@@ -63,7 +63,7 @@ builder.mutationField('updateEntity', (t) =>
         confidence: given.confidence,
         status: given.status ?? undefined,
         expectedVersion: given.expectedVersion ?? undefined,
-      }, ctx.pipelined);
+      }, ctx.pipelined, ctx.audit);
     },
   }),
 );

@@ -14,7 +14,7 @@ import SchemaBuilder, {
 import type { GraphQLFieldResolver } from 'graphql';
 import type { AuditRecord } from '../../src/core/audit/auditLog.ts';
 import { auditSummary, auditTargets } from '../../src/core/audit/describe.ts';
-import { auditScope, type PendingAudit } from '../../src/core/audit/inTransaction.ts';
+import type { PendingAudit } from '../../src/core/audit/inTransaction.ts';
 import type { GraphContext } from '../context.ts';
 
 declare global {
@@ -62,7 +62,14 @@ export class PothosAuditPlugin<Types extends SchemaTypes> extends BasePlugin<Typ
         recorded: false,
         entry: (answer) => entryFor(ctx, principal, operation, args as Record<string, unknown>, answer),
       };
-      const result = await auditScope(pending, async () => resolver(parent, args, context, info));
+      // For the resolver to hand to its writer (mutations run one at a time, so one field of the context holds it).
+      ctx.audit = pending;
+      let result: unknown;
+      try {
+        result = await resolver(parent, args, context, info);
+      } finally {
+        ctx.audit = undefined;
+      }
       if (worked && !pending.recorded) await record(ctx, principal, operation, args as Record<string, unknown>, result);
       return result;
     };

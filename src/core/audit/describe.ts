@@ -37,9 +37,12 @@ function collectIds(value: unknown, depth: number, found: Set<string>): void {
     for (const item of value) collectIds(item, depth - 1, found);
     return;
   }
-  for (const [name, field] of Object.entries(value)) {
+  // for…in, not Object.entries: no array of pairs made for every object of the answer (the same own fields: the
+  // answer's objects are plain, their prototypes hold no enumerable field).
+  for (const name in value) {
     if (found.size >= maxTargets) return;
-    if (notTargets.has(name)) continue;
+    if (notTargets.has(name) || !Object.hasOwn(value, name)) continue;
+    const field = (value as Record<string, unknown>)[name];
     if (name === 'id' || name.endsWith('Id')) addId(field, found);
     else if (name.endsWith('Ids') && Array.isArray(field)) for (const id of field) addId(id, found);
     else collectIds(field, depth - 1, found);
@@ -85,10 +88,16 @@ function summarize(value: unknown, depth: number): unknown {
 }
 
 function cut(value: string): string {
-  const chars = Array.from(clean(value));
+  const cleaned = clean(value);
+  // No longer than the cut in UTF-16 units, so in characters: kept whole without splitting it into characters.
+  if (cleaned.length <= maxSummaryChars) return cleaned;
+  const chars = Array.from(cleaned);
   return chars.length > maxSummaryChars ? `${chars.slice(0, maxSummaryChars).join('')}… (${chars.length} chars)` : chars.join('');
 }
 
+const cleanable = /sk_lore_|[\0\p{Cs}]/u;
+
 function clean(value: string): string {
-  return value.replace(loreKeyAnywhere, '[redacted key]').replace(unstorable, '');
+  // Most text holds neither: tested once rather than rewritten twice.
+  return cleanable.test(value) ? value.replace(loreKeyAnywhere, '[redacted key]').replace(unstorable, '') : value;
 }

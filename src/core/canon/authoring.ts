@@ -4,7 +4,7 @@
 import type { PrismaClient } from '../../generated/prisma/client.ts';
 import type { EntityType } from '../../generated/prisma/enums.ts';
 import { rows, statement, utcTimestamp, type SqlClient, type SqlTransaction, type TransactionSql } from '../../db/sql.ts';
-import { recordAudit } from '../audit/inTransaction.ts';
+import { recordAudit, type PendingAudit } from '../audit/inTransaction.ts';
 import { newId } from '../../ids.ts';
 import { LoreError } from '../errors.ts';
 import { chaptersDigestSql, currentNamesHash, findEntityMentions, namesChange, recordEntityMentions, recordFoundMentions } from '../ingest/mentions.ts';
@@ -223,7 +223,7 @@ export class AuthoringService {
    * (findEntityMentions), so they are held for one statement of checks and the writes; the writer lock shared, so facts
    * and state edits of the project go on meanwhile (holdProjectForNewEntity).
    */
-  async createEntity(accountId: string, keyId: string, projectId: string, input: CreateEntityInput): Promise<AuthoredEntity> {
+  async createEntity(accountId: string, keyId: string, projectId: string, input: CreateEntityInput, audit?: PendingAudit): Promise<AuthoredEntity> {
     const id = newId('ent');
     let namesWritten: (() => void) | undefined;
     const entity = { id, name: input.name, aliases: input.aliases };
@@ -262,7 +262,7 @@ export class AuthoringService {
       const namesVersion = await recordFoundMentions(sql, projectId, id, found.rows, false, names);
       namesWritten = () => names.written(namesVersion);
       await this.graphOutbox.recordNodes(sql, projectId, [{ id, label: input.name, type: input.type }]);
-      return this.answerSql(sql, accountId, projectId, id);
+      return this.answerSql(sql, accountId, projectId, id, audit);
     });
     namesWritten?.();
     return answer;
@@ -273,9 +273,11 @@ export class AuthoringService {
    * version_conflict otherwise); without, under the entity's row lock, so the later of two writes wins whole. A rename's
    * mentions are found before the project's writer lock is taken, as createEntity's are.
    */
-  async updateEntity(accountId: string, projectId: string, entityId: string, input: UpdateEntityInput, admission?: PipelinedAdmission): Promise<AuthoredEntity> {
+  async updateEntity(
+    accountId: string, projectId: string, entityId: string, input: UpdateEntityInput, admission?: PipelinedAdmission, audit?: PendingAudit,
+  ): Promise<AuthoredEntity> {
     if (input.type === undefined && input.name === undefined && input.aliases === undefined && input.stateChanges === undefined) {
-      return this.updateFields(accountId, projectId, entityId, input, admission);
+      return this.updateFields(accountId, projectId, entityId, input, admission, audit);
     }
     await admission?.alone();
     const namesOf = (current: Names) => ({ name: input.name ?? current.name, aliases: input.aliases ?? current.aliases });
@@ -324,7 +326,7 @@ export class AuthoringService {
         await refreshSearchTextSql(sql, [entityId]);
       }
       if (name !== current.name || type !== current.type) await this.graphOutbox.recordNodes(sql, projectId, [{ id: entityId, label: name, type }]);
-      return this.answerSql(sql, accountId, projectId, entityId);
+      return this.answerSql(sql, accountId, projectId, entityId, audit);
     });
     // Once committed: the project's names as this write left them, for the next name writer.
     namesWritten?.();
@@ -338,7 +340,9 @@ export class AuthoringService {
    * audit entry with the COMMIT). The project's writer lock is taken shared and the entity's row locked, so edits
    * of other entities go side by side (projectLockName).
    */
-  private async updateFields(accountId: string, projectId: string, entityId: string, input: UpdateEntityInput, admission?: PipelinedAdmission): Promise<AuthoredEntity> {
+  private async updateFields(
+    accountId: string, projectId: string, entityId: string, input: UpdateEntityInput, admission?: PipelinedAdmission, audit?: PendingAudit,
+  ): Promise<AuthoredEntity> {
     type Current = { owned: boolean; version: number | null };
     const expected = input.expectedVersion;
     const answer = this.entities.byIdsBatched(accountId, projectId, [entityId]);
@@ -350,7 +354,7 @@ export class AuthoringService {
       const [record] = answer.read(found as EntityRecord[])!;
       const [authored] = authoredStatesOf([entityId], states as AuthoredStateRow[]);
       const entity = { ...record, authored };
-      recordAudit(sql, entity);
+      recordAudit(sql, audit, entity);
       return entity;
     }, {
       // The request's admission goes ahead of the BEGIN, in the same round trip.
@@ -497,11 +501,11 @@ export class AuthoringService {
   }
 
   /** The entity as the write leaves it, read in the write's transaction, where the write's audit entry goes too. */
-  private async answerSql(sql: TransactionSql, accountId: string, projectId: string, entityId: string): Promise<AuthoredEntity> {
+  private async answerSql(sql: TransactionSql, accountId: string, projectId: string, entityId: string, audit: PendingAudit | undefined): Promise<AuthoredEntity> {
     const [record] = (await this.entities.byIds(accountId, projectId, [entityId], sql))!;
     const [authored] = await this.authoredStates([entityId], sql);
     const answer = { ...record, authored };
-    recordAudit(sql, answer);
+    recordAudit(sql, audit, answer);
     return answer;
   }
 }

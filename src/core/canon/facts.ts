@@ -9,7 +9,7 @@ import { holdProject, projectLockName, refreshSearchText, type MentionItem, type
 import { projectNotFound } from './projects.ts';
 import { rows, statement, utcTimestamp, type SqlClient, type SqlTransaction } from '../../db/sql.ts';
 import type { PipelinedAdmission } from '../metering/metering.ts';
-import { auditValues } from '../audit/inTransaction.ts';
+import { auditValues, type PendingAudit } from '../audit/inTransaction.ts';
 import { resolveSpan, type ResolvedSpan } from './storyTime.ts';
 import { recordKnowledge, resolveKnowers, type KnowerInput } from '../knowledge/knowledge.ts';
 
@@ -30,6 +30,8 @@ export type NewFact = {
   knownBy?: KnowerInput[];
   /** the request's admission, to send with the write (or alone before it) */
   admission?: PipelinedAdmission;
+  /** the mutation's audit entry, stored with the write where it can be (src/core/audit/inTransaction.ts) */
+  audit?: PendingAudit;
   /** nobody knows it until someone learns it (knownBy) */
   secret?: boolean;
 };
@@ -109,7 +111,7 @@ export class FactService {
       candidateId: created.candidateId, fromChapterId: null, untilChapterId: null, createdBy: input.keyId, createdAt: now, retiredAt: null,
       retiredBy: null, replacedById: null, secret: false,
     };
-    const audit = auditValues(fact);
+    const audit = auditValues(input.audit, fact);
     const values = [
       created.id, created.candidateId, created.decisionId, input.projectId, input.accountId, input.entityId, input.text, input.status, input.content ?? null,
       input.keyId, utcTimestamp(now), projectLockName(input.projectId), ...(audit?.values ?? Array.from({ length: 8 }, () => null)),
