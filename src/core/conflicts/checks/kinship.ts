@@ -9,9 +9,9 @@
 // are read as reader/kin.ts says. Pairs the graph does not relate by kinship are left to the model.
 import type { SliceEntity } from '../canonSlice.ts';
 import type { ConflictDraft } from '../kinds.ts';
-import { heldKinship, kinAfter, type Held, type Kin } from '../reader/kin.ts';
-import { closeKin, courtesyKin, kinAgrees, normaliseTitle, speechTags, type Gender, type KinRole } from '../reader/lexicon.ts';
-import { statedPronouns } from '../reader/pronouns.ts';
+import { heldKinship, kinAfter, kinWordAt, type Held, type Kin } from '../reader/kin.ts';
+import { addressingTags, closeKin, courtesyKin, documents, genderOfWord, kinAgrees, letterAffection, normaliseTitle, speechTags, type Gender, type KinRole } from '../reader/lexicon.ts';
+import { fits, statedPronouns } from '../reader/pronouns.ts';
 import type { Ref } from '../reader/references.ts';
 import { asserts, listedAfter, predicatesOf } from '../reader/syntax.ts';
 import { quoteAt, spanAt, type Passage } from './passage.ts';
@@ -104,7 +104,7 @@ function unnamedKin(p: Passage): Unnamed[] {
     if (next && (next.pos === 'NOUN' || next.pos === 'PROPN' || /^\p{Lu}/u.test(next.text))) continue;
     if (named.has(apposed) || tokens[apposed]?.pos === 'PROPN' || (tokens[apposed]?.pos === 'DET' && tokens[apposed + 1]?.pos === 'PROPN')) continue;
     if (!tokens.slice(ref.first, kin.at + 1).every((t, j) => p.syntax.unasserted[ref.first + j] === undefined && !t.negated)) continue;
-    if (!surelyOf(ref)) continue;
+    if (!surelyOf(ref) && !surely(p, ref)) continue;
     found.push({ possessor: ref.entity, kin: kin.kin, word: kin.word, from: ref.first, to: kin.at });
   }
   return found;
@@ -116,6 +116,29 @@ function unnamedKin(p: Passage): Unnamed[] {
  * the whole books it gave more false alarms than the claims it found.
  */
 const surelyOf = (ref: Ref) => !ref.pronoun || ref.narrator === true;
+
+/**
+ * Whether a third-person pronoun's referent is beyond doubt, as kin read through it needs ("She is his aunt"): the one
+ * character of its gender named in its sentence before it or in the sentence before, and no one else of that gender a
+ * common noun or an unresolved kin word names there ("a tall man", "his father").
+ */
+function surely(p: Passage, ref: Ref): boolean {
+  if (!ref.pronoun || ref.narrator) return true;
+  const { tokens, sentences } = p.reading;
+  const gender = genderOfWord(tokens[ref.first].lower);
+  if (!gender) return false;
+  const sentence = tokens[ref.first].sentence;
+  const from = sentences[Math.max(0, sentence - 1)].first;
+  const window = p.refs.filter((r) => r.first >= from && r.first < ref.first);
+  const candidates = new Set(window.filter((r) => !r.pronoun && !r.narrator && r.entity.type === 'character' && fits(gender, p.pronounsOf(r.entity))).map((r) => r.entity.id));
+  if (candidates.size !== 1 || !candidates.has(ref.entity.id)) return false;
+  const inRef = (k: number) => window.some((r) => r.first <= k && k <= r.last);
+  for (let k = from; k < ref.first; k++) {
+    const t = tokens[k];
+    if (t.pos === 'NOUN' && /^\p{Ll}/u.test(t.text) && genderOfWord(t.lower) === gender && !inRef(k)) return false;
+  }
+  return true;
+}
 
 const possessiveAfter = (p: Passage, ref: Ref) => !ref.pronoun && /^['’]s$/.test(p.reading.tokens[ref.last + 1]?.lower ?? '');
 
@@ -179,11 +202,12 @@ function claims(p: Passage): Claim[] {
       }
     }
     // "Tam was Edda's husband", "Ayo is Kit's sister", "Tam was the husband of Edda"
-    if (ref.subject && !ref.pronoun) {
+    // "She is his aunt", "He was her brother": through pronouns whose referents are beyond doubt.
+    if (ref.subject && (!ref.pronoun || (ref.pronoun === 'nominative' && surely(p, ref)))) {
       for (const predicate of predicatesOf(syntax, ref.last)) {
         if (!predicate.copula || predicate.relative || !asserts(syntax, predicate)) continue;
         const next = startingAt.get(predicate.verb + 1);
-        if (next && (possessiveAfter(p, next) || next.pronoun === 'possessive')) {
+        if (next && (possessiveAfter(p, next) || (next.pronoun === 'possessive' && (!ref.pronoun || surely(p, next))))) {
           // "Tam was Edda's husband", "Kit was my elder brother"
           const kin = kinAt(p, next.pronoun ? next.last + 1 : next.last + 2);
           if (kin) found.push({ possessor: next.entity, named: ref.entity, kin: kin.kin, word: kin.word, from: ref.first, to: kin.at });
@@ -207,7 +231,7 @@ function claims(p: Passage): Claim[] {
     const of = kin && tokens[kin.at + 1]?.lower === 'of' ? startingAt.get(kin.at + 2) : undefined;
     if (kin && of && !of.pronoun && asserted(ref.first, of.last)) found.push({ possessor: of.entity, named: ref.entity, kin: kin.kin, word: kin.word, from: ref.first, to: of.last });
   }
-  found.push(...spokenClaims(p, startingAt));
+  found.push(...spokenClaims(p, startingAt), ...letterClaims(p, startingAt));
   return found.filter((c) => c.possessor.id !== c.named.id);
 }
 
@@ -231,24 +255,185 @@ function speakerOf(p: Passage, i: number, startingAt: Map<number, Ref>): Ref | u
   return [...startingAt.values()].find((r) => r.last === before - 1);
 }
 
+const isTitle = (t: { text: string } | undefined) => t !== undefined && normaliseTitle([t.text.replace(/\.$/, '')]) !== undefined;
+
+/**
+ * The one a quote is said to, named: a name opening the quote or closing it, set off by a comma ("Edmund, your
+ * father…", "…is waiting, my dear Edmund."), or the speech tag's "to X" ("said she to Jo", "Elizabeth said to Colonel
+ * Fitzwilliam, “…") or object after its speaker ("June told Sam"). `i` is a token in the quote.
+ */
+function addresseeOf(p: Passage, i: number, startingAt: Map<number, Ref>): Ref | undefined {
+  const { tokens } = p.reading;
+  const named = (r: Ref | undefined) => (r && !r.pronoun && r.entity.type === 'character' ? r : undefined);
+  let first = i;
+  while (tokens[first - 1]?.quoted) first--;
+  let last = i;
+  while (tokens[last + 1]?.quoted) last++;
+  const address = (k: number) => tokens[k] && (tokens[k].pos === 'PUNCT' || tokens[k].lower === 'my' || tokens[k].lower === 'oh' || letterAffection.has(tokens[k].lower) || isTitle(tokens[k]));
+  // "Edmund, your father is waiting": not the first of a list ("Jo, Meg and Amy"), nor a name a kin word sets off
+  // ("Sam, your brother, …").
+  let k = first;
+  while (k < last && address(k) && !startingAt.has(k)) k++;
+  const opening = named(startingAt.get(k));
+  if (opening && [',', '!'].includes(tokens[opening.last + 1]?.text ?? '') && !listedAfter(tokens, opening.last)) {
+    const apposed = tokens[opening.last + 2]?.lower === 'your' && kinAt(p, opening.last + 3) && tokens[kinAt(p, opening.last + 3)!.at + 1]?.text === ',';
+    if (!apposed) return opening;
+  }
+  // "…is waiting, Edmund."
+  let e = last;
+  while (e > first && tokens[e].pos === 'PUNCT') e--;
+  const closing = named([...startingAt.values()].find((r) => r.last === e && r.first > first));
+  if (closing) {
+    let b = closing.first - 1;
+    while (b > first && address(b) && tokens[b].text !== ',') b--;
+    if (tokens[b]?.text === ',') return closing;
+  }
+  const isTag = (k: number) => tokens[k] !== undefined && !tokens[k].quoted && (tokens[k].pos === 'VERB' || tokens[k].pos === 'AUX') && (speechTags.has(tokens[k].lemma) || addressingTags.has(tokens[k].lemma));
+  // "“…,” said she to Jo", "“…,” June told Sam"
+  let after = last + 1;
+  while (tokens[after] && tokens[after].pos === 'PUNCT' && !['.', '!', '?'].includes(tokens[after].text)) after++;
+  const speaker = startingAt.get(after);
+  const verb = isTag(after) ? after : speaker && isTag(speaker.last + 1) ? speaker.last + 1 : undefined;
+  if (verb !== undefined) {
+    if (speaker && addressingTags.has(tokens[verb].lemma)) return named(startingAt.get(verb + 1));
+    for (let j = verb + 1; j < verb + 5 && tokens[j] && !tokens[j].quoted && tokens[j].pos !== 'PUNCT'; j++) {
+      if (tokens[j].lower !== 'to') continue;
+      let n = j + 1;
+      while (n < j + 4 && isTitle(tokens[n]) && !startingAt.has(n)) n += tokens[n + 1]?.text === '.' ? 2 : 1;
+      return named(startingAt.get(n));
+    }
+  }
+  // "Elizabeth said to Colonel Fitzwilliam, “…", "June told Sam, “…"
+  let before = first - 1;
+  while (tokens[before] && tokens[before].pos === 'PUNCT' && tokens[before].text !== '.' && !tokens[before].quoted) before--;
+  const to = named([...startingAt.values()].find((r) => r.last === before));
+  if (!to) return undefined;
+  let j = to.first - 1;
+  while (j > to.first - 4 && (isTitle(tokens[j]) || tokens[j]?.text === '.')) j--;
+  if (tokens[j]?.lower === 'to' && isTag(j - 1)) return to;
+  if (isTag(j) && addressingTags.has(tokens[j].lemma) && [...startingAt.values()].some((r) => r.last === j - 1)) return to;
+  return undefined;
+}
+
 /**
  * "“Nearer my cousin Jo's,” returned Meg": the speaker names a relative of their own in dialogue, "my" and a kin word
- * with the name after it, in one quote.
+ * with the name after it, in one quote; "“Your brother Tom is here,” said she to Jo": the one spoken to has one.
  */
 function spokenClaims(p: Passage, startingAt: Map<number, Ref>): Claim[] {
   const { tokens } = p.reading;
   const found: Claim[] = [];
   for (let i = 0; i < tokens.length; i++) {
-    if (!tokens[i].quoted || tokens[i].lower !== 'my' || tokens[i].pos !== 'PRON') continue;
+    if (!tokens[i].quoted || (tokens[i].lower !== 'my' && tokens[i].lower !== 'your') || tokens[i].pos !== 'PRON') continue;
     const kin = kinAt(p, i + 1);
     if (!kin) continue;
     const next = tokens[kin.at + 1]?.text === ',' ? kin.at + 2 : kin.at + 1;
     const named = startingAt.get(next);
     if (!named || named.pronoun || (next === kin.at + 2 && listedAfter(tokens, named.last))) continue;
     if (tokens.slice(i, named.last + 1).some((t) => !t.quoted || t.negated)) continue;
-    const speaker = speakerOf(p, i, startingAt);
-    if (speaker && !speaker.pronoun) found.push({ possessor: speaker.entity, named: named.entity, kin: kin.kin, word: kin.word, from: i, to: named.last });
+    const possessor = tokens[i].lower === 'my' ? speakerOf(p, i, startingAt) : addresseeOf(p, i, startingAt);
+    if (possessor && !possessor.pronoun) found.push({ possessor: possessor.entity, named: named.entity, kin: kin.kin, word: kin.word, from: i, to: named.last });
   }
+  return found;
+}
+
+/** "“Your brother will tell you,” said Elizabeth to Colonel Fitzwilliam": kin of the one spoken to, no name after it. */
+function spokenUnnamedKin(p: Passage, startingAt: Map<number, Ref>): Unnamed[] {
+  const { tokens } = p.reading;
+  const found: Unnamed[] = [];
+  for (let i = 0; i < tokens.length; i++) {
+    if (!tokens[i].quoted || tokens[i].lower !== 'your' || tokens[i].pos !== 'PRON') continue;
+    const kin = kinAt(p, i + 1);
+    if (!kin || !closedWorldRoles.other.has(kin.kin.role) || ['child', 'boy', 'girl'].includes(kin.word.toLowerCase())) continue;
+    const next = tokens[kin.at + 1];
+    const apposed = next?.text === ',' ? kin.at + 2 : kin.at + 1;
+    if (next && (next.pos === 'NOUN' || next.pos === 'PROPN' || /^\p{Lu}/u.test(next.text))) continue;
+    if (startingAt.has(apposed) || tokens[apposed]?.pos === 'PROPN') continue;
+    if (tokens.slice(i, kin.at + 1).some((t) => !t.quoted || t.negated)) continue;
+    const addressee = addresseeOf(p, i, startingAt);
+    if (addressee) found.push({ possessor: addressee.entity, kin: kin.kin, word: kin.word, from: i, to: kin.at });
+  }
+  return found;
+}
+
+type LetterLine = { kind: 'heading' | 'salutation' | 'closing'; from: number; to: number; writer?: Ref; addressee?: Ref; kin?: { kin: Kin; word: string } };
+
+/**
+ * A line of a letter that names its writer, the one it is written to, or kin between them: a heading ("Letter, Grace
+ * Pell to June Harlow."), a salutation ("My dear sister,", "Dearest June,") or a closing ("Your loving sister,
+ * Grace", the name alone on the next line too). `first` and `last` are the line's tokens.
+ */
+function letterLine(p: Passage, first: number, last: number, next: [number, number] | undefined, startingAt: Map<number, Ref>): LetterLine | undefined {
+  const { tokens } = p.reading;
+  const named = (r: Ref | undefined) => (r && !r.pronoun && r.entity.type === 'character' ? r : undefined);
+  let end = last;
+  while (end > first && tokens[end].pos === 'PUNCT') end--;
+  const closes = (k: number) => k > end;
+  const nameEnding = (k: number) => named(startingAt.get(k));
+  // "Letter, Grace Pell to June Harlow."
+  if (documents.has(tokens[first].lower) && end - first < 14) {
+    const to = tokens.findIndex((t, k) => k > first && k <= end && t.lower === 'to');
+    const writer = to > 0 ? [...startingAt.values()].find((r) => r.first > first && r.last < to) : undefined;
+    const addressee = to > 0 ? nameEnding(to + 1) : undefined;
+    if (named(writer) && addressee && addressee.last === end) return { kind: 'heading', from: first, to: end, writer, addressee };
+    return undefined;
+  }
+  let k = first;
+  const own = ['my', 'your', 'yr', 'yours', 'ever'];
+  while (k <= end && (own.includes(tokens[k].lower) || letterAffection.has(tokens[k].lower))) k++;
+  const opener = tokens[first].lower;
+  const punctuated = [',', '!', ':'].includes(tokens[end + 1]?.text ?? '');
+  const kin = k <= end ? kinWordAt(tokens, k) : undefined;
+  if (opener === 'your' || opener === 'yr' || opener === 'ever') {
+    // "Your loving sister, Grace", "Your affectionate brother,\nSam"
+    if (!kin || tokens[kin.last + 1]?.text !== ',') return undefined;
+    const writer = kin.last + 2 <= end ? nameEnding(kin.last + 2) : next ? nameEnding(next[0]) : undefined;
+    const signs = writer && (writer.last === end || (next && writer.first === next[0] && tokens.slice(writer.last + 1, next[1] + 1).every((t) => t.pos === 'PUNCT')));
+    return signs ? { kind: 'closing', from: first, to: writer.last, writer, kin: { kin: kin.kin, word: kin.word } } : undefined;
+  }
+  if (k === first || !punctuated) return undefined;
+  // "My dear sister,", "Dearest June,"
+  if (kin && closes(kin.last + 1)) return { kind: 'salutation', from: first, to: end, kin: { kin: kin.kin, word: kin.word } };
+  const addressee = nameEnding(k);
+  return addressee && closes(addressee.last + 1) ? { kind: 'salutation', from: first, to: end, addressee } : undefined;
+}
+
+/**
+ * Kin a letter states between its writer and the one it is written to: "My dear sister," makes the addressee the
+ * writer's sister, "Your loving sister, Grace" makes Grace the addressee's sister, each when the letter or its heading
+ * names both.
+ */
+function letterClaims(p: Passage, startingAt: Map<number, Ref>): Claim[] {
+  const { tokens, text } = p.reading;
+  const lines: [number, number][] = [];
+  for (let i = 0; i < tokens.length; i++) {
+    const newLine = i === 0 || text.slice(tokens[i - 1].end, tokens[i].start).includes('\n');
+    if (newLine) lines.push([i, i]);
+    else lines[lines.length - 1][1] = i;
+  }
+  const found: Claim[] = [];
+  let letter: LetterLine[] = [];
+  const settle = () => {
+    const writer = letter.find((l) => l.kind === 'closing')?.writer ?? letter.find((l) => l.kind === 'heading')?.writer;
+    const addressee = letter.find((l) => l.kind === 'salutation' && l.addressee)?.addressee ?? letter.find((l) => l.kind === 'heading')?.addressee;
+    if (!writer || !addressee) return;
+    for (const l of letter) {
+      if (!l.kin) continue;
+      // The salutation calls the addressee the writer's kin; the closing, the writer the addressee's.
+      const [possessor, named] = l.kind === 'salutation' ? [writer, addressee] : [addressee, writer];
+      found.push({ possessor: possessor.entity, named: named.entity, kin: l.kin.kin, word: l.kin.word, from: l.from, to: l.to });
+    }
+  };
+  lines.forEach(([first, last], n) => {
+    const line = letterLine(p, first, last, lines[n + 1], startingAt);
+    if (!line) return;
+    // A heading or a salutation after a closing starts the next letter.
+    if (line.kind !== 'closing' && letter.some((l) => l.kind === 'closing' || l.kind === line.kind)) {
+      settle();
+      letter = [];
+    }
+    letter.push(line);
+  });
+  settle();
   return found;
 }
 
@@ -340,7 +525,8 @@ export function kinship(p: Passage): ConflictDraft[] {
     });
   }
   const family = heldKinship([...p.slice.relationships, ...p.slice.kinAround]);
-  for (const claim of unnamedKin(p)) {
+  const startingAt = new Map(p.refs.filter((r) => r.entity.type === 'character' && !r.kin).map((r) => [r.first, r]));
+  for (const claim of [...unnamedKin(p), ...spokenUnnamedKin(p, startingAt)]) {
     const { possessor, kin } = claim;
     // Only kin of blood and marriage tell that the canon keeps someone's family: a guardian or a fiancée does not.
     const own = held.filter((h) => h.of === possessor.id && closeKin.has(h.kin.role));

@@ -423,6 +423,17 @@ export const kinNames = Object.keys(kinWords).filter((w) => calledByKin.has(kinW
  * otherwise by kinship, never one that relates them by something else.
  */
 export const courtesyKin = set('uncle aunt auntie aunty');
+/**
+ * Speech-tag verbs whose object is the one spoken to, after a speaker before them ("June told Sam", "she begged
+ * Jo"): "your father" in their quote is that one's father. Other tags name the one spoken to with "to" ("said she to
+ * Jo", "Elizabeth said to Colonel Fitzwilliam").
+ */
+export const addressingTags = set('tell ask bid beg implore entreat urge warn remind assure');
+/**
+ * A letter's salutation and closing state kin between its writer and the one it is written to: "My dear brother,",
+ * "Dearest Jo,", "Your affectionate sister, Amy". Words of affection before the kin word or the name.
+ */
+export const letterAffection = set('dear dearest beloved affectionate loving devoted faithful fond own ever dutiful obedient grateful attached sincere true');
 /** Words that qualify a kin word without changing its role: "my elder brother", "her baby sister". */
 // "great" and "grand" ("great-aunt", "grand-nephew"), "first" and "second" ("second cousin") keep the role.
 export const kinModifiers = set('elder eldest older oldest younger youngest little big baby late dear poor own beloved great grand first second third distant');
