@@ -11,7 +11,7 @@
 // move also clashes with where the canon holds the character as of the passage (state `location`), unless one place
 // lies inside the other.
 import type { ConflictDraft } from '../kinds.ts';
-import { collective, containedIn, contains, directional, future, inside, kinWord, motion, namesOneMoment, pathMotion, people, placing, planning, pointing, possessives, rooms, simultaneity, stretches, timeNouns, timeShifts } from '../reader/lexicon.ts';
+import { collective, containedIn, contains, directional, future, inside, kinWord, manners, motion, namesOneMoment, pathMotion, people, placing, planning, pointing, possessives, rooms, simultaneity, stretches, timeNouns, timeShifts } from '../reader/lexicon.ts';
 import { finiteTense, verbIn, type Token } from '../reader/nlp.ts';
 import type { Ref } from '../reader/references.ts';
 import { asserts, atSubjectPosition, clauseEnd, clauseStart, predicatesOf, wheneverAfterHabit, type Predicate } from '../reader/syntax.ts';
@@ -83,6 +83,15 @@ function spentThere(p: Passage, verb: number | undefined, k: number): boolean {
   if (verb === undefined || verb >= k || !stretches.has(tokens[k].lemma)) return false;
   for (let j = verb + 1; j < k; j++) if (!['DET', 'ADJ', 'NUM'].includes(tokens[j].pos)) return false;
   return true;
+}
+
+/** "in silence", "in deep silence" at token k: a manner, not a thing the place after it belongs to. */
+function ofManner(p: Passage, k: number): boolean {
+  const { tokens } = p.reading;
+  if (!manners.has(tokens[k].lower)) return false;
+  let j = k - 1;
+  while (j >= 0 && (tokens[j].pos === 'ADJ' || tokens[j].pos === 'DET')) j--;
+  return j >= 0 && placing.has(tokens[j].lower);
 }
 
 /** Whether a verb of planning governs the infinitive marker at `to`, past its object ("asked the girls to"). */
@@ -191,7 +200,7 @@ function placements(p: Passage): Placement[] {
     // Right after a noun that is not the character ("the garret in Paris"), the place is the noun's.
     let k = prep - 1;
     while (k > start && tokens[k].pos === 'ADV') k--;
-    const direct = owner === attached || !['NOUN', 'PROPN', 'ADJ', 'NUM'].includes(tokens[k]?.pos ?? '') || p.refs.some((r) => r.last === k) || occupied(p, k) || spentThere(p, verb, k);
+    const direct = owner === attached || !['NOUN', 'PROPN', 'ADJ', 'NUM'].includes(tokens[k]?.pos ?? '') || p.refs.some((r) => r.last === k) || occupied(p, k) || spentThere(p, verb, k) || ofManner(p, k);
     const present = verb !== undefined && finiteTense(tokens, predicateAt(p, verb).auxes[0] ?? verb) === 'present' && !span.some((t) => timeShifts.has(t.lower));
     found.push({ character: owner.entity, place: ref.entity, prep, ref, clause, moving, direct, present });
   }

@@ -84,6 +84,11 @@ export const rooms = set(`
 /** The documents of a novel told in them, whose headings name their writer ("Mina Murray's Journal"). */
 export const documents = set('journal diary log letter memorandum memoranda notebook memoir memoirs narrative statement account telegram note notes record');
 
+/**
+ * Nouns of manner after a placing preposition ("sat in silence in the log-house", "waited in haste at X"): the place
+ * after them is still the subject's, not the noun's.
+ */
+export const manners = set('silence haste peace quiet quietness comfort tears state secret secrecy earnest solitude darkness company turn style vain');
 /** Nouns for people: a place right after one ("a friend in Dry Fork") is theirs. */
 export const people = set('man woman boy girl friend cousin person people fellow stranger lover partner child baby widow widower family');
 
