@@ -70,12 +70,15 @@ const heldOut: Record<string, { precision: number; recall: number; alarmsPerTenT
   // neighbours runs past the 4,000 tokens of the small canons (4,215 at most).
   // After pronouns carried to a paragraph's topic and an unnamed subject kept on (pronoun26): passages unchanged, whole
   // book 0.24 (2 alarms: "his wife she cried" no longer Huck's dead mother).
-  variety: { precision: 0.9, recall: 0.1, alarmsPerTenThousandWords: 0.4, promptTokens: 5_000 },
+  // After a title's other spellings, a lifetime clause ("when she was alive") and places of a narrator's "we"
+  // (places26): whole book 0.24 (2 alarms).
+  variety: { precision: 0.9, recall: 0.1, alarmsPerTenThousandWords: 0.3, promptTokens: 5_000 },
   // After the causes of whole-book alarms (session 29): dracula's whole book 0.06 (a place in the future, a that-clause's
   // own subject), littlewomen's 0.22 ("Father Bhaer" for a married man); treasure's unchanged at 0.74.
   // After ages as ranges, spoken ages and every feature of a description (attrs26), on its own branch: dracula 1.00
   // (5/5) and 0.24 (5/21), littlewomen 0.89 (8/9) and 0.36 (8/22), treasure unchanged.
   // After kin through pronouns beyond doubt ("his sister", kinaddr26): 1.00 (7/7) and 0.33 (7/21), whole book 0.00.
+  // After the slice finds a heading's name in capitals (places26): dracula 1.00 (6/6) and 0.29 (6/21), whole book 0.00.
   dracula: { precision: 0.9, recall: 0.3, alarmsPerTenThousandWords: 0.2 },
   // littlewomen after kinship as data (a relative named in dialogue): 0.89 (8/9) and 0.36 (8/22), whole book unchanged.
   // All three together: dracula 1.00 (5/5) and 0.24 (5/21), whole book 0.06; littlewomen 0.90 (9/10) and 0.41 (9/22),
@@ -84,7 +87,9 @@ const heldOut: Record<string, { precision: number; recall: number; alarmsPerTenT
   littlewomen: { precision: 0.8, recall: 0.42, alarmsPerTenThousandWords: 0.3 },
   // After a change placed in its chapter without a line says nothing at the chapter's lines: treasure's whole book 0.44
   // (3 alarms), greatexp's 0.27, dracula's 0.00; passages unchanged.
-  treasure: { precision: 0.75, recall: 0.2, alarmsPerTenThousandWords: 0.6 },
+  // After a title's other spellings (the parrot "Cap'n Flint" shares the dead captain's name) and a narrator's "we" in
+  // silence in the log-house (places26): 0.86 (6/7) and 0.26 (6/23), whole book 0.30 (2 alarms).
+  treasure: { precision: 0.75, recall: 0.22, alarmsPerTenThousandWords: 0.35 },
 };
 
 // Floors, not targets: `npm run eval` prints the figures; this fails CI when the check regresses below them.

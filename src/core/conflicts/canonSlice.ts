@@ -12,6 +12,7 @@ import { placePoint } from '../canon/storyPoints.ts';
 import { stateAt, timedValues, type TimedValue } from '../canon/storyTime.ts';
 import { knowledgeOf, trackedFacts } from '../knowledge/knowledge.ts';
 import { kinOfKind } from './reader/kin.ts';
+import { titleSpellings } from './reader/lexicon.ts';
 import { saysI } from './reader/references.ts';
 import { impliedPronouns, pronounsOf, statedPronouns, type Pronouns } from './reader/pronouns.ts';
 
@@ -74,11 +75,16 @@ export type SliceStore = { prisma: PrismaClient; sql: SqlClient };
 
 const limits = { factsPerEntity: 30, rules: 8, promises: 8, beatChapters: 3, beatsPerChapter: 20, neighbours: 20, relatives: 20, narrators: 5, pronounSnippets: 40, heldPlaces: 20, unawarePerCharacter: 20 } as const;
 
-/** A name, and an alias without its leading article when a capitalised word follows it ("the Abbess" → "Abbess"). */
+/**
+ * A name, and an alias without its leading article when a capitalised word follows it ("the Abbess" → "Abbess"), a
+ * name led by a title with the title's other spellings ("Cap'n Flint" → "Captain Flint"), and a full name in capitals
+ * as headings print it ("JONATHAN HARKER’S JOURNAL"), as the reader matches them (reader/references.ts).
+ */
 export function nameVariants(names: string[]): string[] {
   return names.flatMap((n) => {
     const bare = /^(the|a|an)\s+(\p{Lu}.*)$/iu.exec(n.trim());
-    return bare ? [n, bare[2]] : [n];
+    const capitals = /\s/.test(n.trim()) ? [n.toUpperCase()] : [];
+    return [...(bare ? [n, bare[2]] : [n]), ...titleSpellings(n), ...capitals];
   });
 }
 

@@ -11,7 +11,7 @@
 // move also clashes with where the canon holds the character as of the passage (state `location`), unless one place
 // lies inside the other.
 import type { ConflictDraft } from '../kinds.ts';
-import { containedIn, contains, directional, future, inside, kinWord, motion, namesOneMoment, pathMotion, people, placing, planning, pointing, possessives, rooms, simultaneity, stretches, timeNouns, timeShifts } from '../reader/lexicon.ts';
+import { collective, containedIn, contains, directional, future, inside, kinWord, manners, motion, namesOneMoment, pathMotion, people, placing, planning, pointing, possessives, rooms, simultaneity, stretches, timeNouns, timeShifts } from '../reader/lexicon.ts';
 import { finiteTense, verbIn, type Token } from '../reader/nlp.ts';
 import type { Ref } from '../reader/references.ts';
 import { asserts, atSubjectPosition, clauseEnd, clauseStart, predicatesOf, wheneverAfterHabit, type Predicate } from '../reader/syntax.ts';
@@ -85,6 +85,15 @@ function spentThere(p: Passage, verb: number | undefined, k: number): boolean {
   return true;
 }
 
+/** "in silence", "in deep silence" at token k: a manner, not a thing the place after it belongs to. */
+function ofManner(p: Passage, k: number): boolean {
+  const { tokens } = p.reading;
+  if (!manners.has(tokens[k].lower)) return false;
+  let j = k - 1;
+  while (j >= 0 && (tokens[j].pos === 'ADJ' || tokens[j].pos === 'DET')) j--;
+  return j >= 0 && placing.has(tokens[j].lower);
+}
+
 /** Whether a verb of planning governs the infinitive marker at `to`, past its object ("asked the girls to"). */
 function plannedBefore(p: Passage, to: number): boolean {
   const { tokens } = p.reading;
@@ -108,10 +117,28 @@ function ownSubjectAfter(p: Passage, owner: Ref, verb: number): boolean {
   return false;
 }
 
+/**
+ * "We" in the narration of a first-person story, as a subject, is the narrator among others ("we lived at the forge
+ * again", "we both sat in the log-house"): the narrator of the nearest "I" before it, else the story's one narrator.
+ * Only where someone is: "we" says nothing of the narrator's age or kin.
+ */
+function narratorsWe(p: Passage): Ref[] {
+  const { tokens } = p.reading;
+  const found: Ref[] = [];
+  const storyNarrators = p.slice.entities.filter((e) => e.type === 'character' && e.state.narrator === true);
+  for (let i = 0; i < tokens.length; i++) {
+    const t = tokens[i];
+    if (!collective.has(t.lower) || t.pos !== 'PRON' || t.quoted || !atSubjectPosition(p.syntax, i)) continue;
+    const entity = p.refs.filter((r) => r.narrator && r.first < i).at(-1)?.entity ?? (storyNarrators.length === 1 ? storyNarrators[0] : undefined);
+    if (entity) found.push({ entity, first: i, last: i, pronoun: 'nominative', subject: true, narrator: true });
+  }
+  return found;
+}
+
 function placements(p: Passage): Placement[] {
   const { tokens } = p.reading;
   const { syntax } = p;
-  const characters = p.refs.filter((r) => r.entity.type === 'character');
+  const characters = [...p.refs.filter((r) => r.entity.type === 'character'), ...narratorsWe(p)].sort((a, b) => a.first - b.first);
   const found: Placement[] = [];
   for (const ref of p.refs.filter((r) => r.entity.type === 'location')) {
     if (syntax.unasserted[ref.first] !== undefined || tokens[ref.first].negated) continue;
@@ -154,7 +181,8 @@ function placements(p: Passage): Placement[] {
       inClause.find((c) => c.subject) ??
       inClause.filter((c) => c.last < ref.first && !possessor(c)).at(-1) ??
       inClause.filter((c) => c.last < ref.first && !ownsSubject(c)).at(-1) ??
-      inClause.find((c) => c.first > ref.last);
+      // "sat at Fenwick with Nora's aunt": a possessor after the place owns a thing, not the place.
+      inClause.find((c) => c.first > ref.last && !possessor(c));
     if (!owner || syntax.unasserted[owner.first] !== undefined) continue;
     if (owner !== attached && verb !== undefined && ownSubjectAfter(p, owner, verb)) continue;
     const [start, end] = [clauseStart(syntax, prep), clauseEnd(syntax, prep)];
@@ -172,7 +200,7 @@ function placements(p: Passage): Placement[] {
     // Right after a noun that is not the character ("the garret in Paris"), the place is the noun's.
     let k = prep - 1;
     while (k > start && tokens[k].pos === 'ADV') k--;
-    const direct = owner === attached || !['NOUN', 'PROPN', 'ADJ', 'NUM'].includes(tokens[k]?.pos ?? '') || p.refs.some((r) => r.last === k) || occupied(p, k) || spentThere(p, verb, k);
+    const direct = owner === attached || !['NOUN', 'PROPN', 'ADJ', 'NUM'].includes(tokens[k]?.pos ?? '') || p.refs.some((r) => r.last === k) || occupied(p, k) || spentThere(p, verb, k) || ofManner(p, k);
     const present = verb !== undefined && finiteTense(tokens, predicateAt(p, verb).auxes[0] ?? verb) === 'present' && !span.some((t) => timeShifts.has(t.lower));
     found.push({ character: owner.entity, place: ref.entity, prep, ref, clause, moving, direct, present });
   }

@@ -65,6 +65,8 @@ export const depictions = new Set([...images, ...set('statue bust carving effigy
 /** The dead at rest: these verbs are no act where the sentence buries someone ("where my mother sleeps under the yew"). */
 export const resting = set('sleep slumber repose rest lie wait');
 export const burial = set('bury grave churchyard graveyard cemetery tomb vault crypt sepulchre coffin casket mausoleum headstone gravestone yew');
+/** The first person plural: a subject "we" in a first-person story counts its narrator among the ones it places. */
+export const collective = set('we');
 /** Possessive determiners. */
 export const possessives = set('his her their its my our your');
 
@@ -82,6 +84,11 @@ export const rooms = set(`
 /** The documents of a novel told in them, whose headings name their writer ("Mina Murray's Journal"). */
 export const documents = set('journal diary log letter memorandum memoranda notebook memoir memoirs narrative statement account telegram note notes record');
 
+/**
+ * Nouns of manner after a placing preposition ("sat in silence in the log-house", "waited in haste at X"): the place
+ * after them is still the subject's, not the noun's.
+ */
+export const manners = set('silence haste peace quiet quietness comfort tears state secret secrecy earnest solitude darkness company turn style vain');
 /** Nouns for people: a place right after one ("a friend in Dry Fork") is theirs. */
 export const people = set('man woman boy girl friend cousin person people fellow stranger lover partner child baby widow widower family');
 
@@ -316,7 +323,25 @@ const abbreviations: Record<string, string> = {
   cdr: 'commander', col: 'colonel', gen: 'general', maj: 'major', adm: 'admiral', cpl: 'corporal', pvt: 'private',
   rev: 'reverend', fr: 'father', br: 'brother', sr: 'sister', insp: 'inspector', det: 'detective', supt: 'superintendent',
   gov: 'governor', sen: 'senator', pres: 'president', ens: 'ensign', doc: 'doctor', dep: 'deputy',
+  // spellings of speech: "Cap'n Flint" is "Captain Flint"
+  "cap'n": 'captain', 'cap’n': 'captain', capn: 'captain', sarge: 'sergeant', lieut: 'lieutenant',
 };
+
+/**
+ * A name led by a title, spelt with the title's other spellings ("Cap'n Flint" → "Captain Flint", "Capt Flint"…), so
+ * that two entities whose names differ only in that spelling (a parrot called after a dead captain) share the name,
+ * which then names neither for sure.
+ */
+export function titleSpellings(name: string): string[] {
+  const [first, ...rest] = name.trim().split(/\s+/);
+  if (!first || rest.length === 0) return [];
+  const word = first.toLowerCase().replace(/\.$/, '');
+  const title = abbreviations[word] ?? word;
+  // Forms of address ("Father", "Sister") stay as written: they are kin words too.
+  if (!titleFamilies[title] || titleFamilies[title] === 'address') return [];
+  const spellings = [title, ...Object.keys(abbreviations).filter((a) => abbreviations[a] === title)].filter((w) => w !== word);
+  return spellings.map((w) => [w.charAt(0).toUpperCase() + w.slice(1), ...rest].join(' '));
+}
 
 /** A title as the lexicon knows it ("Dr." → "doctor"), or undefined when the words are no title. */
 export function normaliseTitle(words: string[]): string | undefined {

@@ -14,7 +14,7 @@
 import type { SliceEntity } from '../canonSlice.ts';
 import { kinAfter, type Held } from './kin.ts';
 import { WordTrie } from '../../ingest/wordTrie.ts';
-import { calledByKin, deathVerbs, documents, genderOfWord, kinNames, kinWord, normaliseTitle, noticing, people, personNouns, possessives, pronounCarry, standIns } from './lexicon.ts';
+import { calledByKin, deathVerbs, documents, genderOfWord, kinNames, kinWord, normaliseTitle, noticing, people, personNouns, possessives, pronounCarry, standIns, titleSpellings } from './lexicon.ts';
 import { verbIn, type Reading, type Token } from './nlp.ts';
 import { fits, type Pronouns } from './pronouns.ts';
 import { atSubjectPosition, inSubordinate, listedAfter, predicatesOf, speechTagBefore, type Syntax } from './syntax.ts';
@@ -72,7 +72,7 @@ export function findNames(reading: Reading, entities: SliceEntity[]): Ref[] {
     else terms.add(words, { entity, words, bare });
   };
   for (const entity of entities) {
-    for (const name of [entity.name, ...entity.aliases]) {
+    for (const name of [entity.name, ...entity.aliases].flatMap((n) => [n, ...titleSpellings(n)])) {
       const words = name.match(wordPattern) ?? [];
       const [first, second] = words;
       if (first === undefined) continue;

@@ -3,6 +3,7 @@
 // the mood of a verb (negated, modal, passive, pluperfect, habitual, its tense), and which tokens are not asserted by
 // the narration (dialogue, conditions, the complement of "dreamt that…", "told them how…", scenes framed as a dream).
 import {
+  aliveAdjectives,
   bygoneTimes,
   depicting,
   depictions,
@@ -49,6 +50,7 @@ const backstoryClasses: Classes = {
   subject: (t) => (t.pos === 'PRON' && nominatives.has(t.lower)) || t.pos === 'PROPN',
   possessive: (t) => possessives.has(t.lower),
   was: (t) => t.lower === 'was' || t.lower === 'were',
+  living: (t) => aliveAdjectives.has(t.lower) || youth.has(t.lower),
 };
 /**
  * Openers that set a sentence before the story's now, and with it the rest of its paragraph told in the past: a
@@ -69,6 +71,13 @@ const backstoryOpeners: Rule[] = [
   { id: 'before-born', after: [{ words: ['before'] }, { is: 'subject', op: '+' }, { is: 'was' }, { words: ['born'] }] },
   // "Once upon a time", "Once, …"
   { id: 'once', after: [{ words: ['once'] }, { words: [',', 'upon'] }] },
+];
+/**
+ * A clause anywhere in a sentence that sets the sentence in someone's lifetime: "Emmeline made poetry about the dead
+ * when she was alive", "my mother ran the chandlery when I was a girl". It holds its sentence, not its paragraph.
+ */
+const lifetimeClauses: Rule[] = [
+  { id: 'when-alive', after: [{ words: ['when', 'while'] }, { is: 'subject', op: '+' }, { is: 'was' }, { words: ['a', 'an', 'still', 'yet', 'only', 'just', 'very', 'quite'], op: '*' }, { is: 'living' }] },
 ];
 
 export type Syntax = {
@@ -269,7 +278,14 @@ function markBackstory(syntax: Syntax, mark: (from: number, to: number, why: str
       }
       continue;
     }
-    if (!backstory) continue;
+    if (!backstory) {
+      for (let k = first; k <= s.last; k++) {
+        if (!['when', 'while'].includes(tokens[k].lower) || !matchAt(tokens, k, lifetimeClauses, backstoryClasses)) continue;
+        for (let c = s.first; c <= s.last; c = clauseEnd(syntax, c) + 1) if (!returnsToNow(syntax, c, clauseEnd(syntax, c))) mark(c, clauseEnd(syntax, c), 'told of a lifetime before the now');
+        break;
+      }
+      continue;
+    }
     if (returnsToNow(syntax, s.first, s.last)) backstory = false;
     else mark(s.first, s.last, 'told of an earlier time (its paragraph)');
   }
