@@ -9,7 +9,7 @@
 // too.
 import type { SliceEntity } from '../canonSlice.ts';
 import type { ConflictDraft } from '../kinds.ts';
-import { aliveAdjectives, aliveVerbs, burial, deathWords, depicting, fronting, images, inverting, motion, placing, possessives, reporting, resting, stative, thinking } from '../reader/lexicon.ts';
+import { aliveAdjectives, aliveVerbs, burial, deathWords, depicting, fronting, images, inverting, kinWord, motion, people, personNouns, placing, possessives, reporting, resting, stative, stretches, thinking, timeNouns } from '../reader/lexicon.ts';
 import { verbIn } from '../reader/nlp.ts';
 import type { Ref } from '../reader/references.ts';
 import { asserts, clauseEnd, clauseStart, deniedBefore, participleAfter, predicatesOf, speechTagBefore, type Predicate } from '../reader/syntax.ts';
@@ -64,6 +64,36 @@ function atRest(p: Passage, verb: number): boolean {
   const s = sentences[tokens[verb].sentence];
   for (let k = s.first; k <= s.last; k++) if (burial.has(tokens[k].lemma) || burial.has(tokens[k].lower)) return true;
   return false;
+}
+
+/** "was tumbling on the tides, dead,": a death word set off by commas after the verb says its subject moves as a body. */
+function deadBeside(p: Passage, verb: number): boolean {
+  const { tokens } = p.reading;
+  for (let k = verb + 1; k < tokens.length && tokens[k].sentence === tokens[verb].sentence && tokens[k].text !== ';'; k++) {
+    if (tokens[k - 1].text === ',' && deathWords.has(tokens[k].lower) && (tokens[k + 1] === undefined || tokens[k + 1].pos === 'PUNCT')) return true;
+    if (tokens[k].text === ',' && ['and', 'but'].includes(tokens[k + 1]?.lower ?? '')) return false;
+  }
+  return false;
+}
+
+/**
+ * "the bit of work she left unfinished", "The songs she sang", "the cap which last she wore": a clause that tells a
+ * thing by what someone did with it, opening its own clause, tells of the thing and not of the scene (the dead's
+ * things). Not "At the gate she stood" nor "That night she sang" (a fronted place or time), nor "her sister Beth".
+ */
+function describesThing(p: Passage, ref: Ref): boolean {
+  const { tokens } = p.reading;
+  let k = ref.first - 1;
+  while (k > ref.first - 3 && (tokens[k]?.pos === 'ADV' || tokens[k]?.pos === 'ADJ')) k--;
+  if (['which', 'that'].includes(tokens[k]?.lower ?? '')) k--;
+  else if (ref.pronoun) k = ref.first - 1;
+  else return false;
+  const noun = tokens[k];
+  if (!noun || noun.pos !== 'NOUN' || timeNouns.has(noun.lemma) || stretches.has(noun.lemma) || people.has(noun.lemma) || personNouns.has(noun.lemma) || kinWord(noun.lower)) return false;
+  const start = clauseStart(p.syntax, k);
+  for (let j = start; j < k; j++) if (tokens[j].pos === 'VERB' || tokens[j].pos === 'AUX' || (tokens[j].pos === 'PRON' && !possessives.has(tokens[j].lower))) return false;
+  const fronted = tokens[start].pos === 'ADP' && tokens.slice(start + 1, k).every((t) => ['DET', 'ADJ', 'NUM', 'NOUN'].includes(t.pos) || possessives.has(t.lower));
+  return !fronted;
 }
 
 /** "Aldric's men", "Aldric's coffin": the name only owns the phrase's head. */
@@ -143,8 +173,10 @@ function trigger(p: Passage, ref: Ref): Trigger | undefined {
   if (syntax.unasserted[ref.first] !== undefined) return undefined;
   const tag = speechTagBefore(syntax, ref.first);
   if (tag !== undefined && syntax.unasserted[tag] === undefined) return { from: tag, to: ref.last, alive: false };
+  const thing = describesThing(p, ref);
   for (const predicate of predicatesOf(syntax, ref.last)) {
     if (!predicate.relative && !ref.subject) continue;
+    if (thing && !predicate.relative) continue;
     const verb = tokens[predicate.verb];
     if (predicate.copula) {
       // "was behind the bar, polishing glasses", "is out in the barn, whistling": being somewhere and doing something
@@ -165,7 +197,7 @@ function trigger(p: Passage, ref: Ref): Trigger | undefined {
       if (!temporal.has(tokens[clauseStart(syntax, predicate.verb)].lower) && asserts(syntax, predicate)) return { from: ref.first, to: predicate.verb, alive: true };
       continue;
     }
-    if (verbIn(stative, verb) || deathWords.has(verb.lower) || pictured(p, predicate.verb) || atRest(p, predicate.verb)) continue;
+    if (verbIn(stative, verb) || deathWords.has(verb.lower) || pictured(p, predicate.verb) || atRest(p, predicate.verb) || deadBeside(p, predicate.verb)) continue;
     if (asserts(syntax, predicate)) return { from: ref.first, to: predicate.verb, alive: false };
   }
   const agent = passiveAgent(p, ref) ?? invertedSubject(p, ref) ?? helpedObject(p, ref);

@@ -58,6 +58,11 @@ export const noticing = set('see spot find notice glimpse watch observe discover
 
 /** What stands in for a person, dead or absent: "Danny's body", "Osric's portrait". A pronoun after it is about it. */
 export const standIns = set('body corpse remains grave coffin casket tomb ghost spirit shade photograph photo picture portrait image statue likeness effigy death funeral burial');
+/**
+ * Nouns of the mind and of mourning: one they are "of", "about" or "for" is only thought of, remembered or mourned, and
+ * not who a pronoun after them goes on about ("full of sad thoughts about my father, when I saw someone… He was blind").
+ */
+export const mindNouns = set('thought memory recollection remembrance reminiscence grief mourning sorrow longing yearning dream news tidings');
 /** Nouns of pictures and recordings, out of which someone may grin or stare without being there. */
 export const images = set('photo photograph picture portrait image painting poster mugshot snapshot frame screen video footage canvas tintype daguerreotype miniature locket');
 /** What shows someone without being them: a picture, a statue ("The statue on the quay shows Will…"). */

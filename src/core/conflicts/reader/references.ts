@@ -14,7 +14,7 @@
 import type { SliceEntity } from '../canonSlice.ts';
 import { kinAfter, type Held } from './kin.ts';
 import { WordTrie } from '../../ingest/wordTrie.ts';
-import { calledByKin, deathVerbs, documents, genderOfWord, kinNames, kinWord, normaliseTitle, noticing, people, personNouns, possessives, pronounCarry, standIns, titleSpellings } from './lexicon.ts';
+import { calledByKin, deathVerbs, documents, genderOfWord, kinNames, kinWord, mindNouns, normaliseTitle, noticing, people, personNouns, possessives, pronounCarry, standIns, titleSpellings } from './lexicon.ts';
 import { verbIn, type Reading, type Token } from './nlp.ts';
 import { fits, type Pronouns } from './pronouns.ts';
 import { atSubjectPosition, inSubordinate, listedAfter, predicatesOf, speechTagBefore, type Syntax } from './syntax.ts';
@@ -360,12 +360,19 @@ function fitting(syntax: Syntax, refs: Ref[], at: number, kind: Pronouns, role: 
   const { tokens } = syntax.reading;
   const sentence = tokens[at].sentence;
   const asserted = syntax.unasserted[at] === undefined;
+  // "sad thoughts about my father", "the memory of poor Will": the one only thought of or mourned.
+  const thoughtOf = (r: Ref) => {
+    let k = r.first - 1;
+    while (k > r.first - 4 && tokens[k] && (tokens[k].pos === 'DET' || tokens[k].pos === 'ADJ' || possessives.has(tokens[k].lower))) k--;
+    return ['of', 'about', 'for'].includes(tokens[k]?.lower ?? '') && tokens[k - 1]?.pos === 'NOUN' && mindNouns.has(tokens[k - 1].lemma);
+  };
   // "Danny's body", "the body of Will"
   const standingIn = (r: Ref) =>
     (/^['’]s$/.test(tokens[r.last + 1]?.lower ?? '') && standIns.has(tokens[r.last + 2]?.lemma ?? '')) ||
     (tokens[r.first - 1]?.lower === 'of' && standIns.has(tokens[r.first - 2]?.lemma ?? '')) ||
     // "a glance upon the dead O'Brien. All the time he kept smiling": the one who smiles is not the corpse.
-    tokens[r.first - 1]?.lower === 'dead';
+    tokens[r.first - 1]?.lower === 'dead' ||
+    thoughtOf(r);
   // "my father died that evening. … He got downstairs next morning": one whose death an earlier sentence tells is not
   // who a subject goes on acting.
   const dies = (r: Ref) => {
