@@ -132,6 +132,19 @@ describe('a chapter checked in place', () => {
     expect(kinds(await check({ text: 'At midnight Ilse lit the lamp again.', chapter: 'ch-03', line: 1 }))).toEqual(['dead_character_active']);
   });
 
+  it('when a death is given as the state\'s died_in chapter (the quick start example\'s form), then that chapter checked in place calls nothing in it a contradiction, and the chapter after it still reads the death', async () => {
+    const diedIn = bundle({});
+    diedIn.entities[0] = { ...diedIn.entities[0], state: { status: 'dead', pronouns: 'she/her', died_in: 'ch-02' } as never, stateChanges: [] };
+    const { projectId } = await importBundle(gw, key, diedIn);
+    const inPlace = await checkChapter(projectId, 'ch-02');
+    expect(inPlace.status, inPlace.text).toBe(200);
+    expect(inPlace.body.hits).toEqual([]);
+    const after = await gw.request(`/projects/${projectId}/conflicts/check`, {
+      method: 'POST', key, headers: { 'X-LLM-Provider': 'openai', 'X-LLM-Key': 'sk-test-0123456789abcdef' }, json: { text: 'At midnight Ilse lit the lamp again.', chapter: 'ch-03', line: 1 },
+    });
+    expect(after.body.conflicts.map((c: { kind: string }) => c.kind)).toEqual(['dead_character_active']);
+  });
+
   it('when the change gives only a line, then the bundle exports it again as given; a line without from, or a chapter of another project, is refused', async () => {
     const { projectId } = await importBundle(gw, key, bundle({ line: 5 }));
     const exported = await gw.request(`/projects/${projectId}/export`, { key });

@@ -39,6 +39,8 @@ export type CanonSlice = {
   beats: { id: string; chapter: string; ordinal: number; summary: string; entities: string[] }[];
   /** the ordinal of the chapter the passage belongs to, when the request names one */
   position?: number;
+  /** whether the passage stands at a line of that chapter (a chapter checked in place, a passage given `line`) */
+  atLine: boolean;
   /** ordinals of the chapters the entities' state names (e.g. died_in), to tell whether a passage comes before them */
   chapterOrdinals: Record<string, number>;
   /** every id the slice holds: what a hit's refs may point at */
@@ -231,6 +233,7 @@ export async function loadCanonSlice({ prisma, sql }: SliceStore, projectId: str
     promises: promises.map(toSlice),
     beats,
     position: chapter?.ordinal,
+    atLine: chapter?.line !== undefined,
     chapterOrdinals: Object.fromEntries(referenced.map((c) => [c.externalId, c.ordinal])),
     ids: new Set(),
     anchorsLost,

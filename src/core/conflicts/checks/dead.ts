@@ -24,10 +24,13 @@ export function isDead(entity: SliceEntity, p: Passage): boolean {
   const status = state.status ?? state.state;
   const dead = (typeof status === 'string' && status.toLowerCase().split(/\s+/).some((w) => deathWords.has(w))) || state.alive === false || state.dead === true;
   if (!dead) return false;
-  // A passage set in a chapter before the one the character dies in has them alive.
+  // A passage set in a chapter before the one the character dies in has them alive; at a line of that very chapter
+  // they may be either, since "died in chapter 2" does not say where in it (as a timed change without a line).
   const diedIn = state.died_in;
-  const position = p.slice.position;
-  return !(position !== undefined && typeof diedIn === 'string' && (p.slice.chapterOrdinals[diedIn] ?? -Infinity) > position);
+  const { position, atLine } = p.slice;
+  if (position === undefined || typeof diedIn !== 'string') return true;
+  const diedAt = p.slice.chapterOrdinals[diedIn] ?? -Infinity;
+  return !(diedAt > position || (diedAt === position && atLine));
 }
 
 /** ", polishing glasses" after the clause of the verb at `verb`: a participle whose subject is that clause's subject. */
