@@ -97,30 +97,23 @@ function unnamedKin(p: Passage): Unnamed[] {
     if (ref.entity.type !== 'character' || ref.kin) continue;
     const after = ref.pronoun === 'possessive' ? ref.last + 1 : possessiveAfter(p, ref) ? ref.last + 2 : -1;
     if (after < 0) continue;
-    const kin = kinAt(p, after);
-    if (!kin || !closedWorldRoles[ref.narrator ? 'narrator' : 'other'].has(kin.kin.role) || ['child', 'boy', 'girl'].includes(kin.word.toLowerCase())) continue;
-    const next = tokens[kin.at + 1];
-    const apposed = next?.text === ',' ? kin.at + 2 : kin.at + 1;
-    if (next && (next.pos === 'NOUN' || next.pos === 'PROPN' || /^\p{Lu}/u.test(next.text))) continue;
+    const kin = kinLeftUnnamed(p, after, closedWorldRoles[ref.narrator ? 'narrator' : 'other']);
+    if (!kin) continue;
+    const { apposed } = kin;
     if (named.has(apposed) || tokens[apposed]?.pos === 'PROPN' || (tokens[apposed]?.pos === 'DET' && tokens[apposed + 1]?.pos === 'PROPN')) continue;
     if (!tokens.slice(ref.first, kin.at + 1).every((t, j) => p.syntax.unasserted[ref.first + j] === undefined && !t.negated)) continue;
-    if (!surelyOf(ref) && !surely(p, ref)) continue;
+    if (!surely(p, ref)) continue;
     found.push({ possessor: ref.entity, kin: kin.kin, word: kin.word, from: ref.first, to: kin.at });
   }
   return found;
 }
 
 /**
- * Whether a possessor is beyond doubt, as a claim from what the graph lacks needs: a name, or the narrator's "my". A
- * third-person pronoun, even one that agrees with its clause's subject, may mean someone the canon does not hold: on
- * the whole books it gave more false alarms than the claims it found.
- */
-const surelyOf = (ref: Ref) => !ref.pronoun || ref.narrator === true;
-
-/**
- * Whether a third-person pronoun's referent is beyond doubt, as kin read through it needs ("She is his aunt"): the one
- * character of its gender named in its sentence before it or in the sentence before, and no one else of that gender a
- * common noun or an unresolved kin word names there ("a tall man", "his father").
+ * Whether a possessor or subject is beyond doubt, as kin read through it needs: a name, the narrator's "my", or a
+ * third-person pronoun ("She is his aunt") whose referent is the one character of its gender named in its sentence
+ * before it or in the sentence before, with no one else of that gender a common noun or an unresolved kin word names
+ * there ("a tall man", "his father"). A pronoun merely agreeing with its clause's subject may mean someone the canon
+ * does not hold: on the whole books that gave more false alarms than the claims it found.
  */
 function surely(p: Passage, ref: Ref): boolean {
   if (!ref.pronoun || ref.narrator) return true;
@@ -147,6 +140,22 @@ const possessiveAfter = (p: Passage, ref: Ref) => !ref.pronoun && /^['’]s$/.te
  * "brother-in-law"), and through a second possessive ("her mother's brother": an uncle; "his sister's husband": a
  * brother-in-law). `at` is its last token.
  */
+/**
+ * The kin word at `at` as kin a canon of `roles` would hold though no name is given: not a word that also means a child
+ * ("my boy"), nor the first of a compound or before a name ("his brother officers", "his brother Tom"); `apposed` is
+ * where a name set off after it would start.
+ */
+function kinLeftUnnamed(p: Passage, at: number, roles: Set<KinRole>): { kin: Kin; word: string; at: number; apposed: number } | undefined {
+  const kin = kinAt(p, at);
+  if (!kin || !roles.has(kin.kin.role) || ['child', 'boy', 'girl'].includes(kin.word.toLowerCase())) return undefined;
+  const next = p.reading.tokens[kin.at + 1];
+  if (next && (next.pos === 'NOUN' || next.pos === 'PROPN' || /^\p{Lu}/u.test(next.text))) return undefined;
+  return { ...kin, apposed: next?.text === ',' ? kin.at + 2 : kin.at + 1 };
+}
+
+/** A named character's ref (not a pronoun's), or undefined. */
+const namedCharacter = (r: Ref | undefined) => (r && !r.pronoun && r.entity.type === 'character' ? r : undefined);
+
 function kinAt(p: Passage, k: number): { kin: Kin; word: string; at: number } | undefined {
   const { tokens } = p.reading;
   const { found } = kinAfter(tokens, k);
@@ -264,7 +273,6 @@ const isTitle = (t: { text: string } | undefined) => t !== undefined && normalis
  */
 function addresseeOf(p: Passage, i: number, startingAt: Map<number, Ref>): Ref | undefined {
   const { tokens } = p.reading;
-  const named = (r: Ref | undefined) => (r && !r.pronoun && r.entity.type === 'character' ? r : undefined);
   let first = i;
   while (tokens[first - 1]?.quoted) first--;
   let last = i;
@@ -274,7 +282,7 @@ function addresseeOf(p: Passage, i: number, startingAt: Map<number, Ref>): Ref |
   // ("Sam, your brother, …").
   let k = first;
   while (k < last && address(k) && !startingAt.has(k)) k++;
-  const opening = named(startingAt.get(k));
+  const opening = namedCharacter(startingAt.get(k));
   if (opening && [',', '!'].includes(tokens[opening.last + 1]?.text ?? '') && !listedAfter(tokens, opening.last)) {
     const apposed = tokens[opening.last + 2]?.lower === 'your' && kinAt(p, opening.last + 3) && tokens[kinAt(p, opening.last + 3)!.at + 1]?.text === ',';
     if (!apposed) return opening;
@@ -282,7 +290,7 @@ function addresseeOf(p: Passage, i: number, startingAt: Map<number, Ref>): Ref |
   // "…is waiting, Edmund."
   let e = last;
   while (e > first && tokens[e].pos === 'PUNCT') e--;
-  const closing = named([...startingAt.values()].find((r) => r.last === e && r.first > first));
+  const closing = namedCharacter([...startingAt.values()].find((r) => r.last === e && r.first > first));
   if (closing) {
     let b = closing.first - 1;
     while (b > first && address(b) && tokens[b].text !== ',') b--;
@@ -295,18 +303,18 @@ function addresseeOf(p: Passage, i: number, startingAt: Map<number, Ref>): Ref |
   const speaker = startingAt.get(after);
   const verb = isTag(after) ? after : speaker && isTag(speaker.last + 1) ? speaker.last + 1 : undefined;
   if (verb !== undefined) {
-    if (speaker && addressingTags.has(tokens[verb].lemma)) return named(startingAt.get(verb + 1));
+    if (speaker && addressingTags.has(tokens[verb].lemma)) return namedCharacter(startingAt.get(verb + 1));
     for (let j = verb + 1; j < verb + 5 && tokens[j] && !tokens[j].quoted && tokens[j].pos !== 'PUNCT'; j++) {
       if (tokens[j].lower !== 'to') continue;
       let n = j + 1;
       while (n < j + 4 && isTitle(tokens[n]) && !startingAt.has(n)) n += tokens[n + 1]?.text === '.' ? 2 : 1;
-      return named(startingAt.get(n));
+      return namedCharacter(startingAt.get(n));
     }
   }
   // "Elizabeth said to Colonel Fitzwilliam, “…", "June told Sam, “…"
   let before = first - 1;
   while (tokens[before] && tokens[before].pos === 'PUNCT' && tokens[before].text !== '.' && !tokens[before].quoted) before--;
-  const to = named([...startingAt.values()].find((r) => r.last === before));
+  const to = namedCharacter([...startingAt.values()].find((r) => r.last === before));
   if (!to) return undefined;
   let j = to.first - 1;
   while (j > to.first - 4 && (isTitle(tokens[j]) || tokens[j]?.text === '.')) j--;
@@ -342,11 +350,9 @@ function spokenUnnamedKin(p: Passage, startingAt: Map<number, Ref>): Unnamed[] {
   const found: Unnamed[] = [];
   for (let i = 0; i < tokens.length; i++) {
     if (!tokens[i].quoted || tokens[i].lower !== 'your' || tokens[i].pos !== 'PRON') continue;
-    const kin = kinAt(p, i + 1);
-    if (!kin || !closedWorldRoles.other.has(kin.kin.role) || ['child', 'boy', 'girl'].includes(kin.word.toLowerCase())) continue;
-    const next = tokens[kin.at + 1];
-    const apposed = next?.text === ',' ? kin.at + 2 : kin.at + 1;
-    if (next && (next.pos === 'NOUN' || next.pos === 'PROPN' || /^\p{Lu}/u.test(next.text))) continue;
+    const kin = kinLeftUnnamed(p, i + 1, closedWorldRoles.other);
+    if (!kin) continue;
+    const { apposed } = kin;
     if (startingAt.has(apposed) || tokens[apposed]?.pos === 'PROPN') continue;
     if (tokens.slice(i, kin.at + 1).some((t) => !t.quoted || t.negated)) continue;
     const addressee = addresseeOf(p, i, startingAt);
@@ -364,17 +370,16 @@ type LetterLine = { kind: 'heading' | 'salutation' | 'closing'; from: number; to
  */
 function letterLine(p: Passage, first: number, last: number, next: [number, number] | undefined, startingAt: Map<number, Ref>): LetterLine | undefined {
   const { tokens } = p.reading;
-  const named = (r: Ref | undefined) => (r && !r.pronoun && r.entity.type === 'character' ? r : undefined);
   let end = last;
   while (end > first && tokens[end].pos === 'PUNCT') end--;
   const closes = (k: number) => k > end;
-  const nameEnding = (k: number) => named(startingAt.get(k));
+  const nameEnding = (k: number) => namedCharacter(startingAt.get(k));
   // "Letter, Grace Pell to June Harlow."
   if (documents.has(tokens[first].lower) && end - first < 14) {
     const to = tokens.findIndex((t, k) => k > first && k <= end && t.lower === 'to');
     const writer = to > 0 ? [...startingAt.values()].find((r) => r.first > first && r.last < to) : undefined;
     const addressee = to > 0 ? nameEnding(to + 1) : undefined;
-    if (named(writer) && addressee && addressee.last === end) return { kind: 'heading', from: first, to: end, writer, addressee };
+    if (namedCharacter(writer) && addressee && addressee.last === end) return { kind: 'heading', from: first, to: end, writer, addressee };
     return undefined;
   }
   let k = first;
