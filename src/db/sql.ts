@@ -73,10 +73,10 @@ export const inline = (s: Statement, values: readonly Literal[]): string => {
 };
 
 /**
- * What a transaction's writer holds: its statements' client, and `atCommit` for a statement (inline) whose answer the
- * writer does not need, sent with the COMMIT in one round trip (an error in it fails the commit: nothing is written).
+ * What a transaction's writer holds: its statements' client, and `atCommit` for a statement whose answer the writer
+ * does not need, sent with the COMMIT in one round trip (an error in it fails the commit: nothing is written).
  */
-export type TransactionSql = SqlClient & { atCommit(text: string): void };
+export type TransactionSql = SqlClient & { atCommit(statement: Statement, values: Literal[]): void };
 
 /**
  * `lock`: an advisory lock (pg_advisory_xact_lock on the name's hash) taken as the transaction begins, `sharedLock`
@@ -124,10 +124,10 @@ const sharedAdvisoryLock = statement('advisory_xact_lock_shared', 'SELECT pg_adv
 export function sqlTransaction(pool: pg.Pool, prepared: boolean): SqlTransaction {
   return async <T, R extends object>(work: (sql: TransactionSql, first: R[], then: Record<string, unknown>[][]) => Promise<T>, start: TransactionStart = {}) => {
     const client = await pool.connect();
-    const atEnd: string[] = [];
+    const atEnd: { statement: Statement; values: Literal[] }[] = [];
     const sql: TransactionSql = {
       query: prepared ? (c) => client.query(c) : <T extends pg.QueryResultRow>(c: pg.QueryConfig) => client.query<T>({ text: c.text, values: c.values }),
-      atCommit: (text) => atEnd.push(text),
+      atCommit: (statement, values) => atEnd.push({ statement, values }),
     };
     const sent = [...(start.first ? [start.first] : []), ...(start.then ?? [])];
     const ahead = start.ahead?.statements ?? [];
@@ -169,7 +169,10 @@ export function sqlTransaction(pool: pg.Pool, prepared: boolean): SqlTransaction
         return result;
       }
       const result = await work(sql, first, thenRows);
-      await client.query([...atEnd, 'COMMIT'].join(';\n'));
+      // Prepared like the opening's statements: written out inline, an audit entry's insert was parsed and planned on
+      // every commit.
+      if (prepared && atEnd.length > 0) await preparedOn(client, atEnd.map((s) => s.statement));
+      await client.query([...atEnd.map((s) => written(s.statement, s.values)), 'COMMIT'].join(';\n'));
       open = false;
       return result;
     } catch (error) {

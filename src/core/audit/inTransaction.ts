@@ -5,7 +5,7 @@
 // writer does not record it is recorded by the plugin after its resolver, as before. Handed, not kept in an
 // AsyncLocalStorage: on Node 20 one in use makes every promise of the process call a hook as it is made (a tenth
 // of a request's CPU).
-import { inline, statement, utcTimestamp, type TransactionSql } from '../../db/sql.ts';
+import { statement, utcTimestamp, type TransactionSql } from '../../db/sql.ts';
 import { newId } from '../../ids.ts';
 import type { AuditRecord } from './auditLog.ts';
 
@@ -21,7 +21,7 @@ export function recordAudit(sql: TransactionSql, pending: PendingAudit | undefin
   const audit = auditValues(pending, answer);
   if (!audit) return;
   audit.recorded();
-  sql.atCommit(inline(auditInsert, audit.values));
+  sql.atCommit(auditInsert, audit.values);
 }
 
 /**
