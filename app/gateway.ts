@@ -75,6 +75,7 @@ export async function startGateway(config: Config, options: { onWait?: (line: st
   });
   runtime.services.graphSync?.start();
   runtime.services.embeddingSync?.start();
+  runtime.services.chapterNotices?.start();
   return {
     runtime,
     server,
@@ -95,6 +96,7 @@ export async function startGateway(config: Config, options: { onWait?: (line: st
       clearTimeout(cutOff);
       await runtime.services.graphSync?.stop();
       await runtime.services.embeddingSync?.stop();
+      await runtime.services.chapterNotices?.stop();
       await admin?.close();
       await runtime.close();
       return { forced };

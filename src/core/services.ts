@@ -10,7 +10,7 @@ import { PromiseLedgerService } from './promises/ledger.ts';
 import { KnowledgeService } from './knowledge/knowledge.ts';
 import { CanonService } from './canon/canon.ts';
 import { ChapterService } from './canon/chapters.ts';
-import { prepareChapter } from './conflicts/chapterParses.ts';
+import { ChapterNotices, prepareChapter } from './conflicts/chapterParses.ts';
 import { FactService } from './canon/facts.ts';
 import { ConflictChecker } from './conflicts/checker.ts';
 import { EntityReader } from './canon/entities.ts';
@@ -47,7 +47,7 @@ export type Services = ReturnType<typeof createServices>;
 export function createServices(db: Database, config: Config, logger: Logger) {
   const prisma = db.prisma;
   // A chapter written through the service is parsed for the check right after, off the writer's request.
-  const chapterWritten = (projectId: string, chapterRowId: string) => prepareChapter(prisma, projectId, chapterRowId);
+  const chapterWritten = (projectId: string, chapterRowId: string, chars: number) => prepareChapter(prisma, projectId, chapterRowId, chars);
   const projects = new ProjectService(prisma, db.sql);
   const canonChanges = new CanonChanges(db.sql);
   const entities = new EntityReader(db.sql, new ReadCache(config.readCacheMb, canonChanges), new EntityCards(canonChanges));
@@ -95,5 +95,7 @@ export function createServices(db: Database, config: Config, logger: Logger) {
     graphSync: neo4j ? new GraphSyncWorker(prisma, neo4j, graphOutbox, db.connectionString, logger) : undefined,
     /** embeds what the embedding outbox holds; started by the gateway, run by `lore embeddings rebuild` */
     embeddingSync: embedder ? new EmbeddingWorker(embeddingStore, embedder, db.connectionString, logger) : undefined,
+    /** parses the chapters other processes write, for the check; started by the gateway (PGlite serves one process) */
+    chapterNotices: db.mode === 'postgres' ? new ChapterNotices(db.connectionString, prisma) : undefined,
   };
 }

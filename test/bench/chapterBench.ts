@@ -11,8 +11,10 @@
 // 5,000 words (a chapter's time scaled by its length): wall time, and the CPU of this process (PostgreSQL's apart);
 // the last line times the kept result answering.
 // Env: DATABASE_URL or TEST_DATABASE_URL (the server to create lore_bench_chapter on), BENCH_KEEP_DB=1, BENCH_SEED=0 to
-// skip the seeded project, BENCH_ROUNDS (default 3).
-import { readFile } from 'node:fs/promises';
+// skip the seeded project, BENCH_ROUNDS (default 3), CHAPTER_PROF=<file>: a CPU profile of the checks that parse
+// (text edited behind the service) alone.
+import { readFile, writeFile } from 'node:fs/promises';
+import { Session } from 'node:inspector/promises';
 import { loadavg } from 'node:os';
 import { Executor } from '../../graph/executor.ts';
 import { loadConfig } from '../../src/config.ts';
@@ -79,12 +81,20 @@ async function main() {
 
     type Case = 'edited' | 'canon' | 'unprepared' | 'prepare';
     const perChapter = new Map<string, { words: number; wall: Record<Case, number[]>; cpu: Record<Case, number[]> }>();
+    const profiler = process.env.CHAPTER_PROF ? new Session() : undefined;
+    if (profiler) {
+      profiler.connect();
+      await profiler.post('Profiler.enable');
+    }
     const timed = async (t: (typeof targets)[number], expected: Case) => {
+      const profiled = profiler && expected === 'unprepared';
+      if (profiled) await profiler.post('Profiler.start');
       const cpu = process.cpuUsage();
       const started = performance.now();
       const checked = await checkChapter(runtime.db, t.projectId, t.chapterId);
       const ms = performance.now() - started;
       const used = process.cpuUsage(cpu);
+      if (profiled) profiles.push((await profiler.post('Profiler.stop')).profile);
       if (checked.cached) throw new Error(`${t.label} answered from its kept result`);
       const entry = perChapter.get(t.label) ?? { words: checked.words, wall: { edited: [], canon: [], unprepared: [], prepare: [] }, cpu: { edited: [], canon: [], unprepared: [], prepare: [] } };
       entry.wall[expected].push(ms);
@@ -92,6 +102,7 @@ async function main() {
       perChapter.set(t.label, entry);
     };
     const prepared: { label: string; wall: number; cpu: number }[] = [];
+    const profiles: object[] = [];
     // Loads the English model on a text of its own, so that no chapter's first check finds its parse kept.
     read('The model is loaded before the first chapter is timed.');
     for (let round = 0; round < rounds; round++) {
@@ -113,6 +124,7 @@ async function main() {
         await timed(t, 'unprepared');
       }
     }
+    if (profiler) await writeFile(process.env.CHAPTER_PROF!, JSON.stringify(profiles));
     const per5000 = (label: string, values: number[]) => (quantile(values, 0.5) * 5_000) / perChapter.get(label)!.words;
     for (const [label, { words, wall }] of perChapter) log(`  ${label}: ${words} words, edited ${wall.edited.map((m) => m.toFixed(0)).join(' / ')} ms, canon edited ${wall.canon.map((m) => m.toFixed(0)).join(' / ')} ms, edited unprepared ${wall.unprepared.map((m) => m.toFixed(0)).join(' / ')} ms`);
     const cases: [Case, string][] = [['edited', 'text just edited (parsed after the write)'], ['canon', 'canon just edited (parse kept)'], ['unprepared', 'text edited behind the service (parsed by the check)']];

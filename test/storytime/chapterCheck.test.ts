@@ -1,6 +1,8 @@
 // Story time inside a chapter: a state change anchored at a line or a phrase of its chapter, a stored chapter checked
 // in place with positions (REST, GraphQL, MCP), its kept result, an anchor that follows an edit and one that is lost,
 // and a passage checked at a line of its chapter.
+import { createHash } from 'node:crypto';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callTool, connectMcp, textOf, type McpSession } from '../mcp/harness.ts';
 import { startFakeLlm, type FakeLlm } from '../support/fakeLlm.ts';
@@ -100,6 +102,37 @@ describe('a chapter checked in place', () => {
     await gw.request(`/projects/${projectId}/chapters/ch-03`, { method: 'PUT', key, json: { ordinal: 3, text: quiet } });
     const after = await checkChapter(projectId, 'ch-03');
     expect(after.body).toMatchObject({ cached: false, hits: [] });
+  });
+
+  // Another process (the CLI, a sync, MCP over stdio) writes the chapter straight into the database: the gateway hears
+  // of it and parses it before the check asks, or the check parses it; either way it answers as after a gateway write.
+  it('when a chapter is written by another process, then its check gives the hits, lines and offsets a check after the same text written through the gateway gives, with a death anchored in it and without', async () => {
+    const anchored = `${deathChapter}\n\nOren saw Ilse on the stair.`;
+    const acting = 'Oren walked the shore alone.\n\nIlse waved to him from the gallery.\n\nShe smiled at Oren.';
+    const writeBehind = async (projectId: string, chapter: string, text: string) => {
+      const db = new pg.Client({ connectionString: gw.databaseUrl });
+      await db.connect();
+      try {
+        const written = await db.query('UPDATE "Chapter" SET text = $3, "contentHash" = $4 WHERE "projectId" = $1 AND "externalId" = $2', [projectId, chapter, text, createHash('sha256').update(text).digest('hex')]);
+        expect(written.rowCount).toBe(1);
+      } finally {
+        await db.end();
+      }
+    };
+    const positions = (body: { hits: { kind: string; line: number; start: number; end: number; quote: string; title: string }[] }) => body.hits.map(({ kind, line, start, end, quote, title }) => ({ kind, line, start, end, quote, title }));
+    const behind = await importBundle(gw, key, bundle({ anchor: 'The wave took the gallery rail' }));
+    const through = await importBundle(gw, key, bundle({ anchor: 'The wave took the gallery rail' }));
+    for (const [chapter, ordinal, text] of [['ch-02', 2, anchored], ['ch-03', 3, acting]] as const) {
+      await writeBehind(behind.projectId, chapter, text);
+      const put = await gw.request(`/projects/${through.projectId}/chapters/${chapter}`, { method: 'PUT', key, json: { ordinal, text } });
+      expect(put.status, put.text).toBe(200);
+      const [other, own] = [await checkChapter(behind.projectId, chapter), await checkChapter(through.projectId, chapter)];
+      expect(other.status, other.text).toBe(200);
+      expect(other.body).toMatchObject({ cached: false, anchors_lost: [] });
+      expect(positions(other.body)).toEqual(positions(own.body));
+      expect(other.body.hits.length).toBeGreaterThan(0);
+      for (const hit of other.body.hits) expect(text.slice(hit.start, hit.end)).toBe(hit.quote);
+    }
   });
 
   it('when the chapter is edited around the anchor, then the death follows it; when the anchor is gone, it is reported and the given line holds', async () => {

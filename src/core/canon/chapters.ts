@@ -31,7 +31,7 @@ export class ChapterService {
   /** `written`: told of each chapter put, by row id, once its transaction has committed (the check's parse, made ahead). */
   constructor(
     private readonly prisma: PrismaClient,
-    private readonly written: (projectId: string, chapterRowId: string) => void = () => undefined,
+    private readonly written: (projectId: string, chapterRowId: string, chars: number) => void = () => undefined,
   ) {}
 
   async put(input: PutChapterInput): Promise<PutChapterResult> {
@@ -69,7 +69,7 @@ export class ChapterService {
       },
       { timeout: 120_000, maxWait: 30_000 },
     );
-    this.written(input.projectId, rowId);
+    this.written(input.projectId, rowId, input.text.length);
     return result;
   }
 

@@ -34,13 +34,15 @@ function lineAt(starts: number[], offset: number): number {
   return low + 1;
 }
 
-type ChapterRow = { id: string; externalId: string; ordinal: number; text: string; contentHash: string; checkKey: string | null; checkResult: unknown; canonVersion: string; namesVersion: string };
+type ChapterRow = { id: string; externalId: string; ordinal: number; text: string; contentHash: string; checkKey: string | null; checkResult: unknown; canonVersion: string; namesVersion: string; anchored: boolean };
 
 // On the pool, not Prisma: the query compiler spent some 20 ms of CPU on this read of a 5,000-word chapter (measured),
 // the driver well under one.
 const chapterRead = statement('chapter_check_read', `
   SELECT c.id, c."externalId", c.ordinal, c.text, c."contentHash", k.key AS "checkKey", k.result AS "checkResult",
-    p."canonVersion"::text AS "canonVersion", p."namesVersion"::text AS "namesVersion"
+    p."canonVersion"::text AS "canonVersion", p."namesVersion"::text AS "namesVersion",
+    EXISTS (SELECT 1 FROM "StateValue" s WHERE s."fromChapterId" = c.id AND (s."fromLine" IS NOT NULL OR s."fromAnchor" IS NOT NULL))
+      OR EXISTS (SELECT 1 FROM "FactKnower" f WHERE f."fromChapterId" = c.id AND f."fromLine" IS NOT NULL) AS anchored
   FROM "Chapter" c JOIN "Project" p ON p.id = c."projectId" LEFT JOIN "ChapterCheck" k ON k."chapterId" = c.id
   WHERE c."projectId" = $1 AND c."externalId" = $2`);
 
@@ -65,12 +67,22 @@ export async function checkChapter(
   const starts = lineStarts(text);
   // Charged beside the reads that place the stretches (reads only): nothing is checked before it is paid.
   const { namesVersion } = chapter;
-  const [, , stretches] = await Promise.all([
+  const reads = Promise.all([
     charge(words),
     // The project's names, read (when not kept at this version) once for every stretch.
     projectNames(store.sql, projectId, namesVersion),
-    stretchesOf(prisma, projectId, chapter),
+    // A chapter with nothing anchored inside it is read whole (stretchesOf would answer that after two reads).
+    chapter.anchored ? stretchesOf(prisma, projectId, chapter) : text.trim() ? [{ line: 1, from: 0, stretch: text }] : [],
   ]);
+  if (!chapter.anchored && text.trim()) {
+    // The parse depends on the text alone (a chapter written here is parsed after its write, unpaid too): made while
+    // the database charges the check and reads the names, so that a chapter no parse was kept for (one written by
+    // another process) costs its parse beside those reads rather than after them.
+    reads.catch(() => undefined);
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    parseKept(text);
+  }
+  const [, , stretches] = await reads;
 
   const found: { draft: ConflictDraft; start: number; end: number }[] = [];
   const lost = new Map<string, LostAnchor>();

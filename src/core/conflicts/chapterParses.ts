@@ -1,7 +1,10 @@
 // The reader's parse of a chapter's stretches (chapterCheck.ts), kept in this process by their text. It depends on the
-// text alone, so a check after a canon change only matches the canon against it; and a chapter written here is parsed
-// right after the write, off its request (prepareChapter), so the check that follows an edit finds its parse made. A
-// parse is found by the very text it was made of: an edited chapter never meets the parse of its old text.
+// text alone, so a check after a canon change only matches the canon against it; and a chapter written is parsed
+// right after the write, off any request (prepareChapter): here when it was written here, and, on PostgreSQL, in every
+// gateway when another process wrote it (the CLI, an import, a sync, MCP over stdio: ChapterNotices), so the check
+// that follows an edit finds its parse made. A parse is found by the very text it was made of: an edited chapter never
+// meets the parse of its old text.
+import pg from 'pg';
 import type { PrismaClient } from '../../generated/prisma/client.ts';
 import { placePoint } from '../canon/storyPoints.ts';
 import { parse, type Parsed } from './deterministic.ts';
@@ -66,23 +69,124 @@ export async function stretchesOf(prisma: PrismaClient, projectId: string, chapt
     .filter((part) => part.stretch.trim());
 }
 
-// The chapters written here wait their parse in one line, each after the writer's response has gone.
-let preparing: Promise<void> = Promise.resolve();
+/** Whether the parse of this text is kept (for the chapter bench, which waits for a parse made off its checks). */
+export const parseIsKept = (text: string): boolean => parses.has(text);
 
 /**
- * After a chapter's text is written (its transaction committed): its stretches parsed, as the check will read them.
- * A failure costs only this head start: the check parses what it does not find.
+ * The chapters waiting their parse, by row id, oldest first, with their length; a chapter written again waits once, as
+ * its latest text. No more text waits than the kept parses hold: past that, the oldest would only push out the newest
+ * (an import of a whole book), so it waits no longer and its first check parses it.
  */
-export function prepareChapter(prisma: PrismaClient, projectId: string, chapterRowId: string): void {
-  preparing = preparing
-    .then(() => new Promise<void>((resolve) => setImmediate(resolve)))
-    .then(async () => {
-      const chapter = await prisma.chapter.findFirst({ where: { id: chapterRowId, projectId }, select: { id: true, text: true } });
-      if (!chapter) return;
-      for (const { stretch } of await stretchesOf(prisma, projectId, chapter)) parseKept(stretch);
-    })
-    .catch(() => undefined);
+const waiting = new Map<string, { projectId: string; chars: number }>();
+let waitingChars = 0;
+let preparing: Promise<void> = Promise.resolve();
+let draining = false;
+
+/**
+ * After a chapter's text is written (its transaction committed): its stretches parsed, as the check will read them,
+ * one chapter at a time and each after the requests already waiting. A failure costs only this head start: the check
+ * parses what it does not find.
+ */
+export function prepareChapter(prisma: PrismaClient, projectId: string, chapterRowId: string, chars: number): void {
+  const earlier = waiting.get(chapterRowId);
+  if (earlier) {
+    waiting.delete(chapterRowId);
+    waitingChars -= earlier.chars;
+  }
+  waiting.set(chapterRowId, { projectId, chars });
+  waitingChars += chars;
+  for (const [id, { chars: length }] of waiting) {
+    if (waitingChars <= parsedCharsKept || waiting.size === 1) break;
+    waiting.delete(id);
+    waitingChars -= length;
+  }
+  if (draining) return;
+  draining = true;
+  preparing = drain(prisma);
+}
+
+async function drain(prisma: PrismaClient): Promise<void> {
+  try {
+    for (let next = waiting.entries().next(); !next.done; next = waiting.entries().next()) {
+      const [id, { projectId, chars }] = next.value;
+      waiting.delete(id);
+      waitingChars -= chars;
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      try {
+        const chapter = await prisma.chapter.findFirst({ where: { id, projectId }, select: { id: true, text: true } });
+        if (!chapter) continue;
+        for (const { stretch } of await stretchesOf(prisma, projectId, chapter)) parseKept(stretch);
+      } catch {
+        // Only the head start is lost.
+      }
+    }
+  } finally {
+    draining = false;
+  }
 }
 
 /** Resolves once every chapter written so far is parsed (or failed to be). */
-export const chapterParsesSettled = (): Promise<void> => preparing;
+export const chapterParsesSettled = async (): Promise<void> => {
+  while (draining) await preparing;
+};
+
+/** The channel the Chapter trigger tells of each chapter whose text is written (the parse26_chapter_written migration). */
+const writtenChannel = 'lore_chapter_written';
+const reconnectMs = 1_000;
+
+/**
+ * Chapters written by other processes, as PostgreSQL tells of them on commit (LISTEN on a connection of its own),
+ * parsed ahead like those written here. The text written here is parsed already, and its notice finds that parse kept.
+ * A notice missed while the connection is down costs only speed: the check parses what it does not find.
+ */
+export class ChapterNotices {
+  private client?: pg.Client;
+  private stopped = true;
+  private retry?: NodeJS.Timeout;
+
+  constructor(
+    private readonly connectionString: string,
+    private readonly prisma: PrismaClient,
+  ) {}
+
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    void this.connect();
+  }
+
+  private async connect(): Promise<void> {
+    const client = new pg.Client({ connectionString: this.connectionString });
+    let lost = false;
+    const reconnect = () => {
+      if (lost) return;
+      lost = true;
+      if (this.client === client) this.client = undefined;
+      void client.end().catch(() => undefined);
+      if (!this.stopped) this.retry = setTimeout(() => void this.connect(), reconnectMs);
+    };
+    client.on('error', reconnect);
+    client.on('end', reconnect);
+    client.on('notification', ({ payload }) => {
+      // "<project id> <chapter row id> <length of its text>"
+      const [projectId, chapterRowId, chars] = (payload ?? '').split(' ');
+      if (projectId && chapterRowId) prepareChapter(this.prisma, projectId, chapterRowId, Number(chars) || 0);
+    });
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${writtenChannel}`);
+      if (this.stopped) return reconnect();
+      this.client = client;
+    } catch {
+      reconnect();
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.retry);
+    const client = this.client;
+    this.client = undefined;
+    await client?.end().catch(() => undefined);
+  }
+}

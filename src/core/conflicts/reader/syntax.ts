@@ -197,8 +197,10 @@ function markUnasserted(syntax: Syntax): void {
     // end of the sentence.
     for (let k = s.first + 1; k <= s.last; k++) {
       const t = tokens[k];
-      // The tagger may read "shows" as a noun; after its subject, an object following, it is the verb.
-      if ((t.pos !== 'VERB' && !verbLike(tokens, k, reading.known)) || t.quoted || !verbIn(depicting, t)) continue;
+      // The tagger may read "shows" as a noun; after its subject, an object following, it is the verb. (The verb class
+      // is asked before verbLike, which looks the word up in the model's lexicon: a tenth of the parse when asked of
+      // every word.)
+      if (t.quoted || !verbIn(depicting, t) || (t.pos !== 'VERB' && !verbLike(tokens, k, reading.known))) continue;
       for (let j = k - 1; j >= clauseStart(syntax, k); j--) {
         if (tokens[j].pos === 'VERB' || tokens[j].pos === 'AUX') break;
         if (tokens[j].pos === 'NOUN' && depictions.has(tokens[j].lemma)) {
