@@ -9,7 +9,7 @@ import { projectNames } from '../names/projectNames.ts';
 import { LoreError } from '../errors.ts';
 import { loadCanonSlice, type LostAnchor, type SliceStore } from './canonSlice.ts';
 import { storeConflicts, type ConflictHit } from './checker.ts';
-import { lineStarts, parseKept, stretchesOf } from './chapterParses.ts';
+import { lineStarts, parseIsKept, parseKept, stretchesOf } from './chapterParses.ts';
 import { findDeterministicConflicts } from './deterministic.ts';
 import { wordsPerCall, type ConflictDraft } from './kinds.ts';
 
@@ -65,7 +65,8 @@ export async function checkChapter(
   const { text } = chapter;
   const words = wordsIn(text);
   const starts = lineStarts(text);
-  // Charged beside the reads that place the stretches (reads only): nothing is checked before it is paid.
+  // Charged beside the reads that place the stretches (reads only) and the parse: nothing is matched against the canon
+  // before it is paid.
   const { namesVersion } = chapter;
   const reads = Promise.all([
     charge(words),
@@ -74,7 +75,7 @@ export async function checkChapter(
     // A chapter with nothing anchored inside it is read whole (stretchesOf would answer that after two reads).
     chapter.anchored ? stretchesOf(prisma, projectId, chapter) : text.trim() ? [{ line: 1, from: 0, stretch: text }] : [],
   ]);
-  if (!chapter.anchored && text.trim()) {
+  if (!chapter.anchored && text.trim() && !parseIsKept(text)) {
     // The parse depends on the text alone (a chapter written here is parsed after its write, unpaid too): made while
     // the database charges the check and reads the names, so that a chapter no parse was kept for (one written by
     // another process) costs its parse beside those reads rather than after them.

@@ -69,7 +69,7 @@ export async function stretchesOf(prisma: PrismaClient, projectId: string, chapt
     .filter((part) => part.stretch.trim());
 }
 
-/** Whether the parse of this text is kept (for the chapter bench, which waits for a parse made off its checks). */
+/** Whether the parse of this text is kept. */
 export const parseIsKept = (text: string): boolean => parses.has(text);
 
 /**
