@@ -63,6 +63,13 @@ export type GraphContext = {
    * (Caller.holdsAnswer), so the field leaves its page out.
    */
   answeredAt(version: string | undefined): boolean;
+  /**
+   * A root field reports the objects its answer's list is resolved from, in order; true when the surface holds the
+   * rendering of each one (Caller.holdsItems), so the field leaves its list empty.
+   */
+  itemsFrom(items: readonly object[]): boolean;
+  /** what the root field reported through itemsFrom: its list's objects, and whether it left the list empty */
+  listItems?: ListItems;
   /** the key Pothos' plugins keep this request's state under, in their WeakMaps (see releaseContext) */
   [contextCacheSymbol]?: object;
 };
@@ -83,11 +90,20 @@ export type Caller = {
    * field then still checks and counts everything but leaves its answer empty, and the surface sends what it holds.
    */
   holdsAnswer?: (version: string) => boolean;
+  /**
+   * For a surface that keeps the rendering of a list's items by the object each was resolved from (REST: a search
+   * page's entities, whose cards stay the same objects while they stand): true when it holds every one of `items`.
+   * The root field then leaves its list empty, and the surface puts what it holds in its place.
+   */
+  holdsItems?: (items: readonly object[]) => boolean;
   /** receives the key's rate limit once the operation has counted (or read) it, for the surface's RateLimit headers */
   onRateLimit?: (state: RateLimitState) => void;
   /** counted and reserved with the key, before the operation runs (Executor.authenticate with the operation) */
   admitted?: Admitted;
 };
+
+/** The objects a root field's list was resolved from, in order; `leftOut`: the list was left empty (Caller.holdsItems). */
+export type ListItems = { items: readonly object[]; leftOut: boolean };
 
 export function createContext(services: Services, request: Caller): GraphContext {
   const versionReads = new Map<string, VersionRead | undefined>();
@@ -128,6 +144,11 @@ export function createContext(services: Services, request: Caller): GraphContext
     answeredAt(version) {
       context.readAt.push(version);
       return version !== undefined && request.holdsAnswer?.(version) === true;
+    },
+    itemsFrom(items) {
+      const leftOut = request.holdsItems?.(items) === true;
+      context.listItems = { items, leftOut };
+      return leftOut;
     },
   };
   return context;

@@ -6,7 +6,7 @@ import { GraphQLError, validate, type OperationDefinitionNode } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import { isErrorCode, problemCatalog, type ErrorCode } from '../src/core/errors.ts';
 import type { Services } from '../src/core/services.ts';
-import { createContext, releaseContext, type Admitted, type Caller } from './context.ts';
+import { createContext, releaseContext, type Admitted, type Caller, type ListItems } from './context.ts';
 import { hashSecret, type KeyRow, type Principal } from '../src/core/access/keys.ts';
 import { AdmissionRefused } from '../src/core/metering/metering.ts';
 import { LoreError, storeUnavailable } from '../src/core/errors.ts';
@@ -21,7 +21,7 @@ export type OperationError = { code: ErrorCode; status: number; message: string;
  * `version`: the canon version the whole answer was read at (recall and search, with the read cache on): the same
  * operation with the same variables answers the same at the same version.
  */
-export type OperationOutcome = { ok: true; data: Record<string, unknown>; version?: string } | { ok: false; error: OperationError };
+export type OperationOutcome = { ok: true; data: Record<string, unknown>; version?: string; items?: ListItems } | { ok: false; error: OperationError };
 export type { Caller };
 
 /**
@@ -117,7 +117,7 @@ export class Executor {
       // Every root field read at one and the same version: the answer is that version's.
       const [first] = contextValue.readAt;
       const version = contextValue.readAt.length === rootFields && contextValue.readAt.every((v) => v === first) ? first : undefined;
-      return { ok: true, data: result.data as Record<string, unknown>, version };
+      return { ok: true, data: result.data as Record<string, unknown>, version, items: rootFields === 1 ? contextValue.listItems : undefined };
     } finally {
       // Admitted, but refused before its field ran (a variable GraphQL would not coerce): its reservation goes back.
       const admitted = contextValue.takeAdmitted();

@@ -15,32 +15,45 @@ export class AnswerCache {
     return this.bodies?.get(key);
   }
 
-  /** The body kept under `key`, or `render`'s as JSON, kept when there is a key. */
-  body(key: string | undefined, render: () => unknown): Buffer {
+  /** The body kept under `key`, or `render`'s, kept when there is a key. */
+  body(key: string | undefined, render: () => Buffer): Buffer {
     const kept = key === undefined ? undefined : this.bodies?.get(key);
     if (kept) return kept;
-    const body = Buffer.from(stringifySharing(render()));
+    const body = render();
     if (key !== undefined) this.bodies?.set(key, body);
     return body;
   }
 }
 
+const comma = Buffer.from(',');
+const open = Buffer.from('[');
+const close = Buffer.from(']');
+
 /**
- * JSON.stringify's text of `value`, where a list the top-level object holds under two keys (search's `data` and
- * `entities`) is serialised once and written twice: the page is most of the answer.
+ * JSON.stringify's text of `value` as UTF-8, where a list the top-level object holds under two keys (search's `data`
+ * and `entities`) is serialised and encoded once and written twice: the page is most of the answer. `spliced`: a list
+ * given as its items' JSON (each as JSON.stringify writes it) wherever the object holds that list.
  */
-export function stringifySharing(value: unknown): string {
-  if (value === null || typeof value !== 'object' || Array.isArray(value) || 'toJSON' in value) return JSON.stringify(value);
-  const lists = new Map<unknown, string>();
-  const members: string[] = [];
+export function serializeSharing(value: unknown, spliced?: { list: unknown[]; items: readonly Buffer[] }): Buffer {
+  if (value === null || typeof value !== 'object' || Array.isArray(value) || 'toJSON' in value) return Buffer.from(JSON.stringify(value));
+  const lists = new Map<unknown, Buffer[]>();
+  if (spliced) lists.set(spliced.list, [open, ...spliced.items.flatMap((item, i) => (i === 0 ? [item] : [comma, item])), close]);
+  const parts: Buffer[] = [];
+  let text = '{';
+  let first = true;
   for (const [key, member] of Object.entries(value)) {
     if (member === undefined || typeof member === 'function' || typeof member === 'symbol') continue;
-    let text = Array.isArray(member) ? lists.get(member) : undefined;
-    if (text === undefined) {
-      text = JSON.stringify(member);
-      if (Array.isArray(member)) lists.set(member, text);
+    text += `${first ? '' : ','}${JSON.stringify(key)}:`;
+    first = false;
+    if (!Array.isArray(member)) {
+      text += JSON.stringify(member);
+      continue;
     }
-    members.push(`${JSON.stringify(key)}:${text}`);
+    let encoded = lists.get(member);
+    if (!encoded) lists.set(member, (encoded = [Buffer.from(JSON.stringify(member))]));
+    parts.push(Buffer.from(text), ...encoded);
+    text = '';
   }
-  return `{${members.join(',')}}`;
+  parts.push(Buffer.from(`${text}}`));
+  return Buffer.concat(parts);
 }

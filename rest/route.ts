@@ -35,6 +35,12 @@ export type RouteDef = {
   rateLimited?: false;
   /** the operation's answer is read at one canon version, so its body is kept per version (rest/answerCache.ts) */
   cacheable?: boolean;
+  /**
+   * The list of the answer (a member of respond()'s object) whose items the router keeps rendered by the objects the
+   * operation resolved them from (graph/context.ts Caller.holdsItems): a held item is spliced in, not resolved and
+   * serialised again. Given the operation's data.
+   */
+  items?(data: Record<string, unknown>): unknown[];
   /** response headers beyond the standard ones, declared in the OpenAPI document; each value is taken from the answer */
   headers?: Record<string, { description: string; value(data: Record<string, unknown>): string }>;
   /** the body is sent as respond() returns it, nulls included (user JSON such as an exported bundle's state) */

@@ -6,7 +6,7 @@ import type { z } from 'zod';
 import type { Executor } from '../graph/executor.ts';
 import type { Config } from '../src/config.ts';
 import { describeIssues, idempotencyKey as idempotencyKeyRule } from '../src/core/validation.ts';
-import { AnswerCache } from './answerCache.ts';
+import { AnswerCache, serializeSharing } from './answerCache.ts';
 import { renameErrorPaths } from './errorPaths.ts';
 import { sendProblem } from './problem.ts';
 import { setRateLimitHeaders } from './rateLimitHeaders.ts';
@@ -18,6 +18,9 @@ const legacySunset = '2026-05-01T00:00:00Z';
 export function apiRouter(executor: Executor, config: Config): Router {
   const router = express.Router();
   const answers = new AnswerCache(config.readCacheMb);
+  // Per route with `items`: each item's JSON by the object the operation resolved it from (an entity card), for as
+  // long as that object lives.
+  const renderings = new Map<RouteDef, WeakMap<object, Buffer>>(routes.filter((r) => r.items).map((r) => [r, new WeakMap()]));
   const problem = (req: Request, res: Response, p: Parameters<typeof sendProblem>[2]) => sendProblem(req, res, p, config.siteUrl);
 
   if (!config.apiEnabled) {
@@ -103,6 +106,7 @@ export function apiRouter(executor: Executor, config: Config): Router {
     }
 
     let held: Buffer | undefined;
+    const rendered = renderings.get(route);
     const outcome = await executor.run(route.operation, variables, {
       credential,
       principal: auth.principal,
@@ -116,14 +120,27 @@ export function apiRouter(executor: Executor, config: Config): Router {
       },
       // Taken here, so the body the operation then leaves out cannot be evicted before it is sent.
       holdsAnswer: route.cacheable ? (version) => (held = answers.get(answerKey(route, version, variables))) !== undefined : undefined,
+      holdsItems: rendered && ((items) => items.every((item) => rendered.has(item))),
     });
     if (!outcome.ok) {
       const error = renameErrorPaths(outcome.error, route.errorPaths);
       return problem(req, res, { code: error.code, detail: error.message, extensions: error.extensions });
     }
     const answer = held ?? answers.body(route.cacheable && outcome.version ? answerKey(route, outcome.version, variables) : undefined, () => {
-      const body = route.respond(outcome.data);
-      return route.keepNulls ? body : withoutNulls(body);
+      const list = rendered && outcome.items && route.items!(outcome.data);
+      if (!list) return serializeSharing(route.keepNulls ? route.respond(outcome.data) : withoutNulls(route.respond(outcome.data)));
+      const { items, leftOut } = outcome.items!;
+      if (!leftOut && list.length !== items.length) throw new Error(`${route.operationId}: ${list.length} items answered for ${items.length} resolved`);
+      const json = leftOut
+        ? items.map((item) => rendered!.get(item)!)
+        : list.map((entry, i) => {
+            const item = Buffer.from(JSON.stringify(route.keepNulls ? entry : withoutNulls(entry)));
+            rendered!.set(items[i], item);
+            return item;
+          });
+      // The list stays itself in the body (withoutNulls leaves a list it has seen as it made it), to be spliced there.
+      const body = route.keepNulls ? route.respond(outcome.data) : withoutNulls(route.respond(outcome.data), new Map([[list, list]]));
+      return serializeSharing(body, { list, items: json });
     });
     for (const [name, header] of Object.entries(route.headers ?? {})) res.setHeader(name, header.value(outcome.data));
     // Node's own calls: express's send would look the media type up and check freshness for a body already final.

@@ -25,7 +25,9 @@ builder.queryField('search', (t) =>
       const principal = await ctx.principal();
       const version = ctx.canonVersion(args.projectId);
       const found = await ctx.services.search.search(principal.accountId, args.projectId, args.q, args.limit, args.startingAfter, version);
-      return ctx.answeredAt(found.version) ? { ...found.page, data: [] } : found.page;
+      if (ctx.answeredAt(found.version)) return { ...found.page, data: [] };
+      // Each entity is the same object while its card stands: a surface that kept its rendering puts that in.
+      return ctx.itemsFrom(found.page.data) ? { ...found.page, data: [] } : found.page;
     },
   }),
 );

@@ -25,6 +25,7 @@ export const search: RouteDef = {
       value: (data) => (data.page as { ranking: string }).ranking,
     },
   },
+  items: (data) => (data.page as { data: unknown[] }).data,
   variables: ({ params, query }) => ({ projectId: params.id, q: query.q, limit: query.limit, startingAfter: query.starting_after }),
   respond: (data) => {
     // The ranking travels in the header: the envelope stays the contract's.

@@ -20,7 +20,7 @@ import { SearchService } from '../../src/core/canon/search.ts';
 import { defaultPageLimit } from '../../src/core/validation.ts';
 import { openDatabase } from '../../src/db/database.ts';
 import { createHttpServer } from '../../app/httpServer.ts';
-import { AnswerCache } from '../../rest/answerCache.ts';
+import { AnswerCache, serializeSharing } from '../../rest/answerCache.ts';
 
 const config = loadConfig();
 const db = await openDatabase(config);
@@ -113,12 +113,12 @@ const core = {
     const found = await entities.recall(accountId, projectId, q || undefined, defaultPageLimit, version);
     if (!found) throw projectNotFound(projectId);
     const key = found.version && `recall\0${found.version}\0${q}`;
-    return answers.body(key, () => ({ entities: found.page.map(toContract) }));
+    return answers.body(key, () => serializeSharing({ entities: found.page.map(toContract) }));
   },
   async search(accountId: string, projectId: string, q: string, versionRead: VersionRead | undefined) {
     const { page, version } = await searchService.search(accountId, projectId, q, defaultPageLimit, undefined, versionRead);
     const key = version && `search\0${version}\0${q}`;
-    return answers.body(key, () => searchPage(page.data.map(toContract), page.hasMore, page.nextStartingAfter));
+    return answers.body(key, () => serializeSharing(searchPage(page.data.map(toContract), page.hasMore, page.nextStartingAfter)));
   },
 };
 

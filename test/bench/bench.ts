@@ -36,6 +36,7 @@ import { KeyService } from '../../src/core/access/keys.ts';
 import { similarityFor } from '../../src/core/canon/search.ts';
 import { lexicalDepth, vectorDepth } from '../../src/core/embeddings/hybrid.ts';
 import { EmbeddingStore } from '../../src/core/embeddings/store.ts';
+import { hybridRanking } from '../../src/core/canon/entities.ts';
 import { openDatabase } from '../../src/db/database.ts';
 import { embedText, startFakeEmbeddings } from '../support/fakeEmbeddings.ts';
 import { childProcesses, gatewayListening, spawnServer, type ServerProcess } from '../support/processes.ts';
@@ -289,27 +290,29 @@ async function startHybrid(only?: 'uncached'): Promise<{ uncached: ServerProcess
 const benchModel = 'bench-embed';
 
 /**
- * The database's part of an uncached hybrid search alone: the ranking statement (EmbeddingStore.fusedIds: the best
- * lexical matches and the nearest vectors, fused as the gateway's page statement fuses them, a page of ids) from
- * `connections` connections in a closed loop, each with a pool connection of its own, for `seconds`; no gateway, HTTP,
- * key check or page to read. Whatever the gateway does, its p99 cannot fall below this one's on the same machine.
- * CPU per statement: PostgreSQL's backends, and this process's (the pg client's side, where the gateway's is the
- * gateway's app CPU).
+ * The database's part of an uncached hybrid search alone: the gateway's own ranking statement (entities.ts
+ * hybridRanking: the best lexical matches and the nearest vectors, fused, a page of ids and the canon version, with the
+ * same text and parameters as the gateway sends) from `connections` connections in a closed loop, each with a pool
+ * connection of its own, for `seconds`; no gateway, HTTP, key check or page to read. Whatever the gateway does, its p99
+ * cannot fall below this one's on the same machine. CPU per statement: PostgreSQL's backends, and this process's (the
+ * pg client's side, where the gateway's is the gateway's app CPU). BENCH_FLOOR_POOL: the pool's size (default 50: one
+ * connection each; the gateway's pool has 10).
  */
 async function rankingFloor(accountId: string, projectId: string, queries: string[], seconds: number, warm = warmup) {
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: connections });
-  const store = new EmbeddingStore(pool);
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: Number(process.env.BENCH_FLOOR_POOL ?? connections) });
   const searches = queries.map((q) => ({
     q, threshold: similarityFor(q), model: benchModel, vector: embedText(q), maxDistance: 1 - defaultMinSimilarity, lexicalDepth, vectorDepth, limit: defaultPageLimit,
   }));
   try {
+    await new EmbeddingStore(pool).ensureDimension(searches[0].vector.length);
     const latencies: number[] = [];
     let next = 0;
     const run = async (until: number, keep: boolean) => {
       await Promise.all(Array.from({ length: connections }, async () => {
         while (Date.now() < until) {
           const started = performance.now();
-          if (!(await store.fusedIds(accountId, projectId, searches[next++ % searches.length]))?.length) throw new Error('the ranking floor read no vectors');
+          const ranked = await hybridRanking(pool, accountId, projectId, searches[next++ % searches.length]);
+          if (!ranked[0]?.vectors || ranked[0].id === null) throw new Error('the ranking floor read no vectors');
           if (keep) latencies.push(performance.now() - started);
         }
       }));

@@ -1,7 +1,7 @@
 // The vectors and their outbox in PostgreSQL (prisma/migrations/…_embeddings): what the worker reads and writes, what
 // hybrid search reads, and the backlog GET /health shows. The vector table exists only where pgvector does.
 import { createHash } from 'node:crypto';
-import { rows, statement, type SqlClient, type Statement } from '../../db/sql.ts';
+import { rows, statement, type SqlClient } from '../../db/sql.ts';
 import { rrfK } from './fusion.ts';
 import { maxTextChars } from './provider.ts';
 
@@ -74,7 +74,6 @@ const probe = statement('search_vectors_probe', `
 export class EmbeddingStore {
   private ready?: Promise<boolean>;
   private readonly dimensions = new Map<number, Promise<void>>();
-  private readonly fusedIdStatements = new Map<number, Statement>();
 
   constructor(private readonly sql: SqlClient) {}
 
@@ -154,23 +153,6 @@ export class EmbeddingStore {
   async probe(accountId: string, projectId: string, model: string): Promise<{ owned: boolean; vectors: boolean }> {
     const [row] = await rows<{ owned: boolean; vectors: boolean }>(this.sql, probe, [projectId, accountId, model]);
     return row;
-  }
-
-  /**
-   * The first `limit` ids of the fused ranking alone, no entity read (null when the project is not the account's, []
-   * when it has no vector of the model): the database's part of a hybrid search that the bench's floor measures.
-   */
-  async fusedIds(accountId: string, projectId: string, search: HybridSearch & { q: string; threshold: number; limit: number }): Promise<string[] | null> {
-    await this.ensureDimension(search.vector.length);
-    let s = this.fusedIdStatements.get(search.vector.length);
-    if (!s) {
-      s = statement(`search_fused_ids_${search.vector.length}`, `
-        WITH o AS (SELECT id FROM "Project" WHERE id = $1 AND "accountId" = $2), ${fusedRanking(search.vector.length)}
-        SELECT NULL::text AS id, 0::bigint AS position FROM o UNION ALL SELECT id, position FROM page ORDER BY position`);
-      this.fusedIdStatements.set(search.vector.length, s);
-    }
-    const found = await rows<{ id: string | null }>(this.sql, s, [...hybridValues(accountId, projectId, search), null, search.limit]);
-    return found.length === 0 ? null : found.flatMap((row) => row.id ?? []);
   }
 }
 
