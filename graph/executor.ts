@@ -25,8 +25,8 @@ export type OperationOutcome = { ok: true; data: Record<string, unknown>; versio
 export type { Caller };
 
 /**
- * An operation of one metered Mutation field that `admitsWithKey`, needs a scope and counts against the rate limit: its
- * admission (key, rate limit, quota) can go in one statement before it runs (Metering.admitKey). `idempotent`: only without an
+ * An operation of one metered root field that `admitsWithKey`, needs a scope and counts against the rate limit: its
+ * admission (key, rate limit, quota) can go in one statement before it runs (Metering.admitKey, one per batch). `idempotent`: only without an
  * Idempotency-Key, whose holder spends the quota later (graph/plugins/metering.ts).
  */
 type Admissible = { scope: string; cost: number; idempotent: boolean; inWrite: boolean };
@@ -34,8 +34,9 @@ type Compiled = { query: CompiledQuery; rootFields: number; admissible?: Admissi
 
 function admissibleOf(operation: OperationDefinitionNode): Admissible | undefined {
   const [selection, ...others] = operation.selectionSet.selections;
-  if (operation.operation !== 'mutation' || others.length > 0 || selection.kind !== 'Field') return undefined;
-  const options = schema.getMutationType()?.getFields()[selection.name.value]?.extensions?.pothosOptions as
+  if (operation.operation === 'subscription' || others.length > 0 || selection.kind !== 'Field') return undefined;
+  const root = operation.operation === 'mutation' ? schema.getMutationType() : schema.getQueryType();
+  const options = root?.getFields()[selection.name.value]?.extensions?.pothosOptions as
     | { cost?: number; idempotent?: boolean; rateLimited?: boolean; admitsWithKey?: boolean; admitsInWrite?: boolean; authScopes?: { scope?: string } }
     | undefined;
   const scope = options?.authScopes?.scope;

@@ -43,8 +43,9 @@ declare global {
        */
       rateLimited?: boolean;
       /**
-       * the hottest writes: on a surface that has the operation's input checked before it runs (REST), its key, rate
-       * limit and quota are settled in one statement with the key (graph/executor.ts), not three round trips
+       * the hottest operations (the writes of facts and states, search): on a surface that has the operation's input
+       * checked before it runs (REST), its key, rate limit and quota are settled in one statement with the key, one for
+       * the requests that arrived together (graph/executor.ts), not three round trips
        */
       admitsWithKey?: boolean;
       /**

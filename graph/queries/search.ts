@@ -14,6 +14,7 @@ builder.queryField('search', (t) =>
     authScopes: { scope: 'search' },
     cost: 2,
     readsCanon: true,
+    admitsWithKey: true,
     args: {
       projectId: t.arg.id({ required: true }),
       q: t.arg.string({ required: true }),

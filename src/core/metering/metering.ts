@@ -15,9 +15,15 @@ const reserveQuota = statement('reserve_quota', `SELECT lore_reserve_quota($1, $
 const refundQuota = statement('refund_quota', `
   UPDATE "UsageCounter" SET "used" = GREATEST("used" - $3::int, 0) WHERE "keyId" = $1 AND "periodStart" = $2::timestamp(3)`);
 
-// One request's whole admission, the key with its rate limit and quota, in one round trip (prisma/migrations/…_writepath_admission).
-const admitStatement = statement('admit', `
-  SELECT * FROM lore_admit($1, $2, $3::int, $4::bigint, $5::timestamp(3), $6::timestamp(3), $7::text[], $8::int[], $9::boolean[], $10::int[])`);
+// The whole admission of each request of a batch, the key with its rate limit and quota, in one round trip for the
+// batch (prisma/migrations/…_writepath_admission): lore_admit once per request, in arrival order; a request whose key
+// is not found gets a row of nulls.
+const admitStatement = statement('admit_batch', `
+  SELECT a.* FROM unnest($1::text[], $2::text[], $3::int[], $4::bigint[], $5::timestamp(3)[], $6::timestamp(3)[]) WITH ORDINALITY AS x(hash, scope, cost, now, day, month, n)
+  LEFT JOIN LATERAL lore_admit(x.hash, x.scope, x.cost, x.now, x.day, x.month, $7::text[], $8::int[], $9::boolean[], $10::int[]) a ON true
+  ORDER BY x.n`);
+type AdmitRequest = { hash: string; scope: string; cost: number; now: Date; day: Date; month: Date };
+type AdmitRow = Omit<KeyRow, 'secretHash'> & { points: number | null; expire: string | null; granted: boolean | null };
 const tierTable = [tiers, tiers.map((t) => tierPolicies[t].quota), tiers.map((t) => tierPolicies[t].period === 'day'), tiers.map((t) => tierPolicies[t].ratePerMinute)];
 
 // The same admission sent ahead of its write, in its round trip: refused, it raises, so the write never runs
@@ -150,6 +156,15 @@ export class Metering {
     }),
   );
 
+  // Requests admitted with their key (admitKey) that arrived together: one statement for all of them.
+  private readonly admissions = batched<AdmitRequest, AdmitRow | undefined>(async (requests) => {
+    const found = await rows<AdmitRow>(this.sql, admitStatement, [
+      requests.map((r) => r.hash), requests.map((r) => r.scope), requests.map((r) => r.cost), requests.map((r) => r.now.getTime()),
+      requests.map((r) => utcTimestamp(r.day)), requests.map((r) => utcTimestamp(r.month)), ...tierTable,
+    ]);
+    return found.map((row) => (row.id === null ? undefined : row));
+  });
+
   /** `sql`: the database's metering connections (see src/db/database.ts). */
   constructor(private readonly sql: SqlClient) {}
 
@@ -207,9 +222,7 @@ export class Metering {
   async admitKey(secret: string, scope: string, cost: number, now = new Date()): Promise<Admission> {
     const day = periodStart('day', now);
     const month = periodStart('month', now);
-    const [row] = await rows<KeyRow & { points: number | null; expire: string | null; granted: boolean | null }>(this.sql, admitStatement, [
-      hashSecret(secret), scope, cost, now.getTime(), utcTimestamp(day), utcTimestamp(month), ...tierTable,
-    ]);
+    const row = await this.admissions.load({ hash: hashSecret(secret), scope, cost, now, day, month });
     if (!row) return { key: undefined };
     const { points, expire, granted, ...key } = row;
     if (points === null) return { key };
