@@ -72,6 +72,15 @@ describe('per-minute limit', () => {
     expect(await used(key)).toBe(20);
   });
 
+  it('when 60 searches race for a limit of 20, then exactly 20 get through and only they spend (admitted with the key, many in one statement)', async () => {
+    const { key } = await gw.createKey('enterprise', { accountId: account, customRate: 20 });
+    const results = await Promise.all(Array.from({ length: 60 }, () => gw.request(`/projects/${projectId}/search?q=Mara`, { key })));
+    const statuses = results.map((r) => r.status);
+    expect(statuses.filter((s) => s === 200)).toHaveLength(20);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(40);
+    expect(await used(key)).toBe(40); // a search costs 2
+  });
+
   it('when the client waits Retry-After seconds, then its next request is served', { timeout: 120_000 }, async () => {
     const { key } = await gw.createKey('enterprise', { accountId: account, customRate: 1 });
     expect((await gw.request('/projects', { key })).status).toBe(200);
