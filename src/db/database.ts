@@ -40,6 +40,7 @@ export type Database = {
 export class DatabaseUnavailableError extends Error {}
 
 const embeddedPoolSize = 4;
+const idleConnectionMs = 300_000;
 
 /** Takes the embedded store for a command; a gateway holding it is an error here (callers that can use it check first). */
 async function claimForCommand(dataDir: string): Promise<EmbeddedClaim> {
@@ -69,10 +70,14 @@ export async function openDatabase(config: Pick<Config, 'databaseUrl' | 'dataDir
   // PGlite runs one statement at a time; a few connections keep the next statement queued at the store's thread while
   // this one works on the last answer (they share one session: see ownerToken in embeddedSocket.ts). They reach that
   // thread through message ports, not its socket (portStream.ts).
+  // A connection is kept through pauses of minutes (pg's default closes it after 10 s idle): a new one prepares and
+  // plans each statement again, and the first five runs of the hybrid search's ranking are each planned anew (4-6 ms
+  // of PostgreSQL's CPU apiece) before the generic plan is kept.
   const pool = new pg.Pool({
     connectionString,
     max: embedded ? embeddedPoolSize : (options.poolSize ?? 10),
-    ...(embedded && { idleTimeoutMillis: 0, stream: () => embedded.stream() }),
+    idleTimeoutMillis: embedded ? 0 : idleConnectionMs,
+    ...(embedded && { stream: () => embedded.stream() }),
   });
   const meteringPool = embedded ? pool : new pg.Pool({ connectionString, max: 4, options: '-c synchronous_commit=off' });
   for (const p of new Set([pool, meteringPool])) p.on('error', () => undefined); // an idle client lost; the pool reconnects

@@ -299,7 +299,12 @@ const benchModel = 'bench-embed';
  * connection each; the gateway's pool has 10).
  */
 async function rankingFloor(accountId: string, projectId: string, queries: string[], seconds: number, warm = warmup) {
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: Number(process.env.BENCH_FLOOR_POOL ?? connections) });
+  // One pool for every round, as a gateway keeps its own: each new connection plans the statement anew five times.
+  if (!floorPool) {
+    const made = (floorPool = new pg.Pool({ connectionString: databaseUrl, max: Number(process.env.BENCH_FLOOR_POOL ?? connections), idleTimeoutMillis: 0 }));
+    bench.onCleanup(() => made.end());
+  }
+  const pool = floorPool;
   const searches = queries.map((q) => ({
     q, threshold: similarityFor(q), model: benchModel, vector: embedText(q), maxDistance: 1 - defaultMinSimilarity, lexicalDepth, vectorDepth, limit: defaultPageLimit,
   }));
@@ -336,10 +341,14 @@ async function rankingFloor(accountId: string, projectId: string, queries: strin
       dbCpu: dbUsed === undefined ? NaN : dbUsed / latencies.length,
       clientCpu: (clientUsed.user + clientUsed.system) / 1000 / latencies.length,
     };
-  } finally {
+  } catch (error) {
+    floorPool = undefined;
     await pool.end();
+    throw error;
   }
 }
+
+let floorPool: pg.Pool | undefined;
 
 /**
  * Every page of each query (up to 10, following next_starting_after) answered byte for byte alike, headers included
