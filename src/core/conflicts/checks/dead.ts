@@ -9,7 +9,7 @@
 // too.
 import type { SliceEntity } from '../canonSlice.ts';
 import type { ConflictDraft } from '../kinds.ts';
-import { actNouns, actRemembered, actTimes, aliveAdjectives, aliveVerbs, burial, company, deathWords, depicting, fronting, images, inverting, kinWord, motion, people, personNouns, placing, possessives, reporting, resting, sceneMaking, sensing, standIns, stative, stretches, thinking, timeNouns } from '../reader/lexicon.ts';
+import { actNouns, actRemembered, actTimes, aliveAdjectives, aliveVerbs, burial, company, deathWords, depicting, fronting, images, inverting, kinWord, motion, people, personNouns, placing, possessives, reporting, resting, sceneMaking, sensing, standIns, stative, stretches, thinking, timeNouns, together } from '../reader/lexicon.ts';
 import { verbIn } from '../reader/nlp.ts';
 import type { Ref } from '../reader/references.ts';
 import { asserts, clauseEnd, clauseStart, deniedBefore, participleAfter, predicatesOf, speechTagBefore, type Predicate } from '../reader/syntax.ts';
@@ -172,8 +172,10 @@ function helpedObject(p: Passage, ref: Ref): number | undefined {
 
 /** The verb at v as a predicate the narration asserts, not negated nor denied ("Nobody heard…"). */
 function assertedVerb(p: Passage, v: number, options: { passiveCounts?: boolean } = {}): boolean {
-  const verb = p.reading.tokens[v];
-  return asserts(p.syntax, bareVerb(v, auxesBefore(p, v)), options) && !verb.negated && !deniedBefore(p.syntax, v);
+  const { tokens } = p.reading;
+  // "used to dance with X": a habit of the past.
+  const habitual = tokens[v - 1]?.lower === 'to' && tokens[v - 2]?.lemma === 'use';
+  return asserts(p.syntax, { ...bareVerb(v, auxesBefore(p, v)), habitual }, options) && !tokens[v].negated && !deniedBefore(p.syntax, v);
 }
 
 /** Whether the words from i to j say their one is dead ("her late husband", "the dead man's"). */
@@ -254,6 +256,22 @@ function inCompany(p: Passage, ref: Ref): number | undefined {
   return undefined;
 }
 
+/** "talked with X", "shook hands with X", "was dancing with X": the one an act is done with does it too (lexicon `together`). */
+function doneWith(p: Passage, ref: Ref): number | undefined {
+  const { tokens } = p.reading;
+  if (ref.pronoun || possessor(p, ref) || saidDead(p, ref.first - 1, ref.last)) return undefined;
+  let w = ref.first - 1;
+  if (tokens[w]?.pos === 'ADJ') w--;
+  if (tokens[w]?.lower !== 'with') return undefined;
+  // Over adverbs and the object of "shake hands": "talked long with", "shook hands with".
+  let v = w - 1;
+  while (v > w - 3 && tokens[v] && (tokens[v].pos === 'ADV' || tokens[v].lower === 'hands')) v--;
+  const verb = tokens[v];
+  if (!verb || verb.pos !== 'VERB' || !verbIn(together, verb) || p.syntax.unasserted[ref.first] !== undefined) return undefined;
+  if (verb.lower.endsWith('ing') && !auxesBefore(p, v).some((a) => tokens[a].lemma === 'be')) return undefined;
+  return assertedVerb(p, v) ? v : undefined;
+}
+
 function trigger(p: Passage, ref: Ref): Trigger | undefined {
   const { syntax } = p;
   const { tokens } = p.reading;
@@ -287,7 +305,7 @@ function trigger(p: Passage, ref: Ref): Trigger | undefined {
     if (verbIn(stative, verb) || deathWords.has(verb.lower) || pictured(p, predicate.verb) || atRest(p, predicate.verb) || deadBeside(p, predicate.verb)) continue;
     if (asserts(syntax, predicate)) return { from: ref.first, to: predicate.verb, alive: false };
   }
-  const agent = passiveAgent(p, ref) ?? invertedSubject(p, ref) ?? helpedObject(p, ref) ?? actByNoun(p, ref) ?? inCompany(p, ref);
+  const agent = passiveAgent(p, ref) ?? invertedSubject(p, ref) ?? helpedObject(p, ref) ?? actByNoun(p, ref) ?? inCompany(p, ref) ?? doneWith(p, ref);
   if (agent !== undefined) return { from: agent, to: ref.last, alive: false };
   const participle = participleAfter(syntax, ref.first, ref.last);
   if (participle) {

@@ -80,6 +80,8 @@ export const actTimes = set('at on upon');
  * Someone in company beside a person is there ("with Mrs. Pike beside me", "had Fanny by her side", "George Merry at
  * their head"): prepositions before an object pronoun (`beside me`), or before a possessive and a side (`by her side`).
  */
+/** Verbs of an act done together: the one it is done "with" acts too ("talked with X", "shook hands with X"). */
+export const together = set('talk speak converse chat dance walk stroll ride dine sup quarrel argue wrangle dispute play joke laugh shake flirt');
 /** Verbs that sense someone without seeing them: "felt Beth by her side" is no company. */
 export const sensing = set('feel sense');
 export const company = { beside: set('beside alongside'), at: set('by at beside'), sides: set('side elbow elbows head heels shoulder arm') };
