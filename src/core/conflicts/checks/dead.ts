@@ -1,7 +1,9 @@
 // A character the canon has dead (as of the passage's chapter) who acts, speaks or is said to be alive: the subject
 // of any verb the narration asserts (named, by an alias, or by a resolved pronoun; in a relative clause; as the
 // speaker of a speech tag; "sees Halloran standing"; a passive's agent; the one helped ("helped Aldric up the
-// stair"); after a fronted place, "Into the hall came X"), or of "is alive", "still lives", "survived". Left alone:
+// stair"); after a fronted place, "Into the hall came X"; through an act noun, "X's kiss woke her", "at X's knock";
+// in company, "with X beside me", "X at their head"; with someone, "talked with X"), or of "is alive", "still lives",
+// "survived". Left alone:
 // dialogue, conditions, what a character thinks, dreams, remembers or reports, negations, modals ("would have
 // liked"), the passive's subject ("was buried"), the pluperfect and "used to" (backstory), past tense inside
 // present-tense narration, one who acts out of a picture ("grins out of a booking photo"), and verbs that are no act
@@ -228,7 +230,8 @@ function actByNoun(p: Passage, ref: Ref): number | undefined {
 /**
  * "with Mrs. Pike beside me", "had Fanny Harville by her side", "George Merry at their head, kneeling": one in company
  * beside someone is there, when the verb of the sentence that puts them there is asserted and no thought, report or
- * picture (lexicon `company`); not where the sentence buries someone or has a grave or a body, nor "the portrait of X beside me".
+ * picture (lexicon `company`); not where the sentence buries someone or has a grave or a body, nor "the portrait
+ * of X beside me".
  */
 function inCompany(p: Passage, ref: Ref): number | undefined {
   const { tokens } = p.reading;
