@@ -191,7 +191,9 @@ const saidDead = (p: Passage, i: number, j: number) => p.reading.tokens.slice(Ma
  */
 function actByNoun(p: Passage, ref: Ref): number | undefined {
   const { tokens } = p.reading;
-  if (!possessor(p, ref) || saidDead(p, ref.first - 1, ref.last)) return undefined;
+  // Not through a pronoun ("Her voice still rang in the house"): the dead are so often only remembered that one
+  // named is needed.
+  if (ref.pronoun || !possessor(p, ref) || saidDead(p, ref.first - 1, ref.last)) return undefined;
   let k = ref.last + 2;
   while (tokens[k]?.pos === 'ADJ' || tokens[k]?.pos === 'ADV') {
     if (actRemembered.has(tokens[k].lower)) return undefined;
