@@ -1,7 +1,9 @@
 // A character the canon has dead (as of the passage's chapter) who acts, speaks or is said to be alive: the subject
 // of any verb the narration asserts (named, by an alias, or by a resolved pronoun; in a relative clause; as the
 // speaker of a speech tag; "sees Halloran standing"; a passive's agent; the one helped ("helped Aldric up the
-// stair"); after a fronted place, "Into the hall came X"), or of "is alive", "still lives", "survived". Left alone:
+// stair"); after a fronted place, "Into the hall came X"; through an act noun, "X's kiss woke her", "at X's knock";
+// in company, "with X beside me", "X at their head"; with someone, "talked with X"), or of "is alive", "still lives",
+// "survived". Left alone:
 // dialogue, conditions, what a character thinks, dreams, remembers or reports, negations, modals ("would have
 // liked"), the passive's subject ("was buried"), the pluperfect and "used to" (backstory), past tense inside
 // present-tense narration, one who acts out of a picture ("grins out of a booking photo"), and verbs that are no act
@@ -9,7 +11,7 @@
 // too.
 import type { SliceEntity } from '../canonSlice.ts';
 import type { ConflictDraft } from '../kinds.ts';
-import { aliveAdjectives, aliveVerbs, burial, deathWords, depicting, fronting, images, inverting, kinWord, motion, people, personNouns, placing, possessives, reporting, resting, stative, stretches, thinking, timeNouns } from '../reader/lexicon.ts';
+import { actNouns, actRemembered, actTimes, aliveAdjectives, aliveVerbs, burial, company, deathWords, depicting, fronting, images, inverting, kinWord, motion, people, personNouns, placing, possessives, reporting, resting, sceneMaking, sensing, standIns, stative, stretches, thinking, timeNouns, together } from '../reader/lexicon.ts';
 import { verbIn } from '../reader/nlp.ts';
 import type { Ref } from '../reader/references.ts';
 import { asserts, clauseEnd, clauseStart, deniedBefore, participleAfter, predicatesOf, speechTagBefore, type Predicate } from '../reader/syntax.ts';
@@ -170,6 +172,111 @@ function helpedObject(p: Passage, ref: Ref): number | undefined {
   return asserts(p.syntax, bareVerb(v, auxesBefore(p, v))) && !verb.negated && !deniedBefore(p.syntax, v) ? v : undefined;
 }
 
+/** The verb at v as a predicate the narration asserts, not negated nor denied ("Nobody heard…"). */
+function assertedVerb(p: Passage, v: number, options: { passiveCounts?: boolean } = {}): boolean {
+  const { tokens } = p.reading;
+  // "used to dance with X": a habit of the past.
+  const habitual = tokens[v - 1]?.lower === 'to' && tokens[v - 2]?.lemma === 'use';
+  return asserts(p.syntax, { ...bareVerb(v, auxesBefore(p, v)), habitual }, options) && !tokens[v].negated && !deniedBefore(p.syntax, v);
+}
+
+/** Whether the words from i to j say their one is dead ("her late husband", "the dead man's"). */
+const saidDead = (p: Passage, i: number, j: number) => p.reading.tokens.slice(Math.max(0, i), j + 1).some((t) => deathWords.has(t.lower));
+
+/**
+ * "Beth's kiss woke her", "made perfect by Beth's kiss", "At Mrs. Pike's knock, Catherine rose", "on her father's
+ * entrance": the possessor of an act noun (lexicon `actNouns`) acts when the act is a subject, an agent or the time
+ * of a clause the narration asserts; not a remembered act ("Beth's last kiss", lexicon `actRemembered`), one of a
+ * possessor said dead, nor one inside a phrase ("the memory of Beth's kiss").
+ */
+function actByNoun(p: Passage, ref: Ref): number | undefined {
+  const { tokens } = p.reading;
+  // Not through a pronoun ("Her voice still rang in the house"): the dead are so often only remembered that one
+  // named is needed.
+  if (ref.pronoun || !possessor(p, ref) || saidDead(p, ref.first - 1, ref.last)) return undefined;
+  let k = ref.last + 2;
+  while (tokens[k]?.pos === 'ADJ' || tokens[k]?.pos === 'ADV') {
+    if (actRemembered.has(tokens[k].lower)) return undefined;
+    k++;
+  }
+  const noun = tokens[k];
+  if (!noun || noun.sentence !== tokens[ref.first].sentence || !(actNouns.has(noun.lower) || actNouns.has(noun.lemma)) || p.syntax.unasserted[k] !== undefined) return undefined;
+  const before = tokens[ref.first - 1];
+  const opens = !before || before.sentence !== noun.sentence || ['PUNCT', 'CCONJ', 'SCONJ'].includes(before.pos);
+  if (opens) {
+    const predicate = predicatesOf(p.syntax, k).find((pr) => !pr.relative && !pr.copula);
+    const verb = predicate && tokens[predicate.verb];
+    return predicate && verb && !verbIn(stative, verb) && !verbIn(thinking, verb) && asserts(p.syntax, predicate) && !verb.negated && !deniedBefore(p.syntax, predicate.verb) ? predicate.verb : undefined;
+  }
+  if (before.lower === 'by') {
+    let v = ref.first - 2;
+    while (v > 0 && (tokens[v].pos === 'ADV' || tokens[v].pos === 'ADJ')) v--;
+    const verb = tokens[v];
+    if (!verb || verb.pos !== 'VERB' || !auxesBefore(p, v).some((a) => tokens[a].lemma === 'be')) return undefined;
+    return assertedVerb(p, v, { passiveCounts: true }) ? v : undefined;
+  }
+  if (!actTimes.has(before.lower)) return undefined;
+  // The clause the act times: its subject after the phrase ("On X's entrance the whole table rose"), or its verb
+  // straight after it ("Miss Darcy, on her father's entrance, exerted herself").
+  let j = k + 1;
+  if (tokens[j]?.text === ',') j++;
+  const start = j;
+  while (tokens[j] && tokens[j].sentence === noun.sentence && (['DET', 'ADJ', 'NOUN', 'PROPN', 'NUM'].includes(tokens[j].pos) || (tokens[j].pos === 'PRON' && !possessives.has(tokens[j].lower)))) j++;
+  if (j > start) {
+    const predicate = predicatesOf(p.syntax, j - 1).find((pr) => !pr.relative && !pr.copula);
+    return predicate && !verbIn(thinking, tokens[predicate.verb]) && asserts(p.syntax, predicate) && !tokens[predicate.verb].negated ? predicate.verb : undefined;
+  }
+  return tokens[j]?.pos === 'VERB' && !tokens[j].lower.endsWith('ing') && !verbIn(thinking, tokens[j]) && assertedVerb(p, j) ? j : undefined;
+}
+
+/**
+ * "with Mrs. Pike beside me", "had Fanny Harville by her side", "George Merry at their head, kneeling": one in company
+ * beside someone is there, when the verb of the sentence that puts them there is asserted and no thought, report or
+ * picture (lexicon `company`); not where the sentence buries someone or has a grave or a body, nor "the portrait
+ * of X beside me".
+ */
+function inCompany(p: Passage, ref: Ref): number | undefined {
+  const { tokens } = p.reading;
+  if (ref.pronoun || possessor(p, ref) || tokens[ref.first - 1]?.lower === 'of' || saidDead(p, ref.first - 1, ref.last)) return undefined;
+  const [at, next, side] = [tokens[ref.last + 1], tokens[ref.last + 2], tokens[ref.last + 3]];
+  if (!at || !next) return undefined;
+  const beside = company.beside.has(at.lower) && next.pos === 'PRON' && !possessives.has(next.lower);
+  const bySide = company.at.has(at.lower) && possessives.has(next.lower) && side !== undefined && company.sides.has(side.lower);
+  if (!beside && !bySide) return undefined;
+  const s = p.reading.sentences[tokens[ref.first].sentence];
+  // A churchyard is a place like another; a burial, a grave or a verb of rest says the one beside is buried there.
+  for (let k = s.first; k <= s.last; k++) if (tokens[k].lemma === 'bury' || standIns.has(tokens[k].lemma) || verbIn(resting, tokens[k])) return undefined;
+  // The verb that puts them there is the nearest before them in the sentence ("came out…, X at their head"; "write
+  // sitting on the seat, with X beside me"), and the nearest finite one says whether the narration asserts it.
+  let nearest: number | undefined;
+  for (let v = ref.first - 1; v >= s.first; v--) {
+    const t = tokens[v];
+    const verb = t.pos === 'VERB' || (t.pos === 'AUX' && t.lemma === 'have' && tokens[v + 1]?.pos !== 'VERB');
+    if (!verb) continue;
+    nearest ??= v;
+    if (t.lower.endsWith('ing')) continue;
+    const shows = [tokens[nearest], t].some((w) => verbIn(thinking, w) || verbIn(sceneMaking, w) || verbIn(depicting, w) || verbIn(sensing, w) || (w === tokens[nearest!] && verbIn(reporting, w)));
+    return !shows && p.syntax.unasserted[ref.first] === undefined && assertedVerb(p, v) ? v : undefined;
+  }
+  return undefined;
+}
+
+/** "talked with X", "shook hands with X", "was dancing with X": the one an act is done with does it too (lexicon `together`). */
+function doneWith(p: Passage, ref: Ref): number | undefined {
+  const { tokens } = p.reading;
+  if (ref.pronoun || possessor(p, ref) || saidDead(p, ref.first - 1, ref.last)) return undefined;
+  let w = ref.first - 1;
+  if (tokens[w]?.pos === 'ADJ') w--;
+  if (tokens[w]?.lower !== 'with') return undefined;
+  // Over adverbs and the object of "shake hands": "talked long with", "shook hands with".
+  let v = w - 1;
+  while (v > w - 3 && tokens[v] && (tokens[v].pos === 'ADV' || tokens[v].lower === 'hands')) v--;
+  const verb = tokens[v];
+  if (!verb || verb.pos !== 'VERB' || !verbIn(together, verb) || p.syntax.unasserted[ref.first] !== undefined) return undefined;
+  if (verb.lower.endsWith('ing') && !auxesBefore(p, v).some((a) => tokens[a].lemma === 'be')) return undefined;
+  return assertedVerb(p, v) ? v : undefined;
+}
+
 function trigger(p: Passage, ref: Ref): Trigger | undefined {
   const { syntax } = p;
   const { tokens } = p.reading;
@@ -203,7 +310,7 @@ function trigger(p: Passage, ref: Ref): Trigger | undefined {
     if (verbIn(stative, verb) || deathWords.has(verb.lower) || pictured(p, predicate.verb) || atRest(p, predicate.verb) || deadBeside(p, predicate.verb)) continue;
     if (asserts(syntax, predicate)) return { from: ref.first, to: predicate.verb, alive: false };
   }
-  const agent = passiveAgent(p, ref) ?? invertedSubject(p, ref) ?? helpedObject(p, ref);
+  const agent = passiveAgent(p, ref) ?? invertedSubject(p, ref) ?? helpedObject(p, ref) ?? actByNoun(p, ref) ?? inCompany(p, ref) ?? doneWith(p, ref);
   if (agent !== undefined) return { from: agent, to: ref.last, alive: false };
   const participle = participleAfter(syntax, ref.first, ref.last);
   if (participle) {

@@ -63,6 +63,28 @@ export const standIns = set('body corpse remains grave coffin casket tomb ghost 
  * not who a pronoun after them goes on about ("full of sad thoughts about my father, when I saw someone… He was blind").
  */
 export const mindNouns = set('thought memory recollection remembrance reminiscence grief mourning sorrow longing yearning dream news tidings');
+/**
+ * Nouns of an act someone does now: its possessor acts when the act is the subject of a verb the narration asserts
+ * ("Beth's kiss woke her", "Mary's voice called from the stairs"), a passive's agent ("made perfect by Beth's kiss")
+ * or the time of its clause ("at the captain's knock", "on her father's entrance"; prepositions `actTimes`).
+ */
+export const actNouns = set(`
+  kiss knock tap rap step footstep footfall tread voice laugh laughter whisper call cry shout touch embrace caress greeting
+  welcome entrance entry arrival return coming approach answer reply glance nod handshake
+`);
+/** Words before an act noun that make it one remembered, not done now: "Beth's last kiss", "her parting embrace". */
+export const actRemembered = set('last final dying parting farewell former remembered');
+/** Prepositions that time a clause by an act: "at the captain's knock", "on her father's entrance", "upon his return". */
+export const actTimes = set('at on upon');
+/** Verbs of an act done together: the one it is done "with" acts too ("talked with X", "shook hands with X"). */
+export const together = set('talk speak converse chat dance walk stroll ride dine sup quarrel argue wrangle dispute play joke laugh shake flirt');
+/** Verbs that sense someone without seeing them: "felt Beth by her side" is no company. */
+export const sensing = set('feel sense');
+/**
+ * Someone in company beside a person is there ("with Mrs. Pike beside me", "had Fanny by her side", "George Merry at
+ * their head"): prepositions before an object pronoun (`beside me`), or before a possessive and a side (`by her side`).
+ */
+export const company = { beside: set('beside alongside'), at: set('by at beside'), sides: set('side elbow elbows head heels shoulder arm') };
 /** Nouns of pictures and recordings, out of which someone may grin or stare without being there. */
 export const images = set('photo photograph picture portrait image painting poster mugshot snapshot frame screen video footage canvas tintype daguerreotype miniature locket');
 /** What shows someone without being them: a picture, a statue ("The statue on the quay shows Will…"). */
