@@ -10,7 +10,7 @@ import { rows, statement, type SqlClient } from '../../db/sql.ts';
 export type PageKind = 'recall' | 'search';
 // `names`: for 'added', the new entities' names; for 'appended' (words appended to the entities' search texts, the
 // writelock_appended_facts migration), those words.
-type Change = { version: number; scope: 'all' | 'search' | 'entities' | 'added' | 'appended' | 'none'; entityIds: string[]; names: string[] };
+export type Change = { version: number; scope: 'all' | 'search' | 'entities' | 'added' | 'appended' | 'none'; entityIds: string[]; names: string[] };
 /**
  * For a recall page, whether an entity of these names (its "nameText": name and aliases, one a line) could show on it;
  * for a search page, whether this word could be a word of its query.
@@ -38,25 +38,25 @@ export class CanonChanges {
   constructor(private readonly sql: SqlClient) {}
 
   /**
-   * Whether a `kind` page showing `ids`, read at version `from`, is unchanged at version `to`; undefined when the log
-   * no longer reaches back that far (the page is to be read again). `admits`: which new entities the page could show,
-   * when not any.
+   * What may have changed a `kind` page showing `ids`, read at version `from`, by version `to`: the scope of the first
+   * change since that may have touched it, 'pruned' when the log no longer reaches back that far (the page is to be
+   * read again), undefined when nothing did. `admits`: which new entities the page could show, when not any.
    */
-  async unchanged(
+  async droppedBy(
     projectId: string, from: number, to: number, kind: PageKind, ids: ReadonlySet<string>, admits?: Admits,
-  ): Promise<boolean | undefined> {
+  ): Promise<Change['scope'] | 'pruned' | undefined> {
     const log = await this.log(projectId, from, to);
-    if (!log) return undefined;
+    if (!log) return 'pruned';
     for (const change of log.changes) {
       if (change.version <= from || change.version > to || change.scope === 'none') continue;
-      if (change.scope === 'all' || (change.scope === 'search' && kind === 'search')) return false;
+      if (change.scope === 'all' || (change.scope === 'search' && kind === 'search')) return change.scope;
       // Search ranks a new entity by its facts' words and its names' trigrams too: only recall filters are checked here.
-      if (change.scope === 'added' && (kind === 'search' || !admits || change.names.some(admits))) return false;
+      if (change.scope === 'added' && (kind === 'search' || !admits || change.names.some(admits))) return change.scope;
       // Words appended to a search text move a search ranking only for queries with one of them.
-      if (change.scope === 'appended' && kind === 'search' && (!admits || change.names.some(admits))) return false;
-      for (const id of change.entityIds) if (ids.has(id)) return false;
+      if (change.scope === 'appended' && kind === 'search' && (!admits || change.names.some(admits))) return change.scope;
+      for (const id of change.entityIds) if (ids.has(id)) return change.scope;
     }
-    return true;
+    return undefined;
   }
 
   /**
