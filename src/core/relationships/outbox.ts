@@ -2,7 +2,7 @@
 // transaction that makes them, and GraphSyncWorker (neo4jSync.ts) copies them to Neo4j afterwards.
 import type { PrismaClient } from '../../generated/prisma/client.ts';
 import type { TxClient } from '../canon/canon.ts';
-import { inline, statement, type TransactionSql } from '../../db/sql.ts';
+import { statement, type TransactionSql } from '../../db/sql.ts';
 
 export type GraphNodeChange = { id: string; label: string; type: string };
 export type GraphEdgeChange = { id: string; from: string; to: string; kind: string; weight: number };
@@ -52,8 +52,8 @@ export class GraphOutbox {
    */
   recordNodes(sql: TransactionSql, projectId: string, nodes: GraphNodeChange[]): void {
     if (nodes.length === 0) return;
-    if (!this.detailed) return sql.atCommit(inline(rebuildMark, [projectId]));
-    for (const items of chunk(nodes, itemsPerRow)) sql.atCommit(inline(nodesInsert, [projectId, JSON.stringify({ items })]));
+    if (!this.detailed) return sql.atCommit(rebuildMark, [projectId]);
+    for (const items of chunk(nodes, itemsPerRow)) sql.atCommit(nodesInsert, [projectId, JSON.stringify({ items })]);
   }
 
   /** Records removed nodes and edges inside the caller's transaction (which must be the one that removes them). */
