@@ -29,6 +29,7 @@ const envSchema = z.object({
   LORE_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   LORE_MAX_BODY_BYTES: z.coerce.number().int().positive().default(2 * 1024 * 1024),
   LORE_READ_CACHE_MB: z.coerce.number().int().min(0).max(65_536).default(64),
+  LORE_READ_CACHE_STATS: optionalText,
   LORE_WORKERS: z.coerce.number().int().min(1).max(64).default(1),
   LORE_SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().positive().max(600_000).default(10_000),
   LORE_MANUSCRIPT_TIMEOUT_MS: z.coerce.number().int().positive().max(3_600_000).default(60_000),
@@ -78,6 +79,8 @@ export type Config = {
   maxBodyBytes: number;
   /** memory for recall and search pages per process, each valid while its project's canon is unchanged; 0: off */
   readCacheMb: number;
+  /** LORE_READ_CACHE_STATS: a file the read cache writes its counts to every second (the benches read it) */
+  readCacheStats?: string;
   /** gateway processes `lore serve` runs (PostgreSQL only: PGlite serves one process) */
   workers: number;
   /** on SIGTERM/SIGINT, how long requests in flight may take to finish before they are cut off */
@@ -175,6 +178,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     logLevel: e.LORE_LOG_LEVEL,
     maxBodyBytes: e.LORE_MAX_BODY_BYTES,
     readCacheMb: e.LORE_READ_CACHE_MB,
+    readCacheStats: e.LORE_READ_CACHE_STATS,
     workers: e.LORE_WORKERS,
     shutdownTimeoutMs: e.LORE_SHUTDOWN_TIMEOUT_MS,
     manuscripts: { timeoutMs: e.LORE_MANUSCRIPT_TIMEOUT_MS, memoryMb: e.LORE_MANUSCRIPT_MEMORY_MB },

@@ -32,7 +32,7 @@ import { Metering } from './metering/metering.ts';
 import { ProjectService } from './canon/projects.ts';
 import { CanonChanges } from './canon/canonChanges.ts';
 import { EntityCards } from './canon/entityCards.ts';
-import { ReadCache } from './canon/readCache.ts';
+import { ReadCache, ReadCacheStats } from './canon/readCache.ts';
 import { ReviewService } from './canon/review.ts';
 import { SearchService } from './canon/search.ts';
 import { HybridRanker } from './embeddings/hybrid.ts';
@@ -50,7 +50,7 @@ export function createServices(db: Database, config: Config, logger: Logger) {
   const chapterWritten = (projectId: string, chapterRowId: string, chars: number) => prepareChapter(prisma, projectId, chapterRowId, chars);
   const projects = new ProjectService(prisma, db.sql);
   const canonChanges = new CanonChanges(db.sql);
-  const entities = new EntityReader(db.sql, new ReadCache(config.readCacheMb, canonChanges), new EntityCards(canonChanges));
+  const entities = new EntityReader(db.sql, new ReadCache(config.readCacheMb, canonChanges, config.readCacheStats ? new ReadCacheStats(config.readCacheStats) : undefined), new EntityCards(canonChanges));
   // Neo4j serves the graph when configured (PostgreSQL stays the source of truth, copied through the outbox).
   const neo4j = config.neo4j ? openNeo4j(config.neo4j) : undefined;
   const graphOutbox = new GraphOutbox(prisma, Boolean(neo4j));

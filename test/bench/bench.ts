@@ -44,9 +44,10 @@ import { waitFor } from '../support/wait.ts';
 import { benchDatabase } from './benchDatabase.ts';
 import { benchBrief } from './brief.ts';
 import { benchConflictCore } from './conflictCore.ts';
+import { mixStatsOn, readCacheStatsFile } from './mixStats.ts';
 import { factWords, seed, seedSize } from './seed.ts';
 import { benchStores, type StoreChoice } from './stores.ts';
-import { benchWrites, benchWritesAlone, prepareWriteProjects } from './writes.ts';
+import { benchWrites, benchWritesAlone, prepareWriteProjects, reuseWriteProjects } from './writes.ts';
 
 const { values: flags } = parseArgs({
   options: { part: { type: 'string', default: 'all' }, duration: { type: 'string' }, store: { type: 'string', default: 'postgres' }, 'seed-entities': { type: 'string' }, 'mixes-only': { type: 'boolean', default: false }, alone: { type: 'boolean', default: false } },
@@ -480,9 +481,10 @@ async function main() {
 }
 
 async function writes() {
-  if (flags.part === 'writes') await bench.recreate();
-  const projects = await prepareWriteProjects(databaseUrl, log, { alone: flags.alone });
-  const gateway = await startServer(['bin/lore.mjs', 'serve'], gatewayListening);
+  const kept = process.env.BENCH_REUSE_DB === '1' && !flags.alone ? await reuseWriteProjects(databaseUrl, log).catch(() => undefined) : undefined;
+  if (flags.part === 'writes' && !kept) await bench.recreate();
+  const projects = kept ?? (await prepareWriteProjects(databaseUrl, log, { alone: flags.alone }));
+  const gateway = await startServer(['bin/lore.mjs', 'serve'], gatewayListening, mixStatsOn ? { LORE_READ_CACHE_STATS: readCacheStatsFile } : {});
   try {
     if (flags.alone) await benchWritesAlone(gateway, projects, { log });
     else await benchWrites(gateway, projects, { databaseUrl, duration, warmup, connections, log, alone: !flags['mixes-only'] });

@@ -8,6 +8,7 @@ import { KeyService } from '../../src/core/access/keys.ts';
 import { openDatabase } from '../../src/db/database.ts';
 import type { ServerProcess } from '../support/processes.ts';
 import { prng } from '../support/prng.ts';
+import { mixStatsOn, startMixStats } from './mixStats.ts';
 import { seedMany, seedSize, type SeedSize } from './seed.ts';
 
 type Project = { projectId: string; key: string; names: string[]; entityIds: string[] };
@@ -50,6 +51,32 @@ export async function prepareWriteProjects(
     await db.prisma.$executeRawUnsafe('VACUUM (ANALYZE)');
     log(`seeded for writes${databaseUrl ? '' : ' (embedded store)'}: ${large.length} projects of ${largeSize.entities} entities and ${largeSize.words} words, ${small.length} of ${smallProject.entities} entities, in ${((Date.now() - started) / 1000).toFixed(1)} s`);
     return { large, small, largeSize };
+  } finally {
+    await db.close();
+  }
+}
+
+/**
+ * BENCH_REUSE_DB=1 (with BENCH_KEEP_DB=1 on the run before): the projects an earlier run seeded for writes, each with
+ * a new key of its account (as they stand after that run's writes), instead of seeding again; undefined when there are
+ * none.
+ */
+export async function reuseWriteProjects(databaseUrl: string, log: (line: string) => void): Promise<WriteProjects | undefined> {
+  const db = await openDatabase({ databaseUrl, dataDir: '' });
+  try {
+    const found = await db.prisma.project.findMany({ where: { name: 'Bench: The Saltmarsh Cycle' }, orderBy: { createdAt: 'asc' }, select: { id: true, accountId: true } });
+    if (found.length < 203) return undefined;
+    const keys = new KeyService(db.prisma, db.sql);
+    const projects: Project[] = [];
+    for (const { id, accountId } of found) {
+      // The seeded entities only, in seeding order (the runs' own are named Qz…).
+      const entities = await db.prisma.entity.findMany({ where: { projectId: id, NOT: { name: { startsWith: 'Qz' } } }, select: { id: true, name: true }, orderBy: { id: 'asc' } });
+      const key = await keys.create({ tier: 'enterprise', name: 'bench writes', customQuota: 2_000_000_000, customRate: 2_000_000_000, accountId });
+      projects.push({ projectId: id, key: key.key, names: entities.map((e) => e.name), entityIds: entities.map((e) => e.id) });
+    }
+    const large = projects.filter((p) => p.entityIds.length > smallProject.entities);
+    log(`reused the write projects of ${new URL(databaseUrl).pathname.slice(1)}: ${large.length} large, ${projects.length - large.length} small`);
+    return { large, small: projects.filter((p) => p.entityIds.length <= smallProject.entities), largeSize: seedSize };
   } finally {
     await db.close();
   }
@@ -117,8 +144,11 @@ async function settled(server: ServerProcess) {
 }
 
 /** `mix` from `connections` connections over `projects`, each request to a project at random with its key. */
-async function load(server: ServerProcess, projects: Project[], mix: Mix, seconds: number, connections: number) {
-  const random = prng(11);
+async function load(
+  server: ServerProcess, projects: Project[], mix: Mix, seconds: number, connections: number, seed: number,
+  stats?: { databaseUrl: string; log: (line: string) => void },
+) {
+  const random = prng(seed);
   const kinds = Object.entries(mix).filter(([, weight]) => weight > 0) as [keyof Mix, number][];
   const total = kinds.reduce((sum, [, weight]) => sum + weight, 0);
   const choose = (): keyof Mix => {
@@ -126,6 +156,8 @@ async function load(server: ServerProcess, projects: Project[], mix: Mix, second
     for (const [kind, weight] of kinds) if ((roll -= weight) < 0) return kind;
     return kinds[0][0];
   };
+  const sent: Record<string, number> = {};
+  const measuring = stats && (await startMixStats(stats.databaseUrl, server.child.pid!));
   const result = await autocannon({
     url: server.url,
     connections,
@@ -135,6 +167,7 @@ async function load(server: ServerProcess, projects: Project[], mix: Mix, second
       setupRequest: () => {
         const p = projects[Math.floor(random() * projects.length)];
         const kind = choose();
+        sent[kind] = (sent[kind] ?? 0) + 1;
         const request = kind in write ? write[kind as keyof typeof write](p, random) : read[kind as keyof typeof read](p, random);
         return { ...request, headers: { authorization: `Bearer ${p.key}`, ...(request.method === 'GET' ? {} : { 'content-type': 'application/json' }) } };
       },
@@ -142,6 +175,7 @@ async function load(server: ServerProcess, projects: Project[], mix: Mix, second
   });
   const ok = result['2xx'];
   await settled(server);
+  if (measuring) for (const line of await measuring.stop(ok, sent)) stats.log(line);
   return { rps: ok / result.duration, p50: result.latency.p50, p99: result.latency.p99, failed: result.errors + result.timeouts + result.non2xx };
 }
 
@@ -173,9 +207,14 @@ export async function benchWrites(server: ServerProcess, projects: WriteProjects
   const pair = async (label: string, list: Project[], mix: Mix, ratioTarget: number, p99Target: number) => {
     // The read-only run is measured with its pages in the cache, as the mix finds them after it: a warm-up of a few
     // seconds leaves most of 200 projects' pages unread.
-    await load(server, list, readOnly, Math.max(o.warmup, o.duration), o.connections);
-    const reads = await load(server, list, readOnly, o.duration, o.connections);
-    const both = await load(server, list, mix, o.duration, o.connections);
+    // Each run draws its own requests: with one seed for all, the read-only run asked again exactly what the warm-up
+    // had asked, in the same order, and was answered from memory throughout, while the mix's reads (drawn otherwise)
+    // were mostly first reads of their pages, which the ratio counted against the writes.
+    await load(server, list, readOnly, Math.max(o.warmup, o.duration), o.connections, 11);
+    // BENCH_MIX_STATS=1: where each run's time goes (mixStats.ts), printed under the load's numbers.
+    const stats = mixStatsOn && o.databaseUrl ? { databaseUrl: o.databaseUrl, log: o.log } : undefined;
+    const reads = await load(server, list, readOnly, o.duration, o.connections, 12, stats);
+    const both = await load(server, list, mix, o.duration, o.connections, 13, stats);
     const ratio = both.rps / reads.rps;
     const line = (name: string, r: typeof reads) => `  ${name.padEnd(42)} ${r.rps.toFixed(0).padStart(6)} req/s  p50 ${ms(r.p50).padStart(9)}  p99 ${ms(r.p99).padStart(9)}  failed ${r.failed}`;
     o.log(`${label}, ${o.connections} connections, ${o.duration} s each:`);

@@ -3,7 +3,7 @@
 // on the gateway that wrote and on the other, whether the page is about the entity written, about several entities
 // (one of them written) or a search ranking that the write moves; and a new entity shows in every recall whose filter
 // its names contain, in any case, while the pages it does not match stay cached; a new fact keeps the search pages
-// whose query has none of its words.
+// whose query has none of its words, and a new entity those it can match by no word and no trigram.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importBundle, startTestGateway, type TestGateway } from '../support/gateway.ts';
 
@@ -160,6 +160,29 @@ describe('read cache under concurrent writes', () => {
     const after = await search(gw, 'Fenn');
     expect(after.find((e) => e.id === fenn)!.currentState.unseen).toBe(1);
     expect(after.map((e) => e.id)).toContain(ids.get('Dara'));
+  });
+
+  it('when an entity is created, then the search pages it cannot match stay cached and those it may match are read again', async () => {
+    const fenn = ids.get('Fenn')!;
+    const gw = gateways[0];
+    const prisma = gw.gateway.runtime.services.prisma;
+    const marked = async (q: string) => (await search(gw, q)).find((e) => e.id === fenn)!.currentState.marked;
+    expect(await marked('Fenn')).toBeUndefined();
+    expect(await marked('Fenn -lantern')).toBeUndefined();
+    // Changed behind the caches' back (no trigger, so no new canon version): a page read again shows it, a kept one does not.
+    await prisma.$transaction([
+      prisma.$executeRawUnsafe('SET LOCAL session_replication_role = replica'),
+      prisma.$executeRawUnsafe(`UPDATE "Entity" SET state = state || '{"marked": 1}' WHERE id = $1`, fenn),
+    ]);
+    // No word and no trigram of "Fenn": the page stays; a query with a negated word matches entities without its words.
+    await write(gw, 'POST', '/entities', { type: 'character', name: 'Ondine Pell' });
+    expect(await marked('Fenn')).toBeUndefined();
+    expect(await marked('Fenn -lantern')).toBe(1);
+    // A name like the query (shared trigrams, no shared word): shown on the page, which is read again.
+    const like = await write(gw, 'POST', '/entities', { type: 'character', name: 'Fennick Ode' });
+    const page = await search(gw, 'Fenn');
+    expect(page.map((e) => e.id)).toContain(like.id);
+    expect(page.find((e) => e.id === fenn)!.currentState.marked).toBe(1);
   });
 
   it('when an entity is created while its name is being recalled, then the next recall after the answer finds it', async () => {

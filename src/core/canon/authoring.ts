@@ -232,13 +232,15 @@ export class AuthoringService {
     // COMMIT, every other request's statements waited through these round trips too.
     const foundBefore = await findEntityMentions(this.sql, projectId, [entity], true);
     const namesBefore = await namesChange(this.sql, projectId, entity);
-    const answer = await this.sqlTransaction(async (sql) => {
+    // The locks and the checks go with the BEGIN, in one round trip: the names lock is held from there to the COMMIT.
+    const checked = {
+      statement: createChecks,
+      values: [projectId, accountId, input.key ?? null, clashingNames([input.name, ...input.aliases]), input.key === undefined ? keyBase(input.name) : null, spanChapterIds(input.stateChanges)],
+    };
+    const answer = await this.sqlTransaction(async (sql, _locks, [[checksRow]]) => {
+      const checks = checksRow as CreateChecks;
       let found = foundBefore ?? (await findEntityMentions(sql, projectId, [entity]));
       let names = namesBefore;
-      await holdProjectForNewEntity(sql, projectId);
-      const [checks] = await rows<CreateChecks>(sql, createChecks, [
-        projectId, accountId, input.key ?? null, clashingNames([input.name, ...input.aliases]), input.key === undefined ? keyBase(input.name) : null, spanChapterIds(input.stateChanges),
-      ]);
       if (!checks.owned) throw projectNotFound(projectId);
       const timed = timedRowsOf(checks.chapters, input.stateChanges);
       if (checks.keyHolder) throw fieldError('name_taken', 'input.key', `${input.key} is already the key of ${checks.keyHolder.name} (${checks.keyHolder.id})`);
@@ -261,9 +263,9 @@ export class AuthoringService {
       }
       const namesVersion = await recordFoundMentions(sql, projectId, id, found.rows, false, names);
       namesWritten = () => names.written(namesVersion);
-      await this.graphOutbox.recordNodes(sql, projectId, [{ id, label: input.name, type: input.type }]);
+      this.graphOutbox.recordNodes(sql, projectId, [{ id, label: input.name, type: input.type }]);
       return this.answerSql(sql, accountId, projectId, id, audit);
-    });
+    }, { first: holdProjectForNewEntity(projectId), then: [checked] });
     namesWritten?.();
     return answer;
   }
@@ -325,7 +327,7 @@ export class AuthoringService {
         namesWritten = () => change.written(namesVersion);
         await refreshSearchTextSql(sql, [entityId]);
       }
-      if (name !== current.name || type !== current.type) await this.graphOutbox.recordNodes(sql, projectId, [{ id: entityId, label: name, type }]);
+      if (name !== current.name || type !== current.type) this.graphOutbox.recordNodes(sql, projectId, [{ id: entityId, label: name, type }]);
       return this.answerSql(sql, accountId, projectId, entityId, audit);
     });
     // Once committed: the project's names as this write left them, for the next name writer.

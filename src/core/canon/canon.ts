@@ -50,9 +50,10 @@ const newEntityLocks = statement('hold_project_new_entity', `
  * rest only the names and the chapters, which only writers holding the project's lock exclusive change. So it takes
  * that lock shared, and new facts and state edits of other entities go on beside it, and the project's names lock
  * exclusive, so new entities run one at a time: each checks its names and key free, and marks the chapters' mentions
- * up to date under the names the one before it left (src/core/ingest/mentions.ts).
+ * up to date under the names the one before it left (src/core/ingest/mentions.ts). The statement that takes them, for
+ * a writer to send with its BEGIN (sqlTransaction's start).
  */
-export const holdProjectForNewEntity = (sql: SqlClient, projectId: string) => rows(sql, newEntityLocks, [projectLockName(projectId), namesLockName(projectId)]);
+export const holdProjectForNewEntity = (projectId: string) => ({ statement: newEntityLocks, values: [projectLockName(projectId), namesLockName(projectId)] });
 
 /**
  * One project's writers that read before they write (imports, authoring, review, stored conflicts, the model's beats),

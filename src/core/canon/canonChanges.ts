@@ -1,27 +1,31 @@
 // What moved a project's canon version, read from the CanonChange log that the canon tables' triggers write
-// (prisma/migrations/…_writes_canon_changes, …_mixload_added_entities, …_writelock_appended_facts): a cached page read at an older version is still
-// exact when no change since could have touched it, so a write to one entity leaves the pages of the others in the
-// cache, a new entity leaves the recall pages whose filter none of its names contains, and a new fact leaves the
-// search pages whose query has none of its words. The log of each project is
-// kept here as far as it was read, and only what is newer is asked for.
+// (prisma/migrations/…_writes_canon_changes, …_mixload_added_entities, …_writelock_appended_facts,
+// …_mixes28c_added_words): a cached page read at an older version is still exact when no change since could have
+// touched it, so a write to one entity leaves the pages of the others in the cache, a new entity leaves the recall
+// pages whose filter none of its names contains and the search pages it could not match, and a new fact leaves the
+// search pages whose query has none of its words. The log of each project is kept here as far as it was read, and
+// only what is newer is asked for.
 import { LRUCache } from 'lru-cache';
 import { rows, statement, type SqlClient } from '../../db/sql.ts';
 
 export type PageKind = 'recall' | 'search';
 // `names`: for 'added', the new entities' names; for 'appended' (words appended to the entities' search texts, the
-// writelock_appended_facts migration), those words.
-type Change = { version: number; scope: 'all' | 'search' | 'entities' | 'added' | 'appended' | 'none'; entityIds: string[]; names: string[] };
+// writelock_appended_facts migration), those words. `words`: for 'added', the words of the new entities' search vectors.
+export type Change = {
+  version: number; scope: 'all' | 'search' | 'entities' | 'added' | 'appended' | 'none'; entityIds: string[]; names: string[]; words: string[];
+};
 /**
- * For a recall page, whether an entity of these names (its "nameText": name and aliases, one a line) could show on it;
- * for a search page, whether this word could be a word of its query.
+ * Which new entities and words a page could show, when not any. `name`: whether an entity of these names (its
+ * "nameText": name and aliases, one a line) could show on it (a recall page's filter, a search page's trigrams);
+ * `word` (search pages): whether this word (as to_tsvector('simple') makes it) could match its query.
  */
-export type Admits = (nameOrWord: string) => boolean;
+export type Admits = { name: (nameText: string) => boolean; word?: (word: string) => boolean };
 /** Changes of versions in (from, to], in version order. */
 type Log = { from: number; to: number; changes: Change[] };
 
 const changesBetween = statement(
   'canon_changes',
-  `SELECT version::float8 AS version, scope, "entityIds", names FROM "CanonChange" WHERE "projectId" = $1 AND version > $2 AND version <= $3 ORDER BY version`,
+  `SELECT version::float8 AS version, scope, "entityIds", names, words FROM "CanonChange" WHERE "projectId" = $1 AND version > $2 AND version <= $3 ORDER BY version`,
 );
 
 /** Most changes kept per project; a page older than what is kept is read again. */
@@ -38,25 +42,26 @@ export class CanonChanges {
   constructor(private readonly sql: SqlClient) {}
 
   /**
-   * Whether a `kind` page showing `ids`, read at version `from`, is unchanged at version `to`; undefined when the log
-   * no longer reaches back that far (the page is to be read again). `admits`: which new entities the page could show,
-   * when not any.
+   * What may have changed a `kind` page showing `ids`, read at version `from`, by version `to`: the scope of the first
+   * change since that may have touched it, 'pruned' when the log no longer reaches back that far (the page is to be
+   * read again), undefined when nothing did. `admits`: which new entities the page could show, when not any.
    */
-  async unchanged(
+  async droppedBy(
     projectId: string, from: number, to: number, kind: PageKind, ids: ReadonlySet<string>, admits?: Admits,
-  ): Promise<boolean | undefined> {
+  ): Promise<Change['scope'] | 'pruned' | undefined> {
     const log = await this.log(projectId, from, to);
-    if (!log) return undefined;
+    if (!log) return 'pruned';
     for (const change of log.changes) {
       if (change.version <= from || change.version > to || change.scope === 'none') continue;
-      if (change.scope === 'all' || (change.scope === 'search' && kind === 'search')) return false;
-      // Search ranks a new entity by its facts' words and its names' trigrams too: only recall filters are checked here.
-      if (change.scope === 'added' && (kind === 'search' || !admits || change.names.some(admits))) return false;
+      if (change.scope === 'all' || (change.scope === 'search' && kind === 'search')) return change.scope;
+      // A recall page shows a new entity whose names hold its filter; a search page one whose words match its query or
+      // whose names are like it (lore_search).
+      if (change.scope === 'added' && added(kind, change, admits)) return change.scope;
       // Words appended to a search text move a search ranking only for queries with one of them.
-      if (change.scope === 'appended' && kind === 'search' && (!admits || change.names.some(admits))) return false;
-      for (const id of change.entityIds) if (ids.has(id)) return false;
+      if (change.scope === 'appended' && kind === 'search' && (!admits?.word || change.names.some(admits.word))) return change.scope;
+      for (const id of change.entityIds) if (ids.has(id)) return change.scope;
     }
-    return true;
+    return undefined;
   }
 
   /**
@@ -113,6 +118,13 @@ export class CanonChanges {
     }
     return versions === to - from ? { from, to, changes } : undefined;
   }
+}
+
+/** Whether entities added by `change` could show on a `kind` page. */
+function added(kind: PageKind, change: Change, admits: Admits | undefined): boolean {
+  if (!admits || change.names.some(admits.name)) return true;
+  // No words: logged before the words were (or a search text without any), so not known.
+  return kind === 'search' && (!admits.word || change.words.length === 0 || change.words.some(admits.word));
 }
 
 function merge(kept: Log, read: Log): Change[] {

@@ -224,8 +224,8 @@ function owning<R extends EntityRecord>(result: (R & { asOfKnown?: boolean })[],
 const mayContain = (q: string): Admits => {
   const needle = q.toLowerCase();
   const ascii = /^[\x00-\x7f]*$/;
-  if (!ascii.test(q)) return () => true;
-  return (nameText) => !ascii.test(nameText) || nameText.toLowerCase().includes(needle);
+  if (!ascii.test(q)) return { name: () => true };
+  return { name: (nameText) => !ascii.test(nameText) || nameText.toLowerCase().includes(needle) };
 };
 
 /** `%` and `_` in a recall query are literal characters, not patterns. */

@@ -5,6 +5,7 @@
 // (canonChanges.ts: no entity removed or renamed, none added that the page could show, none of the page's entities
 // changed, and for a search page no ranking moved); otherwise it is read again. Any write, from any process, moves the version and logs what it changed,
 // so no page outlives the canon it was read from.
+import { writeFileSync } from 'node:fs';
 import { LRUCache } from 'lru-cache';
 import type { Admits, CanonChanges, PageKind } from './canonChanges.ts';
 
@@ -14,6 +15,24 @@ export type Stamped<T> = { page: T; stamp: string | undefined };
 
 let loads = 0;
 
+/**
+ * How each request for a page was answered, by kind: 'current' (kept at the version asked), 'kept' (no change since
+ * touched it), else why it was read: 'absent', 'pruned' or the scope of the change that may have touched it
+ * (canonChanges.ts), with ', shared' when it joined another request's read. Written to `file` every second.
+ */
+export class ReadCacheStats {
+  private readonly counts: Record<string, Record<string, number>> = {};
+
+  constructor(file: string) {
+    setInterval(() => writeFileSync(file, JSON.stringify(this.counts)), 1_000).unref();
+  }
+
+  count(kind: PageKind, outcome: string): void {
+    const counts = (this.counts[kind] ??= {});
+    counts[outcome] = (counts[outcome] ?? 0) + 1;
+  }
+}
+
 export class ReadCache {
   private readonly pages?: LRUCache<string, Entry>;
   private readonly loading = new Map<string, Promise<Stamped<object> | undefined>>();
@@ -22,6 +41,8 @@ export class ReadCache {
   constructor(
     megabytes: number,
     private readonly changes?: CanonChanges,
+    /** counts how each request for a page was answered (LORE_READ_CACHE_STATS, for the benches) */
+    private readonly stats?: ReadCacheStats,
   ) {
     this.pages =
       megabytes > 0
@@ -56,12 +77,16 @@ export class ReadCache {
     }
     const pageKey = `${projectId}\0${kind}\0${key}`;
     const entry = this.pages.get(pageKey);
-    if (entry && (entry.version >= version || (await this.changes?.unchanged(projectId, entry.version, version, kind, entry.ids, entry.admits)))) {
+    const dropped = !entry ? 'absent' : entry.version >= version ? undefined
+      : this.changes ? await this.changes.droppedBy(projectId, entry.version, version, kind, entry.ids, entry.admits) : 'all';
+    if (entry && !dropped) {
+      this.stats?.count(kind, entry.version >= version ? 'current' : 'kept');
       if (entry.version < version) entry.version = version;
       return { page: entry.page as T, stamp: entry.stamp };
     }
     const loadKey = `${pageKey}\0${version}`;
     const pending = this.loading.get(loadKey) as Promise<Stamped<T> | undefined> | undefined;
+    this.stats?.count(kind, pending ? `${dropped}, shared` : dropped!);
     if (pending) return pending;
     const loading = load().then((page) => {
       if (!page) return undefined;

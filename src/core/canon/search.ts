@@ -16,17 +16,40 @@ import type { HybridRanker, SearchRanking } from '../embeddings/hybrid.ts';
 // least the threshold) lets the trigram index find the name matches.
 export const similarityFor = (q: string) => (/\s/.test(q.trim()) ? 0.5 : 0.25);
 
+const ascii = /^[\x00-\x7f]*$/;
+
 /**
  * Whether `word` (as to_tsvector('simple') makes it) could be a word of the query `q` (as lore_search's
  * websearch_to_tsquery('simple') reads it): each of those is a piece of `q` in lower case, so for ASCII text a word
  * that is not a piece of `q` in lower case is not one of them; beyond ASCII, case folding is the database's, so any
- * word could be.
+ * word could be. Undefined when `q` may negate a word (`-word`): such a query matches texts with none of its words.
  */
 const mayBeWordOf = (q: string) => {
-  const ascii = /^[\x00-\x7f]*$/;
+  if (q.includes('-')) return undefined;
   if (!ascii.test(q)) return () => true;
   const lower = q.toLowerCase();
   return (word: string) => !ascii.test(word) || lower.includes(word);
+};
+
+/** pg_trgm's trigrams of ASCII text: each run of letters and digits in lower case, two spaces before it and one after. */
+const trigrams = (text: string): Set<string> => {
+  const found = new Set<string>();
+  for (const word of text.toLowerCase().split(/[^a-z0-9]+/)) {
+    if (!word) continue;
+    const padded = `  ${word} `;
+    for (let i = 0; i + 3 <= padded.length; i++) found.add(padded.slice(i, i + 3));
+  }
+  return found;
+};
+
+/**
+ * Whether names ("nameText") could be similar to the query `q` (lore_search's `q <% nameText`): word_similarity is 0
+ * when the two share no trigram; beyond ASCII, trigrams are the database's, so any names could be.
+ */
+const mayBeLike = (q: string) => {
+  if (!ascii.test(q)) return () => true;
+  const mine = trigrams(q);
+  return (nameText: string) => !ascii.test(nameText) || [...trigrams(nameText)].some((t) => mine.has(t));
 };
 
 /** `ranking`: how the page was ranked; `transient`: lexical only because the provider failed just now (not cached). */
@@ -53,7 +76,8 @@ export class SearchService {
     const key = `${limit}\0${startingAfter ?? ''}\0${q}`;
     const read = () => this.read(accountId, projectId, q, limit, startingAfter);
     const found = await this.entities.cachedPage(
-      accountId, projectId, 'search', key, read, (page) => page.data.map((e) => e.id), version, (page) => !page.transient, mayBeWordOf(q),
+      accountId, projectId, 'search', key, read, (page) => page.data.map((e) => e.id), version, (page) => !page.transient,
+      { name: mayBeLike(q), word: mayBeWordOf(q) },
     );
     if (!found) throw projectNotFound(projectId);
     return found;

@@ -2,7 +2,7 @@
 // transaction that makes them, and GraphSyncWorker (neo4jSync.ts) copies them to Neo4j afterwards.
 import type { PrismaClient } from '../../generated/prisma/client.ts';
 import type { TxClient } from '../canon/canon.ts';
-import { rows, statement, type SqlClient } from '../../db/sql.ts';
+import { statement, type TransactionSql } from '../../db/sql.ts';
 
 export type GraphNodeChange = { id: string; label: string; type: string };
 export type GraphEdgeChange = { id: string; from: string; to: string; kind: string; weight: number };
@@ -46,15 +46,14 @@ export class GraphOutbox {
 
   /**
    * record for a writer going straight through the driver (src/db/sql.ts), for a few nodes: one statement, which takes
-   * the project's row lock before its row takes an id, as lockProject does.
+   * the project's row lock before its row takes an id, as lockProject does, sent with the transaction's COMMIT. Sent
+   * earlier, it held that row through the writer's later round trips, and every other writer of the project waited
+   * for it to commit (each raises the project's canon version on that row as it commits).
    */
-  async recordNodes(sql: SqlClient, projectId: string, nodes: GraphNodeChange[]): Promise<void> {
+  recordNodes(sql: TransactionSql, projectId: string, nodes: GraphNodeChange[]): void {
     if (nodes.length === 0) return;
-    if (!this.detailed) {
-      await rows(sql, rebuildMark, [projectId]);
-      return;
-    }
-    for (const items of chunk(nodes, itemsPerRow)) await rows(sql, nodesInsert, [projectId, JSON.stringify({ items })]);
+    if (!this.detailed) return sql.atCommit(rebuildMark, [projectId]);
+    for (const items of chunk(nodes, itemsPerRow)) sql.atCommit(nodesInsert, [projectId, JSON.stringify({ items })]);
   }
 
   /** Records removed nodes and edges inside the caller's transaction (which must be the one that removes them). */
