@@ -59,19 +59,19 @@ const loosely: Partial<Record<KinRole, Partial<Record<KinRole, KinRole[]>>>> = {
   'sibling-in-law': { auncle: ['auncle'], child: ['nibling'] },
 };
 
-/** Every relative the graph gives `of`, with their role, directly or by up to three steps read loosely. */
-function relativesOf(held: Held[], of: string): { who: string; role: KinRole }[] {
-  const relatives: { who: string; role: KinRole }[] = [];
+/** Every role the graph gives `of` a relative in, directly or by up to three steps read loosely. */
+function rolesOf(held: Held[], of: string): Set<KinRole> {
+  const roles = new Set<KinRole>();
   let frontier: { who: string; role: KinRole }[] = held.filter((h) => h.of === of).map((h) => ({ who: h.who, role: h.kin.role }));
   for (let step = 0; step < 3 && frontier.length > 0; step++) {
     const next: { who: string; role: KinRole }[] = [];
     for (const f of frontier) {
-      relatives.push(f);
+      roles.add(f.role);
       for (const h of held.filter((h) => h.of === f.who && h.who !== of)) for (const role of loosely[f.role]?.[h.kin.role] ?? []) next.push({ who: h.who, role });
     }
     frontier = next;
   }
-  return relatives;
+  return roles;
 }
 
 /**
@@ -88,11 +88,8 @@ const closedWorldRoles = { narrator: new Set<KinRole>(['sibling', 'spouse', 'gra
 /** The generation of a role, from the one it is of: a canon keeps someone's relatives of a generation or none of them. */
 const generation: Partial<Record<KinRole, number>> = { grandparent: 2, parent: 1, auncle: 1, sibling: 0, spouse: 0, cousin: 0, child: -1, nibling: -1, grandchild: -2 };
 
-/**
- * Kin the passage gives `possessor` without a name; `count` when it counts them ("his three daughters"), `closed` when
- * the canon is read as keeping the possessor's kin of that role whole.
- */
-type Unnamed = { possessor: SliceEntity; kin: Kin; word: string; from: number; to: number; count?: number; closed?: boolean };
+/** Kin the passage gives `possessor` without a name; `count` when it counts them ("his three daughters"). */
+type Unnamed = { possessor: SliceEntity; kin: Kin; word: string; from: number; to: number; count?: number };
 
 function unnamedKin(p: Passage): Unnamed[] {
   const { tokens } = p.reading;
@@ -106,12 +103,13 @@ function unnamedKin(p: Passage): Unnamed[] {
     // A count says how many there are of any role ("his three daughters"), whether the canon keeps them all or not.
     const count = kinCounts[tokens[after]?.lower ?? ''];
     const kin = count ? kinLeftUnnamed(p, after + 1, closeKin) : kinLeftUnnamed(p, after, roles);
-    if (!kin || (count !== undefined && !kin.plural)) continue;
+    // Only a count right before its kin word counts them all: "her two eldest sisters" picks two out.
+    if (!kin || (count !== undefined && (!kin.plural || kinWordAt(tokens, after + 1, true)?.last !== kin.at))) continue;
     const { apposed } = kin;
     if (named.has(apposed) || tokens[apposed]?.pos === 'PROPN' || (tokens[apposed]?.pos === 'DET' && tokens[apposed + 1]?.pos === 'PROPN')) continue;
     if (!tokens.slice(ref.first, kin.at + 1).every((t, j) => p.syntax.unasserted[ref.first + j] === undefined && !t.negated)) continue;
     if (!surely(p, ref)) continue;
-    found.push({ possessor: ref.entity, kin: kin.kin, word: kin.word, from: ref.first, to: kin.at, count, closed: roles.has(kin.kin.role) });
+    found.push({ possessor: ref.entity, kin: kin.kin, word: kin.word, from: ref.first, to: kin.at, count });
   }
   return found;
 }
@@ -258,7 +256,8 @@ function claims(p: Passage): Claim[] {
           const kin = kinAt(p, predicate.verb + 1)!;
           const of = startingAt.get(kin.at + 2);
           if (of) found.push({ possessor: of.entity, named: ref.entity, kin: kin.kin, word: kin.word, from: ref.first, to: of.last });
-        } else if (tokens[predicate.verb + 1]?.lower === 'the') {
+        } else if (['the', 'a', 'an'].includes(tokens[predicate.verb + 1]?.lower ?? '')) {
+          // "Tam was the husband of Edda", "Ada was a cousin of Eli's"
           const kin = kinAt(p, predicate.verb + 2);
           const of = kin && tokens[kin.at + 1]?.lower === 'of' ? startingAt.get(kin.at + 2) : undefined;
           if (kin && of) found.push({ possessor: of.entity, named: ref.entity, kin: kin.kin, word: kin.word, from: ref.first, to: of.last });
@@ -266,9 +265,9 @@ function claims(p: Passage): Claim[] {
       }
     }
   }
-  // "Mrs. Bellamy, the mother of Frederick,": a kin word in apposition, "of" its possessor.
+  // "Mrs. Bellamy, the mother of Frederick,", "Felix, a cousin of Nora's,": a kin word in apposition, "of" its possessor.
   for (const ref of characters) {
-    if (ref.pronoun || tokens[ref.last + 1]?.text !== ',' || tokens[ref.last + 2]?.lower !== 'the') continue;
+    if (ref.pronoun || tokens[ref.last + 1]?.text !== ',' || !['the', 'a', 'an'].includes(tokens[ref.last + 2]?.lower ?? '')) continue;
     const kin = kinAt(p, ref.last + 3);
     const of = kin && tokens[kin.at + 1]?.lower === 'of' ? startingAt.get(kin.at + 2) : undefined;
     if (kin && of && !of.pronoun && asserted(ref.first, of.last)) found.push({ possessor: of.entity, named: ref.entity, kin: kin.kin, word: kin.word, from: ref.first, to: of.last });
@@ -486,9 +485,9 @@ function genderOf(p: Passage, id: string, held: Held[]): Gender | undefined {
 const nameOf = (p: Passage, id: string) => p.slice.entities.find((e) => e.id === id)?.name ?? id;
 
 /**
- * "his three daughters" when the graph gives him two, or four: a count of kin contradicts the graph's number of them
- * (of the word's gender), unless it counts the living among them. A count above the graph's only where the graph is
- * read as keeping that family whole (`closed`: the roles `closedWorldRoles` gives the possessor).
+ * "his two daughters" when the graph gives him three: a count of kin below the graph's number of them (of the word's
+ * gender) contradicts it, unless it counts the living among them. A count above it does not: a canon need not hold every
+ * relative, and a count may be hearsay ("his five sisters" in a rumour).
  */
 function countContradiction(p: Passage, family: Held[], claim: Unnamed & { count: number }): ConflictDraft | undefined {
   const { possessor, kin, count } = claim;
@@ -499,7 +498,7 @@ function countContradiction(p: Passage, family: Held[], claim: Unnamed & { count
     const entity = p.slice.entities.find((e) => e.id === id);
     return !entity || !isDead(entity, p);
   });
-  if (them.length === 0 || count === them.length || count === living.length || (count > them.length && !claim.closed)) return undefined;
+  if (count >= them.length || count === living.length) return undefined;
   const word = claim.word.toLowerCase();
   return {
     severity: 'P2',
@@ -603,15 +602,11 @@ export function kinship(p: Passage): ConflictDraft[] {
       if (hit) hits.push(hit);
       continue;
     }
-    const kinfolk = relativesOf(family, possessor.id);
-    const roles = new Set(kinfolk.map((r) => r.role));
+    const roles = rolesOf(family, possessor.id);
     // "my uncle" when the graph gives the narrator parents; "his nephew" when it gives him a child or a grandchild.
     const said = generation[kin.role] ?? 0;
     const kept = [...roles].some((r) => closeKin.has(r) && Math.sign(generation[r] ?? 0) === Math.sign(said) && Math.abs(generation[r] ?? 0) >= Math.abs(said));
-    // "her brother" when every sibling the graph gives her is a sister: a canon that keeps her sisters keeps her brothers.
-    const fitting = kinfolk.filter((r) => kinAgrees(kin.role, r.role));
-    const ofGender = fitting.filter((r) => !kin.gender || genderOf(p, r.who, family) !== (kin.gender === 'he' ? 'she' : 'he'));
-    if (own.length === 0 || ofGender.length > 0 || !kept) continue;
+    if (own.length === 0 || [...roles].some((r) => kinAgrees(kin.role, r)) || !kept) continue;
     const key = `${possessor.id}|${kin.role}`;
     if (reported.has(key)) continue;
     reported.add(key);
@@ -622,7 +617,7 @@ export function kinship(p: Passage): ConflictDraft[] {
       kind: 'relationship_contradiction',
       episode: p.episode,
       title: `${possessor.name} has no ${word} in the relationship graph`,
-      rationale: `The passage gives ${possessor.name} a ${word}, but the relationship graph gives ${possessor.name} no ${word}, only ${relatives}: ${quoteAt(p, claim.from, claim.to)}.`,
+      rationale: `The passage gives ${possessor.name} a ${word}, but the relationship graph gives ${possessor.name} no relative of that kind, only ${relatives}: ${quoteAt(p, claim.from, claim.to)}.`,
       refs: [...new Set([possessor.id, ...own.map((h) => h.id)])],
       at: spanAt(p, claim.from, claim.to),
     });
