@@ -14,10 +14,12 @@ const bundle = () => ({
     { id: 'ch-01', ordinal: 1, text: `${arrival}\n\n${temper.replace('green', 'blue')}` },
     { id: 'ch-02', ordinal: 2, text: `Marta came down to the harbour at dawn and stood a long while looking out over the water.\n\n${temper}` },
     { id: 'ch-03', ordinal: 3, text: `${arrival}\n\n* * *\n\n${temper.replace('green', 'blue')}` },
+    { id: 'ch-05', ordinal: 5, text: 'Wren climbed the lighthouse stair at dusk.\n\nThe wave took the gallery rail, and Wren went with it into the sea.\n\nAt midnight she lit the lamp again.' },
     { id: 'ch-04', ordinal: 4, text: `Ilse had green eyes, and she came down to the harbour at dawn.\n\nShe stood a long while looking out over the water.` },
   ],
   entities: [
     { key: 'ilse', type: 'character', name: 'Ilse Marr', aliases: ['Ilse'], state: { status: 'alive', pronouns: 'she/her', eyes: 'blue' } },
+    { key: 'wren', type: 'character', name: 'Wren Hale', aliases: ['Wren'], state: { status: 'alive', pronouns: 'she/her' }, stateChanges: [{ from: 'ch-05', line: 3, state: { status: 'dead' } }] },
     { key: 'marta', type: 'character', name: 'Marta Vell', aliases: ['Marta'], state: { status: 'alive', pronouns: 'she/her', eyes: 'green' } },
   ],
 });
@@ -64,5 +66,11 @@ describe('a passage read with its surroundings', () => {
     // What the paragraph before says is not judged: only the passage is.
     expect(await check({ text: 'She stood a long while looking out over the water.', chapter: 'ch-04' })).toEqual([]);
     expect(await check({ text: 'Ilse had green eyes, and she came down to the harbour at dawn.', chapter: 'ch-04' })).toHaveLength(1);
+  });
+
+  it('when a chapter checked in place has a stretch after a change anchored inside it, then that stretch is read after the paragraphs before it and the hit quotes the stretch alone', async () => {
+    const res = await gw.request(`/projects/${projectId}/chapters/ch-05/check`, { method: 'POST', key });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.hits.map((h: { kind: string; line: number; quote: string }) => [h.kind, h.line, h.quote])).toEqual([['dead_character_active', 5, 'she lit']]);
   });
 });

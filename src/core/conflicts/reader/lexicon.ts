@@ -543,8 +543,8 @@ export const surroundings = {
   /** how far matched runs may drift from each other and still agree (words inserted or removed by an edit) */
   drift: 3,
   /** what precedes it: at most this many paragraphs (the one it starts inside counting), and about this many words */
-  paragraphs: 2,
-  words: 150,
+  paragraphs: 3,
+  words: 300,
 };
 
 /** Gendered words in names, titles and relationship kinds: "Lady Vell", "Brother Cael", "mother_of". */
