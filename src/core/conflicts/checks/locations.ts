@@ -11,7 +11,7 @@
 // move also clashes with where the canon holds the character as of the passage (state `location`), unless one place
 // lies inside the other.
 import type { ConflictDraft } from '../kinds.ts';
-import { collective, containedIn, contains, directional, future, inside, kinWord, manners, motion, namesOneMoment, pathMotion, people, placing, planning, pointing, possessives, rooms, simultaneity, stretches, timeNouns, timeShifts } from '../reader/lexicon.ts';
+import { collective, containedIn, contains, directional, formerly, future, inside, kinWord, manners, motion, namesOneMoment, pathMotion, people, placedPassives, placing, planning, pointing, portions, possessives, residences, rooms, simultaneity, stretches, timeNouns, timeShifts } from '../reader/lexicon.ts';
 import { finiteTense, verbIn, type Token } from '../reader/nlp.ts';
 import type { Ref } from '../reader/references.ts';
 import { asserts, atSubjectPosition, clauseEnd, clauseStart, predicatesOf, wheneverAfterHabit, type Predicate } from '../reader/syntax.ts';
@@ -67,21 +67,48 @@ function predicateAt(p: Passage, verb: number): Predicate {
 
 /**
  * A room or a piece of furniture at token k that someone is in ("in the drawing-room at X", "in the apple barrel in the
- * yard of X"): its place is its occupant's. Not a thing's ("the key of the cottage in X").
+ * yard of X", "within the park at X"): its place is its occupant's; returns the room's own preposition. Not a thing's
+ * ("the key of the cottage in X").
  */
-function occupied(p: Passage, k: number): boolean {
+function occupied(p: Passage, k: number): number | undefined {
   const { tokens } = p.reading;
-  if (!rooms.has(tokens[k].lemma) && !rooms.has(tokens[k].lower)) return false;
+  if (!tokens[k] || (!rooms.has(tokens[k].lemma) && !rooms.has(tokens[k].lower))) return undefined;
   let j = k - 1;
   while (j >= 0 && (['DET', 'ADJ', 'NOUN', 'NUM'].includes(tokens[j].pos) || tokens[j].text === '-' || possessives.has(tokens[j].lower))) j--;
-  return j >= 0 && placing.has(tokens[j].lower);
+  return j >= 0 && placing.has(tokens[j].lower) ? j : undefined;
+}
+
+/** "got into the apple barrel in the yard at X": a way into a room that lies in the place ends inside it. */
+function intoRoom(p: Passage, room: number): boolean {
+  const { tokens } = p.reading;
+  for (let j = room - 1; j >= 0 && j >= room - 8; j--) {
+    if (['into', 'onto'].includes(tokens[j].lower)) return true;
+    if (!['DET', 'ADJ', 'NOUN', 'NUM', 'ADP'].includes(tokens[j].pos) && !possessives.has(tokens[j].lower)) return false;
+  }
+  return false;
+}
+
+/**
+ * "his long residence at Donwell": a noun of dwelling after a possessive gives its place to its possessor (not "her
+ * former residence").
+ */
+function residedAt(p: Passage, k: number): boolean {
+  const { tokens } = p.reading;
+  if (!tokens[k] || (!residences.has(tokens[k].lemma) && !residences.has(tokens[k].lower))) return false;
+  let j = k - 1;
+  while (j >= 0 && tokens[j].pos === 'ADJ') {
+    if (formerly.has(tokens[j].lower)) return false;
+    j--;
+  }
+  return j >= 0 && (possessives.has(tokens[j].lower) || /^['’]s$/.test(tokens[j].lower));
 }
 
 /** "was having hard times at X", "spent three days in X": a stretch of time the verb's object is spent where its subject is. */
 function spentThere(p: Passage, verb: number | undefined, k: number): boolean {
   const { tokens } = p.reading;
   if (verb === undefined || verb >= k || !stretches.has(tokens[k].lemma)) return false;
-  for (let j = verb + 1; j < k; j++) if (!['DET', 'ADJ', 'NUM'].includes(tokens[j].pos)) return false;
+  // "passed the greater part of the night at X": a part of the stretch.
+  for (let j = verb + 1; j < k; j++) if (!['DET', 'ADJ', 'NUM'].includes(tokens[j].pos) && !portions.has(tokens[j].lower) && tokens[j].lower !== 'of') return false;
   return true;
 }
 
@@ -135,7 +162,7 @@ function narratorsWe(p: Passage): Ref[] {
   return found;
 }
 
-function placements(p: Passage): Placement[] {
+export function placements(p: Passage): Placement[] {
   const { tokens } = p.reading;
   const { syntax } = p;
   const characters = [...p.refs.filter((r) => r.entity.type === 'character'), ...narratorsWe(p)].sort((a, b) => a.first - b.first);
@@ -148,7 +175,10 @@ function placements(p: Passage): Placement[] {
     if (verb !== undefined) {
       const v = tokens[verb];
       if (verbIn(pointing, v) && ['at', 'towards', 'toward', 'on'].includes(tokens[prep].lower)) continue;
-      if (!asserts(syntax, predicateAt(p, verb), { passiveCounts: false })) continue;
+      // "being settled in Bath" places its subject; "being admired at X" does not.
+      if (!asserts(syntax, predicateAt(p, verb), { passiveCounts: verbIn(placedPassives, v), recentPast: true })) continue;
+      // "the regiment's remaining in Meryton": a gerund of a thing's says where the thing is.
+      if (v.lower.endsWith('ing') && /^['’]s$/.test(tokens[verb - 1]?.lower ?? '') && tokens[verb - 2]?.pos === 'NOUN' && !p.refs.some((r) => r.last === verb - 2)) continue;
       if (predicateAt(p, verb).auxes.some((a) => future.has(tokens[a].lower)) || wheneverAfterHabit(syntax, verb)) continue;
     }
     // "was asked to dine at Rosings", "hoped to be at the Hall": a plan.
@@ -193,14 +223,17 @@ function placements(p: Passage): Placement[] {
     // "out at Hale Ranch" is where someone is; "out of X", "to X" are a source and a goal.
     const heading = (t: Token, j: number) => directional.has(t.lower) && !(t.lower === 'out' && placing.has(tokens[start + j + 1]?.lower ?? ''));
     // Crossing a square in Lyon is being in Lyon: a motion along a way inside the place moves nobody out of it.
-    const within = inside.has(tokens[prep].lower);
-    const moves = (t: Token) => t.pos === 'VERB' && verbIn(motion, t) && !(within && verbIn(pathMotion, t));
-    const moving = span.some(moves) || span.some((t, j) => heading(t, j) && p.refs.some((r) => r.first === start + j + 1 || r.first === start + j + 2));
-    if (span.some((t) => ['or', 'either', 'whether', 'nor'].includes(t.lower))) continue;
     // Right after a noun that is not the character ("the garret in Paris"), the place is the noun's.
     let k = prep - 1;
     while (k > start && tokens[k].pos === 'ADV') k--;
-    const direct = owner === attached || !['NOUN', 'PROPN', 'ADJ', 'NUM'].includes(tokens[k]?.pos ?? '') || p.refs.some((r) => r.last === k) || occupied(p, k) || spentThere(p, verb, k) || ofManner(p, k);
+    const room = occupied(p, k);
+    // "walked within the park at X" as "crossed the square in X": the room's preposition puts the way inside too.
+    const within = inside.has(tokens[prep].lower) || (room !== undefined && inside.has(tokens[room].lower));
+    const moves = (t: Token) => t.pos === 'VERB' && verbIn(motion, t) && !(within && verbIn(pathMotion, t));
+    const moving =
+      (span.some(moves) && !(room !== undefined && intoRoom(p, k))) || span.some((t, j) => heading(t, j) && p.refs.some((r) => r.first === start + j + 1 || r.first === start + j + 2));
+    if (span.some((t) => ['or', 'either', 'whether', 'nor'].includes(t.lower))) continue;
+    const direct = owner === attached || !['NOUN', 'PROPN', 'ADJ', 'NUM'].includes(tokens[k]?.pos ?? '') || p.refs.some((r) => r.last === k) || room !== undefined || spentThere(p, verb, k) || ofManner(p, k) || residedAt(p, k);
     const present = verb !== undefined && finiteTense(tokens, predicateAt(p, verb).auxes[0] ?? verb) === 'present' && !span.some((t) => timeShifts.has(t.lower));
     found.push({ character: owner.entity, place: ref.entity, prep, ref, clause, moving, direct, present });
   }
@@ -308,7 +341,8 @@ export function locations(p: Passage): ConflictDraft[] {
     for (let i = 0; i < mine.length && !clash; i++) {
       for (let j = i + 1; j < mine.length && !clash; j++) {
         const [a, b] = [mine[i], mine[j]];
-        if (a.place.id === b.place.id || nested(p, a.place.id, b.place.id)) continue;
+        // A place said of a thing ("the garret in Paris") places nobody, in a pair as alone.
+        if (!a.direct || !b.direct || a.place.id === b.place.id || nested(p, a.place.id, b.place.id)) continue;
         if (simultaneous(p, a, b)) clash = [a, b];
       }
     }
