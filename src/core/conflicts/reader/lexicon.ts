@@ -205,6 +205,15 @@ const momentNouns = set('time moment hour instant minute second stroke breath he
 /** Time words that head a time expression ("at noon", "at vespers"), so the same one twice is the same moment. */
 /** Stretches of time a verb's object may be spent somewhere: "had hard times at X", "spent three days in X". */
 export const stretches = set('time moment while hour day night evening morning afternoon week fortnight month year summer winter spring autumn season holiday holidays visit stay');
+/** Verbs of being somewhere that a speaker says of themself or the one spoken to: "“I am at Longbourn now,”". */
+export const stays = set('be stay live remain sit stand lodge dwell wait lie rest reside abide');
+/** The subjects of dialogue that name its speaker (`speaker`) or the one spoken to (`listener`). */
+export const spokenSubjects: Record<string, 'speaker' | 'listener'> = { i: 'speaker', we: 'speaker', you: 'listener' };
+/**
+ * Relationship kinds from a character to the place that is their home, read by their first word (`lives_in`,
+ * `resides_at`, `dwells_in`, `home_at`): "at home" places the character there.
+ */
+export const homeKinds = set('lives resides dwells lodges home');
 /** Parts of a stretch: "passed the greater part of the night at X", "spent the rest of the day in X". */
 export const portions = set('part rest remainder whole most chief greater better bulk half end');
 /** Passives that leave their subject where they are put: "being settled in Bath", "was lodged at the inn". */
