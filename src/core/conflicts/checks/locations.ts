@@ -396,8 +396,7 @@ export function locations(p: Passage): ConflictDraft[] {
     for (let i = 0; i < mine.length && !clash; i++) {
       for (let j = i + 1; j < mine.length && !clash; j++) {
         const [a, b] = [mine[i], mine[j]];
-        // A place said of a thing ("the garret in Paris") places nobody, in a pair as alone.
-        if (!a.direct || !b.direct || a.place.id === b.place.id || nested(p, a.place.id, b.place.id)) continue;
+        if (a.place.id === b.place.id || nested(p, a.place.id, b.place.id)) continue;
         if (simultaneous(p, a, b)) clash = [a, b];
       }
     }
