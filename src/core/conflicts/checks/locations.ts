@@ -112,7 +112,10 @@ function spentThere(p: Passage, verb: number | undefined, k: number): boolean {
   const { tokens } = p.reading;
   if (verb === undefined || verb >= k || !stretches.has(tokens[k].lemma)) return false;
   // "passed the greater part of the night at X": a part of the stretch.
-  for (let j = verb + 1; j < k; j++) if (!['DET', 'ADJ', 'NUM'].includes(tokens[j].pos) && !portions.has(tokens[j].lower) && tokens[j].lower !== 'of') return false;
+  for (let j = verb + 1; j < k; j++) {
+    const partOf = portions.has(tokens[j].lower) || (tokens[j].lower === 'of' && portions.has(tokens[j - 1].lower));
+    if (!['DET', 'ADJ', 'NUM'].includes(tokens[j].pos) && !partOf) return false;
+  }
   return true;
 }
 
