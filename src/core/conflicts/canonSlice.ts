@@ -12,7 +12,7 @@ import { placePoint } from '../canon/storyPoints.ts';
 import { stateAt, timedValues, type TimedValue } from '../canon/storyTime.ts';
 import { knowledgeOf, trackedFacts } from '../knowledge/knowledge.ts';
 import { kinOfKind } from './reader/kin.ts';
-import { titleSpellings } from './reader/lexicon.ts';
+import { homeKinds, titleSpellings } from './reader/lexicon.ts';
 import { saysI } from './reader/references.ts';
 import { impliedPronouns, pronounsOf, statedPronouns, type Pronouns } from './reader/pronouns.ts';
 
@@ -52,6 +52,11 @@ export type CanonSlice = {
    * key, name or alias), by character id; the place is in `entities` whether the passage names it or not
    */
   heldAt: Record<string, string>;
+  /**
+   * each character's home, by character id: its state's `home`, else a relationship of a home kind (`lives_in`,
+   * lexicon `homeKinds`) to a location; the place is in `entities` like a held one
+   */
+  homeAt: Record<string, string>;
   /**
    * by character id (the characters in `entities`): the tracked facts the reader knows at the passage's point that the
    * character does not know yet (src/core/knowledge), with the chapter they learn each at, if they do
@@ -202,7 +207,7 @@ export async function loadCanonSlice({ prisma, sql }: SliceStore, projectId: str
   const asOf = (rows: StoredEntity[]): EntityRow[] =>
     timed && chapter ? rows.map((e) => ({ ...e, state: stateAt(e.baseState, timed.get(e.id) ?? [], chapter.ordinal, chapter.line) })) : rows;
   const [placed, rules, promises] = [asOf(latestEntities), asOf(latestRules), asOf(latestPromises)];
-  const held = await heldPlaces({ prisma, sql }, projectId, placed);
+  const held = await heldPlaces({ prisma, sql }, projectId, placed, relationships);
   const entities = [...placed, ...held.places];
 
   const stateValues = [...new Set(entities.flatMap((e) => Object.values((e.state ?? {}) as Record<string, unknown>).filter((v): v is string => typeof v === 'string')))];
@@ -238,6 +243,7 @@ export async function loadCanonSlice({ prisma, sql }: SliceStore, projectId: str
     ids: new Set(),
     anchorsLost,
     heldAt: held.heldAt,
+    homeAt: held.homeAt,
     unaware,
     ledger,
   };
@@ -295,15 +301,18 @@ async function kinRings(sql: SqlClient, projectId: string, relatives: string[], 
  * relationships around them, so that a passage putting a character elsewhere can be told from one naming a room of
  * the same house.
  */
-async function heldPlaces({ prisma, sql }: SliceStore, projectId: string, entities: EntityRow[]) {
-  const locationOf = (e: EntityRow) => {
-    const value = e.type === 'character' && e.state && typeof e.state === 'object' ? (e.state as Record<string, unknown>).location : undefined;
+async function heldPlaces({ prisma, sql }: SliceStore, projectId: string, entities: EntityRow[], around: RelationshipRow[]) {
+  const stated = (e: EntityRow, key: 'location' | 'home') => {
+    const value = e.type === 'character' && e.state && typeof e.state === 'object' ? (e.state as Record<string, unknown>)[key] : undefined;
     return typeof value === 'string' && value.trim() ? value.trim() : undefined;
   };
-  const values = [...new Set(entities.map(locationOf).filter((v): v is string => v !== undefined))];
-  if (values.length === 0) return { places: [], relationships: [], heldAt: {} };
+  const locationOf = (e: EntityRow) => stated(e, 'location');
+  const characters = new Set(entities.filter((e) => e.type === 'character').map((e) => e.id));
+  const homes = around.filter((r) => characters.has(r.fromId) && homeKinds.has(r.kind.toLowerCase().split(/[^a-z]+/).find(Boolean) ?? ''));
+  const values = [...new Set(entities.flatMap((e) => [locationOf(e), stated(e, 'home')]).filter((v): v is string => v !== undefined))];
+  if (values.length === 0 && homes.length === 0) return { places: [], relationships: [], heldAt: {}, homeAt: {} };
   const found = await prisma.entity.findMany({
-    where: { projectId, type: 'location', status: 'approved', OR: [{ key: { in: values } }, { name: { in: values } }, { aliases: { hasSome: values } }] },
+    where: { projectId, type: 'location', status: 'approved', OR: [{ key: { in: values } }, { name: { in: values } }, { aliases: { hasSome: values } }, { id: { in: homes.map((r) => r.toId) } }] },
     select: { id: true, key: true, type: true, name: true, aliases: true, state: true, facts: { where: { status: 'approved', retiredAt: null }, select: { id: true, text: true }, orderBy: { id: 'asc' }, take: 3 } },
     orderBy: { id: 'asc' },
     take: limits.heldPlaces,
@@ -315,11 +324,17 @@ async function heldPlaces({ prisma, sql }: SliceStore, projectId: string, entiti
     const place = byValue.get(locationOf(e) ?? '');
     if (place) heldAt[e.id] = place.id;
   }
+  const homeAt: Record<string, string> = {};
+  for (const r of homes) if (found.some((p) => p.id === r.toId)) homeAt[r.fromId] ??= r.toId;
+  for (const e of entities) {
+    const place = byValue.get(stated(e, 'home') ?? '');
+    if (place) homeAt[e.id] = place.id;
+  }
   const known = new Set(entities.map((e) => e.id));
   const places = found.filter((p) => !known.has(p.id)).map(({ key: _, ...p }) => p);
   const ids = found.map((p) => p.id);
   const relationships = await relationshipsOf(sql, projectId, ids);
-  return { places, relationships, heldAt };
+  return { places, relationships, heldAt, homeAt };
 }
 
 /**

@@ -280,7 +280,7 @@ function claims(p: Passage): Claim[] {
  * The character a quote is tagged with: '"…," returned Meg', '"…," Meg said', or 'Meg said, "…"'. `i` is a token in
  * the quote.
  */
-function speakerOf(p: Passage, i: number, startingAt: Map<number, Ref>): Ref | undefined {
+export function speakerOf(p: Passage, i: number, startingAt: Map<number, Ref>): Ref | undefined {
   const { tokens } = p.reading;
   const isTag = (k: number) => tokens[k] !== undefined && !tokens[k].quoted && (tokens[k].pos === 'VERB' || tokens[k].pos === 'AUX') && speechTags.has(tokens[k].lemma);
   let after = i;
@@ -303,7 +303,7 @@ const isTitle = (t: { text: string } | undefined) => t !== undefined && normalis
  * father…", "…is waiting, my dear Edmund."), or the speech tag's "to X" ("said she to Jo", "Elizabeth said to Colonel
  * Fitzwilliam, “…") or object after its speaker ("June told Sam"). `i` is a token in the quote.
  */
-function addresseeOf(p: Passage, i: number, startingAt: Map<number, Ref>): Ref | undefined {
+export function addresseeOf(p: Passage, i: number, startingAt: Map<number, Ref>): Ref | undefined {
   const { tokens } = p.reading;
   let first = i;
   while (tokens[first - 1]?.quoted) first--;

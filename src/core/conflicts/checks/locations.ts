@@ -11,10 +11,11 @@
 // move also clashes with where the canon holds the character as of the passage (state `location`), unless one place
 // lies inside the other.
 import type { ConflictDraft } from '../kinds.ts';
-import { collective, containedIn, contains, directional, future, inside, kinWord, manners, motion, namesOneMoment, pathMotion, people, placing, planning, pointing, possessives, rooms, simultaneity, stretches, timeNouns, timeShifts } from '../reader/lexicon.ts';
+import { collective, containedIn, contains, directional, formerly, future, hypothetical, inside, kinWord, manners, motion, namesOneMoment, pathMotion, people, placedPassives, placing, planning, pointing, portions, possessives, residences, rooms, simultaneity, spokenSubjects, stays, stretches, thinking, timeNouns, timeShifts } from '../reader/lexicon.ts';
 import { finiteTense, verbIn, type Token } from '../reader/nlp.ts';
 import type { Ref } from '../reader/references.ts';
 import { asserts, atSubjectPosition, clauseEnd, clauseStart, predicatesOf, wheneverAfterHabit, type Predicate } from '../reader/syntax.ts';
+import { addresseeOf, speakerOf } from './kinship.ts';
 import { sentenceOf, spanAt, words, type Passage } from './passage.ts';
 
 const dayShifts = new Set(['next', 'following', 'later', 'after', 'afterwards', 'tomorrow', 'yesterday', 'previous', 'before', 'earlier']);
@@ -24,6 +25,9 @@ const dayShifts = new Set(['next', 'following', 'later', 'after', 'afterwards', 
  * be in Paris"), not of a thing in the clause ("the shoemaker of the garret in Paris").
  */
 type Placement = { character: Ref['entity']; place: Ref['entity']; prep: number; ref: Ref; clause: number; moving: boolean; direct: boolean; present: boolean };
+
+/** "at home" before the slice says whose home it is. */
+const home: Ref['entity'] = { id: '', type: 'location', name: 'home', aliases: [], state: {}, facts: [] };
 
 /** The placing preposition governing a location reference, or undefined when the place is a goal, a source or a label. */
 function prepositionOf(p: Passage, ref: Ref): number | undefined {
@@ -67,21 +71,51 @@ function predicateAt(p: Passage, verb: number): Predicate {
 
 /**
  * A room or a piece of furniture at token k that someone is in ("in the drawing-room at X", "in the apple barrel in the
- * yard of X"): its place is its occupant's. Not a thing's ("the key of the cottage in X").
+ * yard of X", "within the park at X"): its place is its occupant's; returns the room's own preposition. Not a thing's
+ * ("the key of the cottage in X").
  */
-function occupied(p: Passage, k: number): boolean {
+function occupied(p: Passage, k: number): number | undefined {
   const { tokens } = p.reading;
-  if (!rooms.has(tokens[k].lemma) && !rooms.has(tokens[k].lower)) return false;
+  if (!tokens[k] || (!rooms.has(tokens[k].lemma) && !rooms.has(tokens[k].lower))) return undefined;
   let j = k - 1;
   while (j >= 0 && (['DET', 'ADJ', 'NOUN', 'NUM'].includes(tokens[j].pos) || tokens[j].text === '-' || possessives.has(tokens[j].lower))) j--;
-  return j >= 0 && placing.has(tokens[j].lower);
+  return j >= 0 && placing.has(tokens[j].lower) ? j : undefined;
+}
+
+/** "got into the apple barrel in the yard at X": a way into a room that lies in the place ends inside it. */
+function intoRoom(p: Passage, room: number): boolean {
+  const { tokens } = p.reading;
+  for (let j = room - 1; j >= 0 && j >= room - 8; j--) {
+    if (['into', 'onto'].includes(tokens[j].lower)) return true;
+    if (!['DET', 'ADJ', 'NOUN', 'NUM', 'ADP'].includes(tokens[j].pos) && !possessives.has(tokens[j].lower)) return false;
+  }
+  return false;
+}
+
+/**
+ * "his long residence at Donwell": a noun of dwelling after a possessive gives its place to its possessor (not "her
+ * former residence").
+ */
+function residedAt(p: Passage, k: number): boolean {
+  const { tokens } = p.reading;
+  if (!tokens[k] || (!residences.has(tokens[k].lemma) && !residences.has(tokens[k].lower))) return false;
+  let j = k - 1;
+  while (j >= 0 && tokens[j].pos === 'ADJ') {
+    if (formerly.has(tokens[j].lower)) return false;
+    j--;
+  }
+  return j >= 0 && (possessives.has(tokens[j].lower) || /^['’]s$/.test(tokens[j].lower));
 }
 
 /** "was having hard times at X", "spent three days in X": a stretch of time the verb's object is spent where its subject is. */
 function spentThere(p: Passage, verb: number | undefined, k: number): boolean {
   const { tokens } = p.reading;
   if (verb === undefined || verb >= k || !stretches.has(tokens[k].lemma)) return false;
-  for (let j = verb + 1; j < k; j++) if (!['DET', 'ADJ', 'NUM'].includes(tokens[j].pos)) return false;
+  // "passed the greater part of the night at X": a part of the stretch.
+  for (let j = verb + 1; j < k; j++) {
+    const partOf = portions.has(tokens[j].lower) || (tokens[j].lower === 'of' && portions.has(tokens[j - 1].lower));
+    if (!['DET', 'ADJ', 'NUM'].includes(tokens[j].pos) && !partOf) return false;
+  }
   return true;
 }
 
@@ -140,7 +174,9 @@ function placements(p: Passage): Placement[] {
   const { syntax } = p;
   const characters = [...p.refs.filter((r) => r.entity.type === 'character'), ...narratorsWe(p)].sort((a, b) => a.first - b.first);
   const found: Placement[] = [];
-  for (const ref of p.refs.filter((r) => r.entity.type === 'location')) {
+  // "sat at home": the home of whoever the place is said of, where the canon gives one (below).
+  const homes: Ref[] = tokens.flatMap((t, i) => (t.lower === 'home' && tokens[i - 1]?.lower === 'at' ? [{ entity: home, first: i, last: i, subject: false }] : []));
+  for (const ref of [...p.refs.filter((r) => r.entity.type === 'location'), ...homes]) {
     if (syntax.unasserted[ref.first] !== undefined || tokens[ref.first].negated) continue;
     const prep = prepositionOf(p, ref);
     if (prep === undefined) continue;
@@ -148,7 +184,10 @@ function placements(p: Passage): Placement[] {
     if (verb !== undefined) {
       const v = tokens[verb];
       if (verbIn(pointing, v) && ['at', 'towards', 'toward', 'on'].includes(tokens[prep].lower)) continue;
-      if (!asserts(syntax, predicateAt(p, verb), { passiveCounts: false })) continue;
+      // "being settled in Bath" places its subject; "being admired at X" does not.
+      if (!asserts(syntax, predicateAt(p, verb), { passiveCounts: verbIn(placedPassives, v), recentPast: true })) continue;
+      // "the regiment's remaining in Meryton": a gerund of a thing's says where the thing is.
+      if (v.lower.endsWith('ing') && /^['’]s$/.test(tokens[verb - 1]?.lower ?? '') && tokens[verb - 2]?.pos === 'NOUN' && !p.refs.some((r) => r.last === verb - 2)) continue;
       if (predicateAt(p, verb).auxes.some((a) => future.has(tokens[a].lower)) || wheneverAfterHabit(syntax, verb)) continue;
     }
     // "was asked to dine at Rosings", "hoped to be at the Hall": a plan.
@@ -184,6 +223,8 @@ function placements(p: Passage): Placement[] {
       // "sat at Fenwick with Nora's aunt": a possessor after the place owns a thing, not the place.
       inClause.find((c) => c.first > ref.last && !possessor(c));
     if (!owner || syntax.unasserted[owner.first] !== undefined) continue;
+    const place = ref.entity === home ? p.slice.entities.find((e) => e.id === p.slice.homeAt[owner.entity.id]) : ref.entity;
+    if (!place) continue;
     if (owner !== attached && verb !== undefined && ownSubjectAfter(p, owner, verb)) continue;
     const [start, end] = [clauseStart(syntax, prep), clauseEnd(syntax, prep)];
     // "In the London streets… there were hints of reproaches that I had put…": a place before "there is" is where
@@ -193,18 +234,67 @@ function placements(p: Passage): Placement[] {
     // "out at Hale Ranch" is where someone is; "out of X", "to X" are a source and a goal.
     const heading = (t: Token, j: number) => directional.has(t.lower) && !(t.lower === 'out' && placing.has(tokens[start + j + 1]?.lower ?? ''));
     // Crossing a square in Lyon is being in Lyon: a motion along a way inside the place moves nobody out of it.
-    const within = inside.has(tokens[prep].lower);
-    const moves = (t: Token) => t.pos === 'VERB' && verbIn(motion, t) && !(within && verbIn(pathMotion, t));
-    const moving = span.some(moves) || span.some((t, j) => heading(t, j) && p.refs.some((r) => r.first === start + j + 1 || r.first === start + j + 2));
-    if (span.some((t) => ['or', 'either', 'whether', 'nor'].includes(t.lower))) continue;
     // Right after a noun that is not the character ("the garret in Paris"), the place is the noun's.
     let k = prep - 1;
     while (k > start && tokens[k].pos === 'ADV') k--;
-    const direct = owner === attached || !['NOUN', 'PROPN', 'ADJ', 'NUM'].includes(tokens[k]?.pos ?? '') || p.refs.some((r) => r.last === k) || occupied(p, k) || spentThere(p, verb, k) || ofManner(p, k);
+    const room = occupied(p, k);
+    // "walked within the park at X" as "crossed the square in X": the room's preposition puts the way inside too.
+    const within = inside.has(tokens[prep].lower) || (room !== undefined && inside.has(tokens[room].lower));
+    const moves = (t: Token) => t.pos === 'VERB' && verbIn(motion, t) && !(within && verbIn(pathMotion, t));
+    const moving =
+      (span.some(moves) && !(room !== undefined && intoRoom(p, k))) || span.some((t, j) => heading(t, j) && p.refs.some((r) => r.first === start + j + 1 || r.first === start + j + 2));
+    if (span.some((t) => ['or', 'either', 'whether', 'nor'].includes(t.lower))) continue;
+    const direct = owner === attached || !['NOUN', 'PROPN', 'ADJ', 'NUM'].includes(tokens[k]?.pos ?? '') || p.refs.some((r) => r.last === k) || room !== undefined || spentThere(p, verb, k) || ofManner(p, k) || residedAt(p, k);
     const present = verb !== undefined && finiteTense(tokens, predicateAt(p, verb).auxes[0] ?? verb) === 'present' && !span.some((t) => timeShifts.has(t.lower));
-    found.push({ character: owner.entity, place: ref.entity, prep, ref, clause, moving, direct, present });
+    found.push({ character: owner.entity, place, prep, ref, clause, moving, direct, present });
   }
   return found;
+}
+
+/**
+ * Dialogue that places its speaker or the one spoken to now: "“I am at Fenwick now,” said Nora", "“You are at Fenwick,
+ * Nora,”": "I" or "we" (the speaker the tag names) or "you" (the one a vocative or the tag names) as the subject of a
+ * verb of being somewhere in the present (lexicon `stays`) right before the place. Not in a question, after a wish, a
+ * condition or a thought ("“I wish I were at X”", "“If I am at X by noon”"), negated, modal or moved off the now
+ * ("tomorrow"); the past places nobody ("“I was at X last year”").
+ */
+function spokenPlacements(p: Passage): Placement[] {
+  const { tokens } = p.reading;
+  const startingAt = new Map(p.refs.filter((r) => r.entity.type === 'character' && !r.kin).map((r) => [r.first, r]));
+  const found: Placement[] = [];
+  for (const ref of p.refs.filter((r) => r.entity.type === 'location' && tokens[r.first].quoted)) {
+    const prep = prepositionOf(p, ref);
+    if (prep === undefined || tokens[prep - 1]?.pos === 'NOUN') continue;
+    let verb = prep - 1;
+    while (verb > 0 && tokens[verb].pos === 'ADV') verb--;
+    const v = tokens[verb];
+    if (!v || !(v.pos === 'AUX' || v.pos === 'VERB') || !verbIn(stays, v) || finiteTense(tokens, verb) !== 'present' || v.negated) continue;
+    let subject = verb - 1;
+    while (subject > 0 && tokens[subject].pos === 'ADV') subject--;
+    const who = spokenSubjects[tokens[subject]?.lower ?? ''];
+    if (!who || tokens[subject].pos !== 'PRON' || !tokens[subject].quoted) continue;
+    // The quoted words of its sentence: a question, a wish, a condition or another time says where nobody is now.
+    const sentence = p.reading.sentences[v.sentence];
+    const quoted = tokens.slice(sentence.first, sentence.last + 1).filter((t) => t.quoted);
+    const before = tokens.slice(sentence.first, subject).filter((t) => t.quoted);
+    const clause = tokens.slice(clauseStart(p.syntax, prep), clauseEnd(p.syntax, prep) + 1);
+    if (quoted.some((t) => t.text === '?') || clause.some((t) => timeShifts.has(t.lower) || future.has(t.lower))) continue;
+    if (before.some((t) => hypothetical.has(t.lower) || ['when', 'as'].includes(t.lower) || verbIn(thinking, t) || verbIn(planning, t))) continue;
+    const character = who === 'speaker' ? speakerOf(p, subject, startingAt) : (vocativeAround(p, prep, startingAt) ?? addresseeOf(p, subject, startingAt));
+    if (!character || character.entity.type !== 'character') continue;
+    found.push({ character: character.entity, place: ref.entity, prep, ref, clause: p.syntax.clause[prep], moving: false, direct: true, present: true });
+  }
+  return found;
+}
+
+/** A name set off by commas in the quote after token i, before its sentence ends: "“You are at X now, Nora, and…”". */
+function vocativeAround(p: Passage, i: number, startingAt: Map<number, Ref>): Ref | undefined {
+  const { tokens } = p.reading;
+  for (let k = i + 1; tokens[k]?.quoted && tokens[k].sentence === tokens[i].sentence; k++) {
+    const named = startingAt.get(k);
+    if (named && !named.pronoun && tokens[k - 1]?.text === ',' && [',', '.', '!', '?'].includes(tokens[named.last + 1]?.text ?? '')) return named;
+  }
+  return undefined;
 }
 
 /** Whether one place lies inside the other through the graph's containment relationships (transitively). */
@@ -301,6 +391,7 @@ function heldElsewhere(p: Passage, characterId: string, mine: Placement[]): Conf
 
 export function locations(p: Passage): ConflictDraft[] {
   const all = placements(p);
+  const spoken = spokenPlacements(p);
   const hits: ConflictDraft[] = [];
   for (const character of p.slice.entities.filter((e) => e.type === 'character')) {
     const mine = all.filter((x) => x.character.id === character.id);
@@ -313,7 +404,8 @@ export function locations(p: Passage): ConflictDraft[] {
       }
     }
     if (!clash) {
-      const held = heldElsewhere(p, character.id, mine);
+      // What dialogue says of where someone is stands against the canon only, not against the narration's places.
+      const held = heldElsewhere(p, character.id, [...mine, ...spoken.filter((x) => x.character.id === character.id)]);
       if (held) hits.push(held);
       continue;
     }

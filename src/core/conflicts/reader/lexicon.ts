@@ -105,7 +105,7 @@ export const rooms = set(`
   room bedroom chamber chambers parlour parlor library study kitchen hall garret attic cellar yard garden bed chair sofa
   couch barrel corner window seat bench pew cabin deck cottage inn lodgings quarters office shop nursery closet pantry
   gallery staircase stair stairs landing porch doorway door hearth fireside fire table desk rooms apartment apartments
-  house home cell ward bar taproom stable stables loft
+  house home cell ward bar taproom stable stables loft park grounds lawn shrubbery orchard paddock
 `);
 
 /** The documents of a novel told in them, whose headings name their writer ("Mina Murray's Journal"). */
@@ -205,6 +205,28 @@ const momentNouns = set('time moment hour instant minute second stroke breath he
 /** Time words that head a time expression ("at noon", "at vespers"), so the same one twice is the same moment. */
 /** Stretches of time a verb's object may be spent somewhere: "had hard times at X", "spent three days in X". */
 export const stretches = set('time moment while hour day night evening morning afternoon week fortnight month year summer winter spring autumn season holiday holidays visit stay');
+/** Verbs of being somewhere that a speaker says of themself or the one spoken to: "“I am at Longbourn now,”". */
+export const stays = set('be stay live remain sit stand lodge dwell wait lie rest reside abide');
+/** The subjects of dialogue that name its speaker (`speaker`) or the one spoken to (`listener`). */
+export const spokenSubjects: Record<string, 'speaker' | 'listener'> = { i: 'speaker', we: 'speaker', you: 'listener' };
+/**
+ * Relationship kinds from a character to the place that is their home, read by their first word (`lives_in`,
+ * `resides_at`, `dwells_in`, `home_at`): "at home" places the character there.
+ */
+export const homeKinds = set('lives resides dwells lodges home');
+/** Parts of a stretch: "passed the greater part of the night at X", "spent the rest of the day in X". */
+export const portions = set('part rest remainder whole most chief greater better bulk half end');
+/** Passives that leave their subject where they are put: "being settled in Bath", "was lodged at the inn". */
+export const placedPassives = set('settle establish lodge quarter station house install billet confine imprison detain');
+/** Nouns of dwelling: "his long residence at Donwell" places the one whose residence it is. */
+export const residences = set('residence stay sojourn abode lodging dwelling');
+/** Words that make a residence one of the past: "her former residence at X". */
+export const formerly = set('former late old past previous');
+/**
+ * Times of the story's own day: a past-tense clause in a present-tense diary that names one ("Oh, the rest of last
+ * night! How I slept at Whitby") tells of the now's stretch, not of backstory. Lowercased token sequences.
+ */
+export const recentTimes: string[][] = ['last night', 'last evening', 'this morning', 'this afternoon', 'this evening', 'to - day', 'today', 'yesterday'].map((p) => p.split(' '));
 export const timeNouns = set(`
   dawn daybreak sunrise morning noon midday afternoon evening dusk sunset twilight nightfall night midnight matins lauds
   prime terce sext none vespers compline

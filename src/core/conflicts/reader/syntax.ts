@@ -15,6 +15,7 @@ import {
   nowWords,
   pastSpans,
   possessives,
+  recentTimes,
   reporting,
   sceneMaking,
   sceneNouns,
@@ -610,7 +611,8 @@ export function moodOf(syntax: Syntax, p: Pick<Predicate, 'verb' | 'auxes' | 'ha
   // After "have" any form is the participle, also where it looks like the bare verb ("had read", "had cut").
   const afterHave = auxes.at(-1)?.lemma === 'have' && tokens[p.verb - 1]?.lower !== 'to';
   const participle = verb.pos === 'VERB' && !verb.lower.endsWith('ing') && ((verb.lower !== verb.lemma && !verb.lower.endsWith('s')) || afterHave);
-  const be = auxes.filter((a) => a.lemma === 'be');
+  // The tagger leaves "being" its own lemma: "being admired" is a passive too.
+  const be = auxes.filter((a) => a.lemma === 'be' || a.lower === 'being');
   const negatedGroup = [...auxes, verb].some((t) => t.negated) || tokensBetween(tokens, p.auxes[0] ?? p.verb, p.verb).some((t) => ['not', "n't", 'never', 'no'].includes(t.lower)) || deniedBefore(syntax, p.auxes[0] ?? p.verb);
   return {
     negated: negatedGroup,
@@ -668,17 +670,26 @@ function tokensBetween(tokens: Token[], from: number, to: number): Token[] {
 }
 
 /** Whether the predicate states something of the story's now: not negated, supposed, told of the past, nor passive. */
-export function asserts(syntax: Syntax, p: Predicate, options: { passiveCounts?: boolean } = {}): boolean {
+export function asserts(syntax: Syntax, p: Predicate, options: { passiveCounts?: boolean; recentPast?: boolean } = {}): boolean {
   const mood = moodOf(syntax, p);
   if (mood.negated || mood.modal || mood.pluperfect || mood.habitual) return false;
   if (mood.passive && !options.passiveCounts) return false;
-  // Backstory: a past-tense clause inside present-tense narration ("the station she built").
-  if (syntax.reading.narration === 'present' && mood.tense === 'past') return false;
+  // Backstory: a past-tense clause inside present-tense narration ("the station she built"); with `recentPast`, not
+  // when its sentence or the one before names a time of the story's own day ("Oh, the rest of last night! How I slept").
+  if (syntax.reading.narration === 'present' && mood.tense === 'past' && !(options.recentPast && recentlyTold(syntax, p.verb))) return false;
   // The same inside one sentence of past narration: "the bars still lie where Flint buried them".
   if (mood.tense === 'past' && inSubordinate(syntax, p.verb) && governingTense(syntax, p.verb) === 'present') return false;
   // "his teeth had failed him since I saw him eat on the marshes": "since" under a perfect tells the time before it.
   if (sinceUnderPerfect(syntax, p.verb)) return false;
   return syntax.unasserted[p.verb] === undefined;
+}
+
+/** Whether the sentence of token i or the one before it names a time of the story's own day (lexicon `recentTimes`). */
+function recentlyTold(syntax: Syntax, i: number): boolean {
+  const { tokens, sentences } = syntax.reading;
+  const n = tokens[i].sentence;
+  const words = tokens.slice(sentences[Math.max(0, n - 1)].first, sentences[n].last + 1).filter((t) => !t.quoted).map((t) => t.lower);
+  return recentTimes.some((phrase) => words.some((_, k) => phrase.every((w, j) => words[k + j] === w)));
 }
 
 /** Whether the clause of token i opens with "since" after a clause of its sentence in the perfect ("had failed"). */
