@@ -10,9 +10,8 @@
 import type { SliceEntity } from '../canonSlice.ts';
 import type { ConflictDraft } from '../kinds.ts';
 import { heldKinship, kinAfter, kinWordAt, type Held, type Kin } from '../reader/kin.ts';
-import { addressingTags, closeKin, courtesyKin, documents, genderOfWord, kinAgrees, kinCounts, letterAffection, normaliseTitle, speechTags, type Gender, type KinRole } from '../reader/lexicon.ts';
+import { addressingTags, closeKin, courtesyKin, documents, genderOfWord, kinAgrees, letterAffection, normaliseTitle, speechTags, type Gender, type KinRole } from '../reader/lexicon.ts';
 import { fits, statedPronouns } from '../reader/pronouns.ts';
-import { isDead } from './dead.ts';
 import type { Ref } from '../reader/references.ts';
 import { asserts, listedAfter, predicatesOf } from '../reader/syntax.ts';
 import { quoteAt, spanAt, type Passage } from './passage.ts';
@@ -88,8 +87,7 @@ const closedWorldRoles = { narrator: new Set<KinRole>(['sibling', 'spouse', 'gra
 /** The generation of a role, from the one it is of: a canon keeps someone's relatives of a generation or none of them. */
 const generation: Partial<Record<KinRole, number>> = { grandparent: 2, parent: 1, auncle: 1, sibling: 0, spouse: 0, cousin: 0, child: -1, nibling: -1, grandchild: -2 };
 
-/** Kin the passage gives `possessor` without a name; `count` when it counts them ("his three daughters"). */
-type Unnamed = { possessor: SliceEntity; kin: Kin; word: string; from: number; to: number; count?: number };
+type Unnamed = { possessor: SliceEntity; kin: Kin; word: string; from: number; to: number };
 
 function unnamedKin(p: Passage): Unnamed[] {
   const { tokens } = p.reading;
@@ -99,17 +97,13 @@ function unnamedKin(p: Passage): Unnamed[] {
     if (ref.entity.type !== 'character' || ref.kin) continue;
     const after = ref.pronoun === 'possessive' ? ref.last + 1 : possessiveAfter(p, ref) ? ref.last + 2 : -1;
     if (after < 0) continue;
-    const roles = closedWorldRoles[ref.narrator ? 'narrator' : 'other'];
-    // A count says how many there are of any role ("his three daughters"), whether the canon keeps them all or not.
-    const count = kinCounts[tokens[after]?.lower ?? ''];
-    const kin = count ? kinLeftUnnamed(p, after + 1, closeKin) : kinLeftUnnamed(p, after, roles);
-    // Only a count right before its kin word counts them all: "her two eldest sisters" picks two out.
-    if (!kin || (count !== undefined && (!kin.plural || kinWordAt(tokens, after + 1, true)?.last !== kin.at))) continue;
+    const kin = kinLeftUnnamed(p, after, closedWorldRoles[ref.narrator ? 'narrator' : 'other']);
+    if (!kin) continue;
     const { apposed } = kin;
     if (named.has(apposed) || tokens[apposed]?.pos === 'PROPN' || (tokens[apposed]?.pos === 'DET' && tokens[apposed + 1]?.pos === 'PROPN')) continue;
     if (!tokens.slice(ref.first, kin.at + 1).every((t, j) => p.syntax.unasserted[ref.first + j] === undefined && !t.negated)) continue;
     if (!surely(p, ref)) continue;
-    found.push({ possessor: ref.entity, kin: kin.kin, word: kin.word, from: ref.first, to: kin.at, count });
+    found.push({ possessor: ref.entity, kin: kin.kin, word: kin.word, from: ref.first, to: kin.at });
   }
   return found;
 }
@@ -151,8 +145,8 @@ const possessiveAfter = (p: Passage, ref: Ref) => !ref.pronoun && /^['’]s$/.te
  * ("my boy"), nor the first of a compound or before a name ("his brother officers", "his brother Tom"); `apposed` is
  * where a name set off after it would start.
  */
-function kinLeftUnnamed(p: Passage, at: number, roles: Set<KinRole>): { kin: Kin; word: string; at: number; apposed: number; plural?: boolean } | undefined {
-  const kin = kinAt(p, at, true);
+function kinLeftUnnamed(p: Passage, at: number, roles: Set<KinRole>): { kin: Kin; word: string; at: number; apposed: number } | undefined {
+  const kin = kinAt(p, at);
   if (!kin || !roles.has(kin.kin.role) || ['child', 'boy', 'girl'].includes(kin.word.toLowerCase())) return undefined;
   const next = p.reading.tokens[kin.at + 1];
   if (next && (next.pos === 'NOUN' || next.pos === 'PROPN' || /^\p{Lu}/u.test(next.text))) return undefined;
@@ -162,16 +156,16 @@ function kinLeftUnnamed(p: Passage, at: number, roles: Set<KinRole>): { kin: Kin
 /** A named character's ref (not a pronoun's), or undefined. */
 const namedCharacter = (r: Ref | undefined) => (r && !r.pronoun && r.entity.type === 'character' ? r : undefined);
 
-function kinAt(p: Passage, k: number, plural = false): { kin: Kin; word: string; at: number; plural?: boolean } | undefined {
+function kinAt(p: Passage, k: number): { kin: Kin; word: string; at: number } | undefined {
   const { tokens } = p.reading;
-  const { found } = kinAfter(tokens, k, plural);
+  const { found } = kinAfter(tokens, k);
   if (!found) return undefined;
-  if (found.plural || !/^['’]s$/.test(tokens[found.last + 1]?.lower ?? '')) return { kin: found.kin, word: found.word, at: found.last, plural: found.plural };
-  const second = kinAfter(tokens, found.last + 2, plural).found;
+  if (!/^['’]s$/.test(tokens[found.last + 1]?.lower ?? '')) return { kin: found.kin, word: found.word, at: found.last };
+  const second = kinAfter(tokens, found.last + 2).found;
   if (!second) return { kin: found.kin, word: found.word, at: found.last };
   // A chain the tables do not compose ("her mother's cousin") names no role to check.
   const role = twoSteps[found.kin.role]?.[second.kin.role];
-  return role ? { kin: { role, gender: second.kin.gender }, word: `${found.word}'s ${second.word}`, at: second.last, plural: second.plural } : undefined;
+  return role ? { kin: { role, gender: second.kin.gender }, word: `${found.word}'s ${second.word}`, at: second.last } : undefined;
 }
 
 const openingQuotes = new Set(['“', '‘', '"']);
@@ -186,27 +180,6 @@ function nameAfter(p: Passage, k: number, startingAt: Map<number, Ref>): number 
   return j;
 }
 
-/**
- * The names of a group after a plural kin word, from its first: "Jo and Amy", "Meg, Jo, and Beth". Empty when the list
- * goes on past a name to something else ("her sisters Jo and the baby"), so that no one is claimed of a group read only
- * in part.
- */
-function groupFrom(p: Passage, first: Ref, startingAt: Map<number, Ref>): Ref[] {
-  const { tokens } = p.reading;
-  const group = [first];
-  let last = first.last;
-  for (;;) {
-    let k = last + 1;
-    if (tokens[k]?.text === ',') k++;
-    if (tokens[k]?.lower === 'and') k++;
-    if (k === last + 1) return group;
-    const next = startingAt.get(k);
-    if (!next) return tokens[last + 1]?.text === ',' && tokens[k - 1]?.lower !== 'and' ? group : [];
-    group.push(next);
-    last = next.last;
-  }
-}
-
 function claims(p: Passage): Claim[] {
   const { tokens } = p.reading;
   const { syntax } = p;
@@ -218,27 +191,23 @@ function claims(p: Passage): Claim[] {
   for (const ref of characters) {
     const after = ref.pronoun === 'possessive' ? ref.last + 1 : possessiveAfter(p, ref) ? ref.last + 2 : -1;
     if (after >= 0) {
-      // "his brother Cador", "Tam's daughter Isolde", "his mother, Lena Halloran,"; a group: "her sisters Jo and Amy",
-      // "his two brothers, Tom and Ned,"
-      const kin = kinAt(p, after, true) ?? (kinCounts[tokens[after]?.lower ?? ''] ? kinAt(p, after + 1, true) : undefined);
+      // "his brother Cador", "Tam's daughter Isolde", "his mother, Lena Halloran,"
+      const kin = kinAt(p, after);
       if (kin) {
         const next = tokens[kin.at + 1]?.text === ',' ? kin.at + 2 : kin.at + 1;
         // "Eleanor's uncle, the Reverend Mr. Crane,", "her father, old Mr. Bellamy,": an article, adjectives and titles
         // before the name.
         const named = startingAt.get(next) ?? startingAt.get(nameAfter(p, next, startingAt));
-        // "Nell's brother, Tom, and Jem": a list, not an apposition; after a plural kin word, the list is the group.
-        const listed = !kin.plural && next === kin.at + 2 && named !== undefined && listedAfter(tokens, named.last);
-        const group = named && kin.plural ? groupFrom(p, named, startingAt) : named ? [named] : [];
-        if (named && !named.pronoun && !listed && (kin.plural ? group.length > 0 : true)) {
-          for (const one of group) if (!one.pronoun && asserted(ref.first, one.last)) found.push({ possessor: ref.entity, named: one.entity, kin: kin.kin, word: kin.word, from: ref.first, to: one.last });
-        }
+        // "Nell's brother, Tom, and Jem": a list, not an apposition.
+        const listed = next === kin.at + 2 && named !== undefined && listedAfter(tokens, named.last);
+        if (named && !named.pronoun && !listed && asserted(ref.first, named.last)) found.push({ possessor: ref.entity, named: named.entity, kin: kin.kin, word: kin.word, from: ref.first, to: named.last });
         // "Cador, Wenna's husband,": the name before the appositive.
         const before = tokens[ref.first - 1]?.text === ',' ? characters.find((r) => r.last === ref.first - 2 && !r.pronoun) : undefined;
         // Not the subject of a quoted verb ("for Joe, my sister “went on the Rampage”"), nor an item of a list
         // ("Lady Catherine, Sir Lewis, her daughter, and Mrs. Jenkinson").
         const closes = !tokens[kin.at + 1] || (tokens[kin.at + 1].pos === 'PUNCT' && !openingQuotes.has(tokens[kin.at + 1].text));
         const inList = before !== undefined && (listedAfter(tokens, kin.at) || (tokens[before.first - 1]?.text === ',' && characters.some((r) => r.last === before.first - 2)));
-        if (before && !kin.plural && closes && !inList && asserted(before.first, kin.at)) found.push({ possessor: ref.entity, named: before.entity, kin: kin.kin, word: kin.word, from: before.first, to: kin.at });
+        if (before && closes && !inList && asserted(before.first, kin.at)) found.push({ possessor: ref.entity, named: before.entity, kin: kin.kin, word: kin.word, from: before.first, to: kin.at });
       }
     }
     // "Tam was Edda's husband", "Ayo is Kit's sister", "Tam was the husband of Edda"
@@ -256,8 +225,7 @@ function claims(p: Passage): Claim[] {
           const kin = kinAt(p, predicate.verb + 1)!;
           const of = startingAt.get(kin.at + 2);
           if (of) found.push({ possessor: of.entity, named: ref.entity, kin: kin.kin, word: kin.word, from: ref.first, to: of.last });
-        } else if (['the', 'a', 'an'].includes(tokens[predicate.verb + 1]?.lower ?? '')) {
-          // "Tam was the husband of Edda", "Ada was a cousin of Eli's"
+        } else if (tokens[predicate.verb + 1]?.lower === 'the') {
           const kin = kinAt(p, predicate.verb + 2);
           const of = kin && tokens[kin.at + 1]?.lower === 'of' ? startingAt.get(kin.at + 2) : undefined;
           if (kin && of) found.push({ possessor: of.entity, named: ref.entity, kin: kin.kin, word: kin.word, from: ref.first, to: of.last });
@@ -265,9 +233,9 @@ function claims(p: Passage): Claim[] {
       }
     }
   }
-  // "Mrs. Bellamy, the mother of Frederick,", "Felix, a cousin of Nora's,": a kin word in apposition, "of" its possessor.
+  // "Mrs. Bellamy, the mother of Frederick,": a kin word in apposition, "of" its possessor.
   for (const ref of characters) {
-    if (ref.pronoun || tokens[ref.last + 1]?.text !== ',' || !['the', 'a', 'an'].includes(tokens[ref.last + 2]?.lower ?? '')) continue;
+    if (ref.pronoun || tokens[ref.last + 1]?.text !== ',' || tokens[ref.last + 2]?.lower !== 'the') continue;
     const kin = kinAt(p, ref.last + 3);
     const of = kin && tokens[kin.at + 1]?.lower === 'of' ? startingAt.get(kin.at + 2) : undefined;
     if (kin && of && !of.pronoun && asserted(ref.first, of.last)) found.push({ possessor: of.entity, named: ref.entity, kin: kin.kin, word: kin.word, from: ref.first, to: of.last });
@@ -485,33 +453,6 @@ function genderOf(p: Passage, id: string, held: Held[]): Gender | undefined {
 const nameOf = (p: Passage, id: string) => p.slice.entities.find((e) => e.id === id)?.name ?? id;
 
 /**
- * "his two daughters" when the graph gives him three: a count of kin below the graph's number of them (of the word's
- * gender) contradicts it, unless it counts the living among them. A count above it does not: a canon need not hold every
- * relative, and a count may be hearsay ("his five sisters" in a rumour).
- */
-function countContradiction(p: Passage, family: Held[], claim: Unnamed & { count: number }): ConflictDraft | undefined {
-  const { possessor, kin, count } = claim;
-  const opposite = kin.gender === 'he' ? 'she' : kin.gender === 'she' ? 'he' : undefined;
-  const relations = family.filter((h) => h.of === possessor.id && kinAgrees(kin.role, h.kin.role) && (!opposite || genderOf(p, h.who, family) !== opposite));
-  const them = [...new Set(relations.map((h) => h.who))];
-  const living = them.filter((id) => {
-    const entity = p.slice.entities.find((e) => e.id === id);
-    return !entity || !isDead(entity, p);
-  });
-  if (count >= them.length || count === living.length) return undefined;
-  const word = claim.word.toLowerCase();
-  return {
-    severity: 'P2',
-    kind: 'relationship_contradiction',
-    episode: p.episode,
-    title: `${possessor.name} has ${them.length} ${word} in the relationship graph, not ${count}`,
-    rationale: `The passage gives ${possessor.name} ${count} ${word}, but the relationship graph gives ${them.length}: ${them.map((id) => nameOf(p, id)).join(', ')}: ${quoteAt(p, claim.from, claim.to)}.`,
-    refs: [...new Set([possessor.id, ...them, ...relations.map((h) => h.id)])],
-    at: spanAt(p, claim.from, claim.to),
-  };
-}
-
-/**
  * A parent the graph does not give `child`: it has a parent of that one's gender already (`word`: "father"), or two
  * others.
  */
@@ -529,8 +470,7 @@ export function kinship(p: Passage): ConflictDraft[] {
   if (held.length === 0) return [];
   const hits: ConflictDraft[] = [];
   const reported = new Set<string>();
-  const named = claims(p);
-  for (const claim of named) {
+  for (const claim of claims(p)) {
     const { possessor, named, kin } = claim;
     const between = held.filter((h) => h.who === named.id && h.of === possessor.id);
     let contradiction: { held: Held[]; why: string } | undefined;
@@ -593,15 +533,8 @@ export function kinship(p: Passage): ConflictDraft[] {
   const startingAt = new Map(p.refs.filter((r) => r.entity.type === 'character' && !r.kin).map((r) => [r.first, r]));
   for (const claim of [...unnamedKin(p), ...spokenUnnamedKin(p, startingAt)]) {
     const { possessor, kin } = claim;
-    // A kin word a name stands beside ("Ada Frost, Eli's sister,", "She is his sister") was read with that name.
-    if (named.some((c) => c.from <= claim.to && claim.to <= c.to)) continue;
     // Only kin of blood and marriage tell that the canon keeps someone's family: a guardian or a fiancée does not.
     const own = held.filter((h) => h.of === possessor.id && closeKin.has(h.kin.role));
-    if (claim.count !== undefined) {
-      const hit = countContradiction(p, family, claim as Unnamed & { count: number });
-      if (hit) hits.push(hit);
-      continue;
-    }
     const roles = rolesOf(family, possessor.id);
     // "my uncle" when the graph gives the narrator parents; "his nephew" when it gives him a child or a grandchild.
     const said = generation[kin.role] ?? 0;

@@ -5,7 +5,7 @@
 // a bond makes another role of it (step_father_of, half_sister_of, brother_in_law_of, adoptive_mother_of). Every other
 // kind ("serves", "godson_of", "ex_wife_of") says nothing of kinship.
 import type { Token } from './nlp.ts';
-import { inverseRole, kinBonds, kinKinds, kinModifiers, kinPlural, kinPrefixes, kinWord, type Gender, type KinRole } from './lexicon.ts';
+import { inverseRole, kinBonds, kinKinds, kinModifiers, kinPrefixes, kinWord, type Gender, type KinRole } from './lexicon.ts';
 
 export type Kin = { role: KinRole; gender?: Gender };
 /** The graph says `of` has `who` as its `kin` (through relationship `id`). */
@@ -39,16 +39,14 @@ export function kinOfKind(kind: string): Kin | undefined {
  * "foster mother", "brother-in-law", "father in law". `last` is its last token. Undefined when the words there name no
  * kin role, or one no bond row gives ("god-father", "half-uncle").
  */
-export function kinWordAt(tokens: Token[], k: number, plural = false): { kin: Kin; word: string; last: number; plural: boolean } | undefined {
+export function kinWordAt(tokens: Token[], k: number): { kin: Kin; word: string; last: number } | undefined {
   const t = tokens[k];
   if (!t) return undefined;
   const prefix = kinPrefixes.has(t.lower) ? t.lower : undefined;
   const at = prefix === undefined ? k : tokens[k + 1]?.text === '-' ? k + 2 : k + 1;
   const head = tokens[at];
   if (!head || (head.pos !== 'NOUN' && head.pos !== 'PROPN')) return undefined;
-  // "her sisters", "his children": only where the caller reads a group.
-  const singular = plural && !kinWord(head.lower) ? kinPlural(head.lower) : undefined;
-  const found = kinWord(singular ?? head.lower);
+  const found = kinWord(head.lower);
   if (!found) return undefined;
   // "brother-in-law", "brother in law"
   const hyphened = tokens[at + 1]?.text === '-';
@@ -60,20 +58,19 @@ export function kinWordAt(tokens: Token[], k: number, plural = false): { kin: Ki
   const kin = bonded({ role: found[0], gender: found[1] }, prefix ?? (inLaw ? 'in law' : undefined));
   if (!kin) return undefined;
   const word = tokens.slice(k, last + 1).map((w) => w.text).join(' ').replace(/ - /g, '-');
-  return { kin, word, last, plural: singular !== undefined };
+  return { kin, word, last };
 }
 
 /**
  * The kin word after a possessor at token k, past words that qualify it ("my poor mother", "his copper-haired
  * brother", "her great-aunt"): `at` is where it starts.
  */
-export function kinAfter(tokens: Token[], k: number, plural = false): { at: number; found: ReturnType<typeof kinWordAt> } {
-  const isKin = (w: string) => kinWord(w) !== undefined || (plural && kinPlural(w) !== undefined) || kinPrefixes.has(w);
-  for (const limit = k + 5; k >= 0 && k < limit && tokens[k] && !isKin(tokens[k].lower); k++) {
+export function kinAfter(tokens: Token[], k: number): { at: number; found: ReturnType<typeof kinWordAt> } {
+  for (const limit = k + 5; k >= 0 && k < limit && tokens[k] && !kinWord(tokens[k].lower) && !kinPrefixes.has(tokens[k].lower); k++) {
     const t = tokens[k];
     if (!(t.pos === 'ADJ' || kinModifiers.has(t.lower) || t.text === '-' || tokens[k + 1]?.text === '-' || tokens[k - 1]?.text === '-')) break;
   }
-  return { at: k, found: k >= 0 ? kinWordAt(tokens, k, plural) : undefined };
+  return { at: k, found: k >= 0 ? kinWordAt(tokens, k) : undefined };
 }
 
 /** Every kinship the graph holds: both directions of each relationship. */

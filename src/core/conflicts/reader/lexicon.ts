@@ -453,17 +453,6 @@ const kinWords: Record<string, [KinRole, Gender | undefined]> = {
 };
 export const kinWord = (word: string): [KinRole, Gender | undefined] | undefined => kinWords[word.toLowerCase()];
 /**
- * Plural kin words, for a group of kin ("her sisters Jo and Amy", "his three daughters"): each word's regular plural
- * and the irregular ones. Never a reference to one relative; "boys" and "girls" name no kin alone.
- */
-const irregularKinPlurals: Record<string, string> = { children: 'child', grandchildren: 'grandchild', stepchildren: 'stepchild', wives: 'wife', brethren: 'brother' };
-const kinPlurals: Record<string, string> = { ...irregularKinPlurals };
-for (const word of Object.keys(kinWords)) if (!['boy', 'girl', 'child', 'grandchild', 'stepchild', 'wife', 'pa', 'ma'].includes(word)) kinPlurals[`${word}s`] = word;
-/** The singular of a plural kin word ("sisters", "children"), or undefined. */
-export const kinPlural = (word: string): string | undefined => kinPlurals[word.toLowerCase()];
-/** Counts before a plural kin word: "his three daughters", "her two brothers". */
-export const kinCounts: Record<string, number> = { two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10, eleven: 11, twelve: 12 };
-/**
  * The role a bond makes of a plain kin role, for kin words in prose ("step-father", "half-brother", "brother-in-law",
  * "adoptive mother") and for relationship kinds (step_father_of, half_sister_of, brother_in_law_of). A bond without a
  * row for the role, or `null`, names no kinship the graph holds as such (a godfather; a "half-uncle").
