@@ -19,7 +19,6 @@ import { loadConfig } from '../../src/config.ts';
 import { loadCanonSlice, type SliceStore } from '../../src/core/conflicts/canonSlice.ts';
 import { checkChapter } from '../../src/core/conflicts/chapterCheck.ts';
 import { findDeterministicConflicts } from '../../src/core/conflicts/deterministic.ts';
-import { surroundingsOf } from '../../src/core/conflicts/reader/surroundings.ts';
 import { conflictKinds } from '../../src/core/conflicts/kinds.ts';
 import type { PrismaClient } from '../../src/generated/prisma/client.ts';
 import { newId } from '../../src/ids.ts';
@@ -269,14 +268,12 @@ export async function runEvaluation(options: { databaseUrl?: string; large?: boo
       const setDeterministic = new Scorer();
       const setWhole = new Scorer();
       for (const passage of set.passages) {
-        const chapter = passage.chapter
-          ? ((await prisma.chapter.findFirst({ where: { projectId, externalId: passage.chapter }, select: { ordinal: true, text: true } })) ?? undefined)
+        const position = passage.chapter
+          ? ((await prisma.chapter.findFirst({ where: { projectId, externalId: passage.chapter }, select: { ordinal: true } })) ?? undefined)
           : undefined;
-        const position = chapter && { ordinal: chapter.ordinal, ...(passage.line !== undefined && { line: passage.line }) };
-        // As the check reads it: after what precedes it in its chapter (reader/surroundings.ts).
-        const before = chapter ? surroundingsOf(chapter.text, passage.text, passage.line) : '';
-        const slice = await loadCanonSlice(runtime.db, projectId, before + passage.text, position);
-        const found = findDeterministicConflicts(passage.text, slice, passage.chapter ?? null, undefined, before);
+        if (position && passage.line !== undefined) Object.assign(position, { line: passage.line });
+        const slice = await loadCanonSlice(runtime.db, projectId, passage.text, position);
+        const found = findDeterministicConflicts(passage.text, slice, passage.chapter ?? null);
         deterministic.add(passage, found, canon);
         setDeterministic.add(passage, found, canon);
 

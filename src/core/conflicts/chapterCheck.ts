@@ -11,7 +11,6 @@ import { loadCanonSlice, type LostAnchor, type SliceStore } from './canonSlice.t
 import { storeConflicts, type ConflictHit } from './checker.ts';
 import { lineStarts, parseIsKept, parseKept, stretchesOf } from './chapterParses.ts';
 import { findDeterministicConflicts } from './deterministic.ts';
-import { surroundingsOf } from './reader/surroundings.ts';
 import { wordsPerCall, type ConflictDraft } from './kinds.ts';
 
 /** Quota: one call for each 2,000 words of the chapter started (a chapter kept from an earlier check costs one). */
@@ -91,21 +90,16 @@ export async function checkChapter(
   const touched: Parameters<typeof storeConflicts>[3] = { entities: [], rules: [], promises: [] };
   // Every stretch's slice is read at once (the database works on the next while the core reads the first), each as of
   // its own line.
-  // A stretch that starts inside the chapter (after a change anchored there) is read after what precedes it, for its
-  // references ("She lit the lamp" after the paragraph naming her), as a passage checked at that line is.
-  const parts = stretches.map((part) => {
-    const before = part.line > 1 ? surroundingsOf(text, part.stretch, part.line) : '';
-    return { ...part, before, slice: loadCanonSlice(store, projectId, before + part.stretch, { ordinal: chapter.ordinal, line: part.line, id: chapter.id, text, namesVersion }) };
-  });
+  const parts = stretches.map((part) => ({ ...part, slice: loadCanonSlice(store, projectId, part.stretch, { ordinal: chapter.ordinal, line: part.line, id: chapter.id, text, namesVersion }) }));
   // A failure surfaces where its slice is awaited, none left unhandled meanwhile.
   for (const part of parts) part.slice.catch(() => undefined);
-  for (const { from, stretch, before, slice: loading } of parts) {
+  for (const { from, stretch, slice: loading } of parts) {
     const slice = await loading;
     for (const a of slice.anchorsLost) lost.set(`${a.entity}|${a.key}|${a.anchor}`, a);
     touched.entities.push(...slice.entities);
     touched.rules.push(...slice.rules);
     touched.promises.push(...slice.promises);
-    for (const draft of findDeterministicConflicts(stretch, slice, chapter.externalId, parseKept(before + stretch), before)) {
+    for (const draft of findDeterministicConflicts(stretch, slice, chapter.externalId, parseKept(stretch))) {
       const at = draft.at ?? { start: 0, end: 0 };
       found.push({ draft, start: from + at.start, end: from + at.end });
     }

@@ -8,7 +8,6 @@ import pg from 'pg';
 import type { PrismaClient } from '../../generated/prisma/client.ts';
 import { placePoint } from '../canon/storyPoints.ts';
 import { parse, type Parsed } from './deterministic.ts';
-import { surroundingsOf } from './reader/surroundings.ts';
 
 /**
  * Most recently used last; up to a million characters of text in all (about 40 MB: a parse holds some 42 bytes per
@@ -116,7 +115,7 @@ async function drain(prisma: PrismaClient): Promise<void> {
       try {
         const chapter = await prisma.chapter.findFirst({ where: { id, projectId }, select: { id: true, text: true } });
         if (!chapter) continue;
-        for (const { stretch, line } of await stretchesOf(prisma, projectId, chapter)) parseKept((line > 1 ? surroundingsOf(chapter.text, stretch, line) : '') + stretch);
+        for (const { stretch } of await stretchesOf(prisma, projectId, chapter)) parseKept(stretch);
       } catch {
         // Only the head start is lost.
       }

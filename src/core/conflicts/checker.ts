@@ -12,7 +12,6 @@ import { text } from '../validation.ts';
 import { checkChapter, type ChapterCheck } from './chapterCheck.ts';
 import { loadCanonSlice, type CanonSlice, type SlicePosition, type SliceStore } from './canonSlice.ts';
 import { findDeterministicConflicts } from './deterministic.ts';
-import { surroundingsOf } from './reader/surroundings.ts';
 import { conflictKinds, severities, type ConflictDraft } from './kinds.ts';
 
 export type ConflictHit = ConflictDraft & { id: string };
@@ -147,34 +146,25 @@ export class ConflictChecker {
   /** `line`: where in the chapter the passage stands (story time inside it); without it, after the whole chapter. */
   async check(input: { projectId: string; text: string; chapter?: string; line?: number; llm: LlmChoice }): Promise<CheckResult> {
     let position: SlicePosition | undefined;
-    let before = '';
     if (input.chapter) {
-      const chapter = await this.prisma.chapter.findFirst({ where: { projectId: input.projectId, externalId: input.chapter }, select: { id: true, ordinal: true, text: true } });
+      const chapter = await this.prisma.chapter.findFirst({ where: { projectId: input.projectId, externalId: input.chapter }, select: { id: true, ordinal: true } });
       if (!chapter) throw new LoreError('not_found', `Chapter ${input.chapter} not found in project ${input.projectId}.`);
-      position = { id: chapter.id, ordinal: chapter.ordinal, line: input.line };
-      // What precedes the passage in its stored chapter, for its references ("He was a burly man…" after his name).
-      before = surroundingsOf(chapter.text, input.text, input.line);
+      position = { ...chapter, line: input.line };
     }
     const episode = input.chapter ?? null;
-    // The core reads the passage after its surroundings, so the slice holds whom they name too; the model reads the
-    // passage alone, over the slice of the passage alone (read beside it), so its prompt does not grow.
-    const [slice, passageSlice] = await Promise.all([
-      loadCanonSlice(this.store, input.projectId, before + input.text, position),
-      before ? loadCanonSlice(this.store, input.projectId, input.text, position) : undefined,
-    ]);
-    const found = findDeterministicConflicts(input.text, slice, episode, undefined, before);
+    const slice = await loadCanonSlice(this.store, input.projectId, input.text, position);
+    const found = findDeterministicConflicts(input.text, slice, episode);
 
-    const prompt = buildCheckPrompt(passageSlice ?? slice, input.text, episode);
+    const prompt = buildCheckPrompt(slice, input.text, episode);
     const reply = await generateStructured(input.llm, this.llmConfig, { schema: modelReplySchema, system: checkSystemPrompt, prompt });
     for (const raw of reply.object.conflicts) {
-      const refs = [...new Set(raw.refs.filter((ref) => (passageSlice ?? slice).ids.has(ref)))];
+      const refs = [...new Set(raw.refs.filter((ref) => slice.ids.has(ref)))];
       if (refs.length === 0) continue;
       const kind = (conflictKinds as readonly string[]).includes(raw.kind) ? (raw.kind as ConflictDraft['kind']) : 'continuity_error';
       const hit: ConflictDraft = { severity: raw.severity, kind, episode: raw.episode ?? episode, title: raw.title, rationale: raw.rationale, refs };
-      if (!found.some((f) => sameHit(f, hit, passageSlice ?? slice))) found.push(hit);
+      if (!found.some((f) => sameHit(f, hit, slice))) found.push(hit);
     }
-    const both = passageSlice ? { entities: [...slice.entities, ...passageSlice.entities], rules: [...slice.rules, ...passageSlice.rules], promises: [...slice.promises, ...passageSlice.promises] } : slice;
-    const conflicts = await storeConflicts(this.prisma, input.projectId, found, both);
+    const conflicts = await storeConflicts(this.prisma, input.projectId, found, slice);
     return { conflicts, promptTokens: reply.inputTokens ?? Math.ceil((checkSystemPrompt.length + prompt.length) / 4) };
   }
 }

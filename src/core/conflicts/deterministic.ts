@@ -42,13 +42,9 @@ function fresh({ reading, clause, unasserted }: Parsed): Syntax {
   return { reading: own, clause: [...clause], unasserted: [...unasserted], predicates: new Map() };
 }
 
-/**
- * `parsed`: the parse of `before` and the passage when the caller kept it; read here otherwise. `before`: the words
- * that precede the passage in its chapter (reader/surroundings.ts), read for the passage's references only: its
- * pronouns, kin words and narrator may go back to whom they name, but nothing there is judged, and no hit quotes it.
- */
-export function findDeterministicConflicts(text: string, slice: CanonSlice, episode: string | null, parsed?: Parsed, before = ''): ConflictDraft[] {
-  const syntax = fresh(parsed ?? parse(before + text));
+/** `parsed`: the passage's parse when the caller kept it (parse(text)); read here otherwise. */
+export function findDeterministicConflicts(text: string, slice: CanonSlice, episode: string | null, parsed: Parsed = parse(text)): ConflictDraft[] {
+  const syntax = fresh(parsed);
   const { reading } = syntax;
   const outgoing = new Map<string, string[]>();
   for (const r of slice.relationships) outgoing.set(r.from, [...(outgoing.get(r.from) ?? []), r.kind]);
@@ -59,17 +55,7 @@ export function findDeterministicConflicts(text: string, slice: CanonSlice, epis
     if (!known.has(e.id)) known.set(e.id, e.pronouns ?? statedPronouns(e.state) ?? impliedPronouns(e, outgoing.get(e.id) ?? []));
     return known.get(e.id);
   };
-  const opens = before.length;
-  const inPassage = (token: number) => reading.tokens[token].start >= opens;
-  const refs = findReferences(syntax, slice.entities, pronounsOf, heldKinship(slice.relationships)).filter((r) => inPassage(r.first));
+  const refs = findReferences(syntax, slice.entities, pronounsOf, heldKinship(slice.relationships));
   const passage: Passage = { reading, syntax, refs, slice, episode, pronounsOf };
-  const hits = [...deadCharacters(passage), ...attributes(passage), ...locations(passage), ...kinship(passage), ...knowledgeViolations(passage), ...promisesPaidEarly(passage)];
-  if (opens === 0) return hits;
-  // A hit stands in the passage when the sentence its words start in does: then all it quotes is the passage's.
-  const tokenAt = (offset: number) => reading.tokens.findIndex((t) => t.end > offset);
-  return hits.flatMap(({ at, ...hit }) => {
-    if (!at) return [hit];
-    const sentence = reading.sentences[reading.tokens[tokenAt(at.start)].sentence];
-    return inPassage(sentence.first) ? [{ ...hit, at: { start: at.start - opens, end: at.end - opens } }] : [];
-  });
+  return [...deadCharacters(passage), ...attributes(passage), ...locations(passage), ...kinship(passage), ...knowledgeViolations(passage), ...promisesPaidEarly(passage)];
 }

@@ -541,23 +541,6 @@ export const pronounCarry = {
   newcomers: set('a an another some my our'),
 };
 
-/**
- * A passage checked with its chapter is read after the words that stand before it there (surroundings.ts), for its
- * references only: how it is found in the chapter and how much of what precedes it is read.
- */
-export const surroundings = {
-  /** the passage's opening words looked for in the chapter, in runs of `run` words (a small edit spoils few runs) */
-  openingWords: 40,
-  run: 4,
-  /** runs that must agree on where the passage starts (fewer when the opening has fewer runs) */
-  agreeing: 2,
-  /** how far matched runs may drift from each other and still agree (words inserted or removed by an edit) */
-  drift: 3,
-  /** what precedes it: at most this many paragraphs (the one it starts inside counting), and about this many words */
-  paragraphs: 3,
-  words: 300,
-};
-
 /** Gendered words in names, titles and relationship kinds: "Lady Vell", "Brother Cael", "mother_of". */
 const gendered: Record<string, Gender> = {};
 for (const [word, [, gender]] of Object.entries(kinWords)) if (gender) gendered[word] = gender;
