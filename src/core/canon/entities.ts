@@ -350,8 +350,6 @@ export class EntityReader {
     projectId: string,
     search: HybridSearch & { q: string; threshold: number; startingAfter?: string; limit: number },
   ): Promise<HybridPage | undefined> {
-    const statements = hybridStatement(search.vector.length);
-    const values = hybridPageValues(accountId, projectId, search);
     const ranked = await hybridRanking(this.sql, accountId, projectId, search);
     if (ranked.length === 0) return undefined;
     const [{ version, vectors, start, nextStartingAfter }] = ranked;
@@ -365,7 +363,9 @@ export class EntityReader {
     const data = await this.cards.at(projectId, version, ids, readCards);
     if (data) return { vectors, cursorFound: start !== null, data, hasMore: nextStartingAfter !== null, nextStartingAfter };
     // A write between the ranking and the cards: the page in one statement, at one version.
-    const result = await rows<EntityRecord & { vectors: boolean; start: number | null; nextStartingAfter: string | null }>(this.sql, statements.page, values);
+    const result = await rows<EntityRecord & { vectors: boolean; start: number | null; nextStartingAfter: string | null }>(
+      this.sql, hybridStatement(search.vector.length).page, hybridPageValues(accountId, projectId, search),
+    );
     if (result.length === 0) return undefined;
     const [page] = result;
     if (!page.vectors) return { vectors: false };
