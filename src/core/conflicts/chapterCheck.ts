@@ -37,7 +37,8 @@ function lineAt(starts: number[], offset: number): number {
 type ChapterRow = { id: string; externalId: string; ordinal: number; text: string; contentHash: string; checkKey: string | null; checkResult: unknown; canonVersion: string; namesVersion: string; anchored: boolean };
 
 // On the pool, not Prisma: the query compiler spent some 20 ms of CPU on this read of a 5,000-word chapter (measured),
-// the driver well under one.
+// the driver well under one. `anchored` asks in SQL what stretchesOf's two reads ask (chapterParses.ts): change both
+// together.
 const chapterRead = statement('chapter_check_read', `
   SELECT c.id, c."externalId", c.ordinal, c.text, c."contentHash", k.key AS "checkKey", k.result AS "checkResult",
     p."canonVersion"::text AS "canonVersion", p."namesVersion"::text AS "namesVersion",

@@ -45,7 +45,8 @@ export type Stretch = { line: number; from: number; stretch: string };
 
 /**
  * The stretches a chapter is read in: they end at the line of a state change anchored inside it, or of a fact a
- * character learns there (a change told at line n holds from line n + 1). Blank stretches are left out.
+ * character learns there (a change told at line n holds from line n + 1). Blank stretches are left out. chapterCheck's
+ * `anchored` asks the same of a chapter in SQL: change both together.
  */
 export async function stretchesOf(prisma: PrismaClient, projectId: string, chapter: { id: string; text: string }): Promise<Stretch[]> {
   const { text } = chapter;
