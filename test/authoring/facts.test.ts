@@ -97,6 +97,26 @@ describe('creating a fact', () => {
     expect(await searchIds('figurehead')).toEqual([]);
   });
 
+  it('when facts are posted one after another around a suggested and a retired one, then search finds each at once and the search text is the names and the approved live facts in order', async () => {
+    const keth = ids['Keth Voss'];
+    const searchText = async () => (await db().entity.findUniqueOrThrow({ where: { id: keth }, select: { searchText: true } })).searchText;
+    const rewritten = async () => {
+      const entity = await db().entity.findUniqueOrThrow({ where: { id: keth }, select: { nameText: true } });
+      const facts = await db().fact.findMany({ where: { entityId: keth, status: 'approved', retiredAt: null }, orderBy: { id: 'asc' }, select: { text: true } });
+      return [entity.nameText, ...facts.map((f) => f.text)].join('\n');
+    };
+    const first = await created({ entity_id: keth, text: 'Keth whittles gannet decoys.' });
+    await created({ entity_id: keth, text: 'Keth owes the harbourmaster a barrel of pitch.', status: 'suggested' });
+    expect(await searchIds('gannet')).toEqual([keth]);
+    expect(await searchIds('harbourmaster')).toEqual([]);
+    await created({ entity_id: keth, text: 'Keth fears the cormorant rocks.' });
+    expect((await retire(first.id)).status).toBe(200);
+    await created({ entity_id: keth, text: 'Keth tars his boat each spring with juniper smoke.' });
+    expect(await searchIds('gannet')).toEqual([]);
+    for (const word of ['cormorant', 'juniper']) expect(await searchIds(word)).toEqual([keth]);
+    expect(await searchText()).toBe(await rewritten());
+  });
+
   it('when the entity already has the same live text, then 409 already_exists naming the text and nothing is written', async () => {
     const count = await db().fact.count({ where: { projectId } });
     const res = await post({ entity_id: ids['Mara Voss'], text: "Mara's eyes are green." });
