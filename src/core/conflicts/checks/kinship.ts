@@ -10,10 +10,11 @@
 import type { SliceEntity } from '../canonSlice.ts';
 import type { ConflictDraft } from '../kinds.ts';
 import { heldKinship, kinAfter, kinWordAt, type Held, type Kin } from '../reader/kin.ts';
-import { addressingTags, closeKin, courtesyKin, documents, genderOfWord, kinAgrees, letterAffection, normaliseTitle, speechTags, type Gender, type KinRole } from '../reader/lexicon.ts';
+import { addressingTags, closeKin, courtesyKin, documents, genderOfWord, kinAgrees, kinRanks, letterAffection, marriageWords, normaliseTitle, speechTags, type Gender, type KinRole } from '../reader/lexicon.ts';
 import { fits, statedPronouns } from '../reader/pronouns.ts';
 import type { Ref } from '../reader/references.ts';
 import { asserts, listedAfter, predicatesOf } from '../reader/syntax.ts';
+import { isDead } from './dead.ts';
 import { quoteAt, spanAt, type Passage } from './passage.ts';
 
 /** The passage says `named` is `possessor`'s `kin`. */
@@ -83,7 +84,13 @@ function rolesOf(held: Held[], of: string): Set<KinRole> {
 // The narrator's family is what a first-person canon keeps ("my uncle appeared"), but for parents, often dead before
 // the story and never held; of anyone else's, only brothers, sisters, nieces and nephews: a third person's aunts,
 // cousins, parents and in-laws are often people the canon never holds ("her aunt" for an aunt met once).
-const closedWorldRoles = { narrator: new Set<KinRole>(['sibling', 'spouse', 'grandparent', 'grandchild', 'auncle', 'nibling', 'cousin']), other: new Set<KinRole>(['sibling', 'nibling']) };
+// A speaker's own in dialogue ("my daughter is fond of…") as anyone else's, and children too: someone whose nieces the
+// canon keeps has their children kept.
+const closedWorldRoles = {
+  narrator: new Set<KinRole>(['sibling', 'spouse', 'grandparent', 'grandchild', 'auncle', 'nibling', 'cousin']),
+  other: new Set<KinRole>(['sibling', 'nibling']),
+  speaker: new Set<KinRole>(['sibling', 'nibling', 'child']),
+};
 /** The generation of a role, from the one it is of: a canon keeps someone's relatives of a generation or none of them. */
 const generation: Partial<Record<KinRole, number>> = { grandparent: 2, parent: 1, auncle: 1, sibling: 0, spouse: 0, cousin: 0, child: -1, nibling: -1, grandchild: -2 };
 
@@ -180,6 +187,15 @@ function nameAfter(p: Passage, k: number, startingAt: Map<number, Ref>): number 
   return j;
 }
 
+/** "married to Orlick", "now wedded to Mr. Crane": the one a marriage word at token k (past an adverb or two) weds, by name. */
+function marriedTo(p: Passage, k: number, startingAt: Map<number, Ref>): Ref | undefined {
+  const { tokens } = p.reading;
+  let j = k;
+  while (j < k + 2 && tokens[j]?.pos === 'ADV' && !tokens[j].negated) j++;
+  if (!marriageWords.has(tokens[j]?.lower ?? '') || tokens[j + 1]?.lower !== 'to') return undefined;
+  return namedCharacter(startingAt.get(j + 2) ?? startingAt.get(nameAfter(p, j + 2, startingAt)));
+}
+
 function claims(p: Passage): Claim[] {
   const { tokens } = p.reading;
   const { syntax } = p;
@@ -230,6 +246,14 @@ function claims(p: Passage): Claim[] {
           const of = kin && tokens[kin.at + 1]?.lower === 'of' ? startingAt.get(kin.at + 2) : undefined;
           if (kin && of) found.push({ possessor: of.entity, named: ref.entity, kin: kin.kin, word: kin.word, from: ref.first, to: of.last });
         }
+      }
+    }
+    // "Biddy was married to Orlick", "she is now wedded to Mr. Crane": a marriage stated, not one that had been.
+    if (ref.subject && (!ref.pronoun || (ref.pronoun === 'nominative' && surely(p, ref)))) {
+      for (const predicate of predicatesOf(syntax, ref.last)) {
+        if (predicate.relative || !asserts(syntax, predicate, { passiveCounts: true })) continue;
+        const spouse = marriedTo(p, predicate.copula ? predicate.verb + 1 : predicate.verb, startingAt);
+        if (spouse) found.push({ possessor: spouse.entity, named: ref.entity, kin: { role: 'spouse' }, word: 'spouse', from: ref.first, to: spouse.last });
       }
     }
   }
@@ -338,25 +362,57 @@ function spokenClaims(p: Passage, startingAt: Map<number, Ref>): Claim[] {
     const named = startingAt.get(next);
     if (!named || named.pronoun || (next === kin.at + 2 && listedAfter(tokens, named.last))) continue;
     if (tokens.slice(i, named.last + 1).some((t) => !t.quoted || t.negated)) continue;
-    const possessor = tokens[i].lower === 'my' ? speakerOf(p, i, startingAt) : addresseeOf(p, i, startingAt);
+    const possessor = tokens[i].lower === 'my' ? speakerOf(p, i, startingAt) ?? continuedSpeaker(p, i, startingAt) : addresseeOf(p, i, startingAt);
     if (possessor && !possessor.pronoun) found.push({ possessor: possessor.entity, named: named.entity, kin: kin.kin, word: kin.word, from: i, to: named.last });
+  }
+  // "“…and I am married to Orlick!”": the speaker's own marriage, stated in the present or the past.
+  for (let i = 0; i < tokens.length; i++) {
+    if (!tokens[i].quoted || tokens[i].lower !== 'i' || !['am', "'m", '’m', 'was'].includes(tokens[i + 1]?.lower ?? '')) continue;
+    const spouse = marriedTo(p, i + 2, startingAt);
+    if (!spouse || tokens.slice(i, spouse.last + 1).some((t) => !t.quoted || t.negated)) continue;
+    const speaker = speakerOf(p, i, startingAt) ?? continuedSpeaker(p, i, startingAt);
+    if (speaker && !speaker.pronoun) found.push({ possessor: spouse.entity, named: speaker.entity, kin: { role: 'spouse' }, word: 'spouse', from: i, to: spouse.last });
   }
   return found;
 }
 
-/** "“Your brother will tell you,” said Elizabeth to Colonel Fitzwilliam": kin of the one spoken to, no name after it. */
+/**
+ * The speaker of a quote that goes on after its tag in the same paragraph: '“…,” said Mr. Fairlie. “My daughter…”',
+ * '“…!” cried Biddy, in a burst of happiness, “and I am…”'. The narration between the two quotes is short and names
+ * no one but the previous quote's speaker. `i` is a token in the later quote.
+ */
+function continuedSpeaker(p: Passage, i: number, startingAt: Map<number, Ref>): Ref | undefined {
+  const { tokens, text } = p.reading;
+  let first = i;
+  while (tokens[first - 1]?.quoted) first--;
+  let end = first - 1;
+  while (tokens[end] && !tokens[end].quoted && end > first - 14) end--;
+  if (!tokens[end]?.quoted || first - end > 13 || text.slice(tokens[end].end, tokens[first].start).includes('\n')) return undefined;
+  const speaker = speakerOf(p, end, startingAt);
+  if (!speaker) return undefined;
+  const others = p.refs.some((r) => r.first > end && r.last < first && r.entity.type === 'character' && r.entity.id !== speaker.entity.id);
+  return others ? undefined : speaker;
+}
+
+/**
+ * "“Your brother will tell you,” said Elizabeth to Colonel Fitzwilliam": kin of the one spoken to, no name after it;
+ * "“My daughter is fond of your art,” said Mr. Fairlie": the speaker's own, a son or daughter too, but not in address
+ * ("Come, my son!", a kin word punctuation closes).
+ */
 function spokenUnnamedKin(p: Passage, startingAt: Map<number, Ref>): Unnamed[] {
   const { tokens } = p.reading;
   const found: Unnamed[] = [];
   for (let i = 0; i < tokens.length; i++) {
-    if (!tokens[i].quoted || tokens[i].lower !== 'your' || tokens[i].pos !== 'PRON') continue;
-    const kin = kinLeftUnnamed(p, i + 1, closedWorldRoles.other);
+    const own = tokens[i].lower === 'my';
+    if (!tokens[i].quoted || (tokens[i].lower !== 'your' && !own) || tokens[i].pos !== 'PRON') continue;
+    const kin = kinLeftUnnamed(p, i + 1, own ? closedWorldRoles.speaker : closedWorldRoles.other);
     if (!kin) continue;
     const { apposed } = kin;
     if (startingAt.has(apposed) || tokens[apposed]?.pos === 'PROPN') continue;
     if (tokens.slice(i, kin.at + 1).some((t) => !t.quoted || t.negated)) continue;
-    const addressee = addresseeOf(p, i, startingAt);
-    if (addressee) found.push({ possessor: addressee.entity, kin: kin.kin, word: kin.word, from: i, to: kin.at });
+    if (own && (!tokens[kin.at + 1] || tokens[kin.at + 1].pos === 'PUNCT')) continue;
+    const possessor = own ? namedCharacter(speakerOf(p, i, startingAt) ?? continuedSpeaker(p, i, startingAt)) : addresseeOf(p, i, startingAt);
+    if (possessor) found.push({ possessor: possessor.entity, kin: kin.kin, word: kin.word, from: i, to: kin.at });
   }
   return found;
 }
@@ -465,6 +521,46 @@ function otherParents(p: Passage, held: Held[], child: SliceEntity, parent: stri
   return { held: given, why: `the relationship graph gives ${child.name}'s ${sameGender.length > 0 ? word : 'parents'} as ${others.join(' and ')}` };
 }
 
+/** A character's age in the canon, when its state gives one as a number. */
+function ageOf(p: Passage, id: string): number | undefined {
+  const age = p.slice.entities.find((e) => e.id === id)?.state.age;
+  const n = typeof age === 'number' ? age : typeof age === 'string' && /^\d+$/.test(age.trim()) ? Number(age) : undefined;
+  return n !== undefined && Number.isFinite(n) ? n : undefined;
+}
+
+/**
+ * "Kitty, her youngest daughter," when the graph gives her a daughter younger than Kitty; "his elder brother Tom" when
+ * Tom is younger than him; "her only brother, Sam" when the graph gives her another brother. The rank stands before the
+ * kin word (past adjectives); ages only as the canon states them, nothing assumed of anyone without one.
+ */
+function rankContradiction(p: Passage, held: Held[], claim: Claim): { held: Held[]; why: string } | undefined {
+  const { tokens } = p.reading;
+  const { possessor, named, kin } = claim;
+  const at = tokens.findIndex((t, k) => k >= claim.from && k <= claim.to && kinRanks[t.lower] !== undefined && kinAfter(tokens, k + 1).found?.word === claim.word);
+  if (at < 0) return undefined;
+  const rank = kinRanks[tokens[at].lower];
+  const gender = kin.gender;
+  const peers = held.filter((h) => h.of === possessor.id && h.who !== named.id && h.kin.role === kin.role && (!gender || genderOf(p, h.who, held) === gender));
+  const word = `${tokens[at].lower} ${claim.word.toLowerCase()}`;
+  // "only" of the living: a brother dead by now leaves "her only brother" true.
+  const living = peers.filter((h) => p.slice.entities.some((e) => e.id === h.who && !isDead(e, p)));
+  if (rank === 'only') return living.length > 0 ? { held: living, why: `the relationship graph gives ${possessor.name} another: ${[...new Set(living.map((h) => nameOf(p, h.who)))].join(', ')}` } : undefined;
+  const age = ageOf(p, named.id);
+  if (age === undefined) return undefined;
+  if (rank === 'younger' || rank === 'older') {
+    const own = kin.role === 'sibling' ? ageOf(p, possessor.id) : undefined;
+    if (own === undefined || (rank === 'younger' ? age < own : age > own)) return undefined;
+    return { held: held.filter((h) => h.of === possessor.id && h.who === named.id), why: `the canon gives ${named.name} age ${age} and ${possessor.name} age ${own}, so ${named.name} is not the ${word}` };
+  }
+  const beyond = peers.filter((h) => {
+    const other = ageOf(p, h.who);
+    return other !== undefined && (rank === 'least' ? other < age : other > age);
+  });
+  if (beyond.length === 0) return undefined;
+  const others = [...new Set(beyond.map((h) => `${nameOf(p, h.who)} (${ageOf(p, h.who)})`))].join(', ');
+  return { held: [...held.filter((h) => h.of === possessor.id && h.who === named.id), ...beyond], why: `the canon gives ${named.name} age ${age} and ${possessor.name} ${rank === 'least' ? 'a younger' : 'an older'} one: ${others}, so ${named.name} is not the ${word}` };
+}
+
 export function kinship(p: Passage): ConflictDraft[] {
   const held = heldKinship(p.slice.relationships);
   if (held.length === 0) return [];
@@ -508,6 +604,7 @@ export function kinship(p: Passage): ConflictDraft[] {
     } else if (kin.role === 'parent') {
       contradiction = otherParents(p, held, possessor, named.id, kin.gender, claim.word.toLowerCase());
     }
+    if (!contradiction && between.some((h) => h.kin.role === kin.role)) contradiction = rankContradiction(p, held, claim);
     if (!contradiction && between.length === 0 && derivedKinship(held, named.id, possessor.id).length === 0 && !courtesyKin.has(claim.word.toLowerCase())) {
       // "old Redruth, the squire's brother": the graph relates the two, by no kinship ("serves", "friend_of").
       const other = p.slice.relationships.filter((r) => (r.from === named.id && r.to === possessor.id) || (r.from === possessor.id && r.to === named.id));

@@ -510,7 +510,7 @@ export const addressingTags = set('tell ask bid beg implore entreat urge warn re
 export const letterAffection = set('dear dearest beloved affectionate loving devoted faithful fond own ever dutiful obedient grateful attached sincere true');
 /** Words that qualify a kin word without changing its role: "my elder brother", "her baby sister". */
 // "great" and "grand" ("great-aunt", "grand-nephew"), "first" and "second" ("second cousin") keep the role.
-export const kinModifiers = set('elder eldest older oldest younger youngest little big baby late dear poor own beloved great grand first second third distant');
+export const kinModifiers = set('elder eldest older oldest younger youngest only little big baby late dear poor own beloved great grand first second third distant');
 /** The role seen from the other end: X is Y's parent ⇔ Y is X's child. */
 export const inverseRole: Record<KinRole, KinRole> = {
   parent: 'child', child: 'parent', sibling: 'sibling', spouse: 'spouse', grandparent: 'grandchild', grandchild: 'grandparent',
@@ -518,6 +518,19 @@ export const inverseRole: Record<KinRole, KinRole> = {
   'sibling-in-law': 'sibling-in-law', 'step-parent': 'step-child', 'step-child': 'step-parent', 'step-sibling': 'step-sibling',
   'half-sibling': 'half-sibling', 'foster-parent': 'foster-child', 'foster-child': 'foster-parent', betrothed: 'betrothed',
   guardian: 'ward', ward: 'guardian',
+};
+/**
+ * Words that state a marriage before "to" and the one wed: "Biddy was married to Orlick", "“I am married to Orlick!”"
+ * (the speaker). A marriage that had been ("had been married to") is not read.
+ */
+export const marriageWords = set('married wedded wed');
+/**
+ * A rank before a kin word ("her youngest daughter, Kitty", "his elder brother Tom", "her only brother, Sam"), checked
+ * only where the canon gives the ages it needs: a superlative among the possessor's relatives of that role (and gender),
+ * a comparative of a sibling against the possessor; "only" against a second relative of that role and gender.
+ */
+export const kinRanks: Record<string, 'least' | 'most' | 'younger' | 'older' | 'only'> = {
+  youngest: 'least', eldest: 'most', oldest: 'most', younger: 'younger', elder: 'older', older: 'older', only: 'only',
 };
 
 /**
