@@ -143,8 +143,8 @@ export const deathVerbs = set('die perish drown expire');
 /** Adjectives and verbs that say someone is alive. */
 export const aliveAdjectives = set('alive living breathing');
 export const aliveVerbs = set('live survive');
-/** Passives whose subject comes in: "X was announced", "was ushered in", "was admitted". */
-export const arrivalPassives = set('announce usher admit');
+/** Passives whose subject comes in: "X was announced", "was ushered in" (not "admitted": to a college, long ago). */
+export const arrivalPassives = set('announce usher');
 /** Nouns of a duty held: "who had charge of them", "has the care of the children" is the act of one alive. */
 export const duties = set('charge care command custody keeping management');
 
