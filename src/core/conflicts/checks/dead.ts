@@ -11,7 +11,7 @@
 // too.
 import type { SliceEntity } from '../canonSlice.ts';
 import type { ConflictDraft } from '../kinds.ts';
-import { actNouns, actRemembered, actTimes, aliveAdjectives, aliveVerbs, burial, company, deathWords, depicting, fronting, images, inverting, kinWord, motion, people, personNouns, placing, possessives, reporting, resting, sceneMaking, sensing, standIns, stative, stretches, thinking, timeNouns, together } from '../reader/lexicon.ts';
+import { actNouns, actRemembered, actTimes, aliveAdjectives, aliveVerbs, arrivalPassives, burial, company, deathWords, depicting, duties, fronting, images, inverting, kinWord, motion, people, personNouns, placing, possessives, reporting, resting, sceneMaking, sensing, standIns, stative, stretches, thinking, timeNouns, together } from '../reader/lexicon.ts';
 import { verbIn } from '../reader/nlp.ts';
 import type { Ref } from '../reader/references.ts';
 import { asserts, clauseEnd, clauseStart, deniedBefore, participleAfter, predicatesOf, speechTagBefore, type Predicate } from '../reader/syntax.ts';
@@ -120,6 +120,15 @@ function passiveAgent(p: Passage, ref: Ref): number | undefined {
   if (ref.pronoun || possessor(p, ref) || tokens[ref.first - 1]?.lower !== 'by') return undefined;
   let v = ref.first - 2;
   while (v > 0 && tokens[v].pos === 'ADV') v--;
+  // Over a place or a part between the verb and its agent: "was touched on the shoulder by X", "met at the door by X".
+  if (tokens[v]?.pos === 'NOUN') {
+    let k = v - 1;
+    while (k > v - 4 && tokens[k] && (['DET', 'ADJ'].includes(tokens[k].pos) || possessives.has(tokens[k].lower))) k--;
+    if (tokens[k]?.pos === 'ADP' && placing.has(tokens[k].lower)) {
+      v = k - 1;
+      while (v > 0 && tokens[v].pos === 'ADV') v--;
+    }
+  }
   const verb = tokens[v];
   if (!verb || verb.pos !== 'VERB' || verb.lower.endsWith('ing') || verbIn(stative, verb) || deathWords.has(verb.lower)) return undefined;
   const auxes = auxesBefore(p, v);
@@ -178,6 +187,15 @@ function assertedVerb(p: Passage, v: number, options: { passiveCounts?: boolean 
   // "used to dance with X": a habit of the past.
   const habitual = tokens[v - 1]?.lower === 'to' && tokens[v - 2]?.lemma === 'use';
   return asserts(p.syntax, { ...bareVerb(v, auxesBefore(p, v)), habitual }, options) && !tokens[v].negated && !deniedBefore(p.syntax, v);
+}
+
+/** "who had charge of them", "has the care of the boys": "have" with a duty held over someone (lexicon `duties`). */
+function heldDuty(p: Passage, verb: number): boolean {
+  const { tokens } = p.reading;
+  // "who had had charge of them": the pluperfect of the duty is backstory.
+  if (tokens[verb].lemma !== 'have' || tokens[verb - 1]?.lemma === 'have') return false;
+  const noun = tokens[verb + 1]?.pos === 'DET' ? verb + 2 : verb + 1;
+  return duties.has(tokens[noun]?.lower ?? '') && tokens[noun + 1]?.lower === 'of';
 }
 
 /** Whether the words from i to j say their one is dead ("her late husband", "the dead man's"). */
@@ -307,7 +325,9 @@ function trigger(p: Passage, ref: Ref): Trigger | undefined {
       if (!temporal.has(tokens[clauseStart(syntax, predicate.verb)].lower) && asserts(syntax, predicate)) return { from: ref.first, to: predicate.verb, alive: true };
       continue;
     }
-    if (verbIn(stative, verb) || deathWords.has(verb.lower) || pictured(p, predicate.verb) || atRest(p, predicate.verb) || deadBeside(p, predicate.verb)) continue;
+    // "X was announced", "was ushered in": the subject of a passive of arrival comes in.
+    if (verbIn(arrivalPassives, verb) && predicate.auxes.some((a) => tokens[a].lemma === 'be') && asserts(syntax, predicate, { passiveCounts: true })) return { from: ref.first, to: predicate.verb, alive: false };
+    if ((verbIn(stative, verb) && !heldDuty(p, predicate.verb)) || deathWords.has(verb.lower) || pictured(p, predicate.verb) || atRest(p, predicate.verb) || deadBeside(p, predicate.verb)) continue;
     if (asserts(syntax, predicate)) return { from: ref.first, to: predicate.verb, alive: false };
   }
   const agent = passiveAgent(p, ref) ?? invertedSubject(p, ref) ?? helpedObject(p, ref) ?? actByNoun(p, ref) ?? inCompany(p, ref) ?? doneWith(p, ref);

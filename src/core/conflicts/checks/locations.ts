@@ -33,6 +33,8 @@ const home: Ref['entity'] = { id: '', type: 'location', name: 'home', aliases: [
 function prepositionOf(p: Passage, ref: Ref): number | undefined {
   const { tokens } = p.reading;
   let k = ref.first - 1;
+  // "in her London dining-room": the place names the room or house of someone's that one is in.
+  if (possessives.has(tokens[k]?.lower ?? '') && roomNamed(p, ref.last)) k--;
   if (tokens[k]?.pos === 'DET') k--;
   if (tokens[k]?.lower === 'of') {
     // "at the gate of X": walk back over the head noun phrase to its preposition.
@@ -44,6 +46,15 @@ function prepositionOf(p: Passage, ref: Ref): number | undefined {
   const prep = tokens[k];
   if (!prep || prep.sentence !== tokens[ref.first].sentence || !placing.has(prep.lower)) return undefined;
   return k;
+}
+
+/** Whether a room or a house (lexicon `rooms`) follows token `last`, as its noun or a compound's last ("dining-room"). */
+function roomNamed(p: Passage, last: number): boolean {
+  const { tokens } = p.reading;
+  let j = last + 1;
+  while (j < last + 5 && (tokens[j]?.pos === 'NOUN' || (tokens[j]?.text === '-' && tokens[j + 1]?.pos === 'NOUN'))) j++;
+  const head = tokens[j - 1];
+  return j > last + 1 && head.pos === 'NOUN' && (rooms.has(head.lemma) || rooms.has(head.lower));
 }
 
 /** The verb governing a preposition: the nearest before it in its clause, else the first after it. */
@@ -80,6 +91,19 @@ function occupied(p: Passage, k: number): number | undefined {
   let j = k - 1;
   while (j >= 0 && (['DET', 'ADJ', 'NOUN', 'NUM'].includes(tokens[j].pos) || tokens[j].text === '-' || possessives.has(tokens[j].lower))) j--;
   return j >= 0 && placing.has(tokens[j].lower) ? j : undefined;
+}
+
+/**
+ * "her son, who was still in London": a relative clause opened by "who" says its place of the character it follows
+ * (not of a possessor: "Nora's aunt, who…" is the aunt's, whom the reader names otherwise).
+ */
+function relativeAntecedent(p: Passage, characters: Ref[], prep: number): Ref | undefined {
+  const { tokens } = p.reading;
+  const start = clauseStart(p.syntax, prep);
+  if (tokens[start].lower !== 'who' || tokens[start].quoted) return undefined;
+  const last = tokens[start - 1]?.text === ',' ? start - 2 : start - 1;
+  const found = characters.find((c) => c.last === last && c.pronoun !== 'possessive');
+  return found && !/^['’]s$/.test(tokens[found.last + 1]?.lower ?? '') ? found : undefined;
 }
 
 /** "got into the apple barrel in the yard at X": a way into a room that lies in the place ends inside it. */
@@ -221,7 +245,8 @@ function placements(p: Passage): Placement[] {
       inClause.filter((c) => c.last < ref.first && !possessor(c)).at(-1) ??
       inClause.filter((c) => c.last < ref.first && !ownsSubject(c)).at(-1) ??
       // "sat at Fenwick with Nora's aunt": a possessor after the place owns a thing, not the place.
-      inClause.find((c) => c.first > ref.last && !possessor(c));
+      inClause.find((c) => c.first > ref.last && !possessor(c)) ??
+      (inClause.length === 0 ? relativeAntecedent(p, characters, prep) : undefined);
     if (!owner || syntax.unasserted[owner.first] !== undefined) continue;
     const place = ref.entity === home ? p.slice.entities.find((e) => e.id === p.slice.homeAt[owner.entity.id]) : ref.entity;
     if (!place) continue;

@@ -36,6 +36,11 @@ export const frames = set(`
 export const sceneMaking = set('dream daydream imagine picture fancy envision envisage visualise visualize hallucinate');
 /** Nouns of a scene that is not the story's present fact: after one of them and a colon, the rest of the sentence is its content. */
 export const sceneNouns = set('dream nightmare vision reverie daydream hallucination memory fantasy');
+/**
+ * What breaks into a thought told in the past ("was sitting, picturing the old days, when, suddenly, X was announced"):
+ * after a comma, the narration's own event. Lowercased token sequences, commas skipped.
+ */
+export const interruptions: string[][] = ['when suddenly', 'when all at once', 'when all of a sudden', 'when of a sudden', 'when just then'].map((p) => p.split(' '));
 
 /** Words of the young, in "when I was a girl", "as a boy": the time of a life before the story's now. */
 export const youth = set('girl boy child lad lass young younger small little baby infant youngster schoolgirl schoolboy apprentice student');
@@ -138,6 +143,10 @@ export const deathVerbs = set('die perish drown expire');
 /** Adjectives and verbs that say someone is alive. */
 export const aliveAdjectives = set('alive living breathing');
 export const aliveVerbs = set('live survive');
+/** Passives whose subject comes in: "X was announced", "was ushered in" (not "admitted": to a college, long ago). */
+export const arrivalPassives = set('announce usher');
+/** Nouns of a duty held: "who had charge of them", "has the care of the children" is the act of one alive. */
+export const duties = set('charge care command custody keeping management');
 
 /** Motion: a clause with one of these moves its subject, so two places in it are a journey, not two at once. */
 export const motion = set(`

@@ -9,6 +9,7 @@ import {
   depictions,
   frames,
   hypothetical,
+  interruptions,
   modals,
   negativeSubjects,
   nowPeriods,
@@ -236,7 +237,7 @@ function markUnasserted(syntax: Syntax): void {
       // What follows a verb of thinking, dreaming or remembering is the thought: to the end of the sentence, or of the
       // clause a new subject opens after "and"/"but".
       // A dream or a picture in the mind reaches past a semicolon or a new clause, to the end of the sentence.
-      if (verbIn(thinking, t) && !t.negated) mark(i + 1, verbIn(sceneMaking, t) ? s.last : complementEnd(syntax, i, s.last), `after "${t.text}"`);
+      if (verbIn(thinking, t) && !t.negated) mark(i + 1, interrupted(tokens, i, verbIn(sceneMaking, t) ? s.last : complementEnd(syntax, i, s.last)), `after "${t.text}"`);
       // A verb of saying opens a claim only with "that", "how", "whether"… or a clause right after it ("said Cador
       // was alive"); a speech tag ("said Osric, and…") opens nothing.
       if (verbIn(reporting, t)) {
@@ -310,9 +311,23 @@ function trailingReport(tokens: Token[], first: number, last: number): number | 
     if (tokens[comma - 1]?.quoted || quoteMarks.has(tokens[comma - 1]?.text ?? '') || quoteMarks.has(tokens[comma + 1]?.text ?? '')) return undefined;
     const verb = tail.find((t) => t.pos === 'VERB');
     const subject = tail.some((t) => t.pos === 'PROPN' || t.pos === 'PRON' || t.pos === 'NOUN');
-    if (verb && subject && (verbIn(reporting, verb) || verbIn(thinking, verb)) && tail.every((t) => ['VERB', 'PROPN', 'PRON', 'NOUN', 'DET', 'ADV', 'ADJ'].includes(t.pos))) return comma;
+    if (verb && subject && (verbIn(reporting, verb) || verbIn(thinking, verb)) && tail.every((t) => ['VERB', 'PROPN', 'PRON', 'NOUN', 'DET', 'ADV', 'ADJ'].includes(t.pos))) {
+      // "As Bell took his departure, Margaret said, with a blush, “Can I…”": a tag that leads into a quotation is
+      // what the narration says next, not a report of what came before it.
+      return tokens.slice(close, last + 1).some((t) => t.quoted) ? undefined : comma;
+    }
   }
   return undefined;
+}
+
+/** Where a thought from the verb at i to `end` is broken into by the narration's own event (lexicon `interruptions`). */
+function interrupted(tokens: Token[], i: number, end: number): number {
+  for (let k = i + 1; k < end; k++) {
+    if (tokens[k].text !== ',' || tokens[k].quoted) continue;
+    const words = tokens.slice(k + 1, Math.min(end, k + 8) + 1).filter((t) => t.text !== ',').map((t) => t.lower);
+    if (interruptions.some((phrase) => phrase.every((w, j) => words[j] === w))) return k - 1;
+  }
+  return end;
 }
 
 function firstWord(tokens: Token[], from: number, to: number): number | undefined {
@@ -378,6 +393,9 @@ export function atSubjectPosition(syntax: Syntax, first: number): boolean {
   const start = clauseStart(syntax, first);
   if (k < start) return true;
   const before = tokens[k];
+  // "As Mr. Bell took his departure, …": "as" opening a clause subordinates it (not "such as X", "known as X").
+  const opener = tokens[k - 1];
+  if (before.lower === 'as' && (!opener || opener.sentence !== before.sentence || ['PUNCT', 'CCONJ'].includes(opener.pos))) return true;
   if (before.pos === 'ADP' || before.pos === 'VERB' || before.pos === 'AUX' || before.pos === 'PART') return false;
   for (let j = start; j <= k; j++) if (tokens[j].pos === 'VERB' || tokens[j].pos === 'AUX') return false;
   return true;
@@ -415,14 +433,15 @@ function findPredicates(syntax: Syntax, last: number): Predicate[] {
   if (inSentence(k) && tokens[k].pos === 'PART' && /^['’]s$/.test(tokens[k].lower)) return found;
   for (let guard = 0; guard < 4 && inSentence(k); guard++) {
     const t = tokens[k];
-    if (t.text === ',' && k === last + 1 && closesApposition(syntax, last)) {
-      k++;
-      continue;
-    }
-    // "Nell's brother, Tom, and Jem carried…", "My mother, Jem and I walked…": a list of subjects, not an apposition.
+    // "Nell's brother, Tom, and Jem carried…", "My mother, Jem and I walked…": a list of subjects, not an apposition;
+    // so too a name in the middle of one ("where Lady Ann, Sir Giles, her daughter, and Mrs. Dale were sitting").
     const listed = t.text === ',' ? listEnd(tokens, k) : undefined;
     if (listed !== undefined && ['VERB', 'AUX', 'ADV'].includes(tokens[listed].pos)) {
       k = listed;
+      continue;
+    }
+    if (t.text === ',' && k === last + 1 && closesApposition(syntax, last)) {
+      k++;
       continue;
     }
     if (t.text === ',' || t.text === '—' || t.text === '–') {
