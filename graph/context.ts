@@ -100,13 +100,18 @@ export type Caller = {
   onRateLimit?: (state: RateLimitState) => void;
   /** counted and reserved with the key, before the operation runs (Executor.authenticate with the operation) */
   admitted?: Admitted;
+  /** the project's canon version, read beside the admission (Executor.authenticate): canonVersion answers it */
+  versionRead?: CanonRead;
 };
+
+/** A read of a project's canon version started before the operation ran. */
+export type CanonRead = { projectId: string; read: VersionRead };
 
 /** The objects a root field's list was resolved from, in order; `leftOut`: the list was left empty (Caller.holdsItems). */
 export type ListItems = { items: readonly object[]; leftOut: boolean };
 
 export function createContext(services: Services, request: Caller): GraphContext {
-  const versionReads = new Map<string, VersionRead | undefined>();
+  const versionReads = new Map<string, VersionRead | undefined>(request.versionRead ? [[request.versionRead.projectId, request.versionRead.read]] : []);
   const counted = request.admitted && 'rate' in request.admitted ? request.admitted.rate : undefined;
   const context: GraphContext = {
     [contextCacheSymbol]: {},

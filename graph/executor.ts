@@ -6,7 +6,7 @@ import { GraphQLError, validate, type OperationDefinitionNode } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import { isErrorCode, problemCatalog, type ErrorCode } from '../src/core/errors.ts';
 import type { Services } from '../src/core/services.ts';
-import { createContext, releaseContext, type Admitted, type Caller, type ListItems } from './context.ts';
+import { createContext, releaseContext, type Admitted, type Caller, type CanonRead, type ListItems } from './context.ts';
 import { hashSecret, type KeyRow, type Principal } from '../src/core/access/keys.ts';
 import { AdmissionRefused } from '../src/core/metering/metering.ts';
 import { LoreError, storeUnavailable } from '../src/core/errors.ts';
@@ -29,7 +29,7 @@ export type { Caller };
  * admission (key, rate limit, quota) can go in one statement before it runs (Metering.admitKey, one per batch). `idempotent`: only without an
  * Idempotency-Key, whose holder spends the quota later (graph/plugins/metering.ts).
  */
-type Admissible = { scope: string; cost: number; idempotent: boolean; inWrite: boolean };
+type Admissible = { scope: string; cost: number; idempotent: boolean; inWrite: boolean; readsCanon: boolean };
 type Compiled = { query: CompiledQuery; rootFields: number; admissible?: Admissible };
 
 function admissibleOf(operation: OperationDefinitionNode): Admissible | undefined {
@@ -37,11 +37,11 @@ function admissibleOf(operation: OperationDefinitionNode): Admissible | undefine
   if (operation.operation === 'subscription' || others.length > 0 || selection.kind !== 'Field') return undefined;
   const root = operation.operation === 'mutation' ? schema.getMutationType() : schema.getQueryType();
   const options = root?.getFields()[selection.name.value]?.extensions?.pothosOptions as
-    | { cost?: number; idempotent?: boolean; rateLimited?: boolean; admitsWithKey?: boolean; admitsInWrite?: boolean; authScopes?: { scope?: string } }
+    | { cost?: number; idempotent?: boolean; rateLimited?: boolean; admitsWithKey?: boolean; admitsInWrite?: boolean; readsCanon?: boolean; authScopes?: { scope?: string } }
     | undefined;
   const scope = options?.authScopes?.scope;
   if (!options?.admitsWithKey || options.cost === undefined || options.rateLimited === false || typeof scope !== 'string') return undefined;
-  return { scope, cost: options.cost, idempotent: options.idempotent === true, inWrite: options.admitsInWrite === true };
+  return { scope, cost: options.cost, idempotent: options.idempotent === true, inWrite: options.admitsInWrite === true, readsCanon: options.readsCanon === true };
 }
 
 const compiled = new Map<OperationName, Compiled>(
@@ -61,6 +61,11 @@ const compiled = new Map<OperationName, Compiled>(
 const knownKeys = new Map<string, Omit<KeyRow, 'secretHash'>>();
 const knownKeysKept = 1_000;
 
+function canonRead(services: Services, projectId: string): CanonRead | undefined {
+  const read = services.entities.readVersion(projectId);
+  return read && { projectId, read };
+}
+
 export class Executor {
   constructor(private readonly services: Services) {}
 
@@ -71,7 +76,7 @@ export class Executor {
    */
   async authenticate(
     credential: string | undefined, operation?: { name: OperationName; variables: Record<string, unknown> },
-  ): Promise<{ ok: true; principal: Principal; admitted?: Admitted } | { ok: false; error: OperationError }> {
+  ): Promise<{ ok: true; principal: Principal; admitted?: Admitted; versionRead?: CanonRead } | { ok: false; error: OperationError }> {
     try {
       const admissible = operation && compiled.get(operation.name)!.admissible;
       if (!admissible || (admissible.idempotent && operation.variables.idempotencyKey != null)) {
@@ -85,6 +90,11 @@ export class Executor {
         const principal = keys.principal(known);
         return { ok: true, principal, admitted: { pipelined: metering.pipelined(principal, keyHash, admissible.scope, admissible.cost) } };
       }
+      // A field that answers at its project's canon version has that version read beside the admission, in the same
+      // turn: a page served from memory then waits for one round trip, not two in turn. The read proves nothing by
+      // itself (the field still checks the project is the caller's) and is dropped when the key is refused.
+      const { projectId } = operation.variables;
+      const versionRead = admissible.readsCanon && typeof projectId === 'string' ? canonRead(this.services, projectId) : undefined;
       const { key, admitted } = await metering.admitKey(secret, admissible.scope, admissible.cost);
       const principal = keys.principal(key);
       if (keyHash && key) {
@@ -92,7 +102,7 @@ export class Executor {
         knownKeys.set(keyHash, key);
         if (knownKeys.size > knownKeysKept) knownKeys.delete(knownKeys.keys().next().value!);
       }
-      return { ok: true, principal, admitted };
+      return { ok: true, principal, admitted, versionRead };
     } catch (error) {
       if (error instanceof LoreError) return { ok: false, error: this.describe(error, '') };
       if (isStoreUnreachable(error)) return { ok: false, error: this.describe(storeUnavailable(), '') };
@@ -112,7 +122,7 @@ export class Executor {
         knownKeys.delete(pipelined.keyHash);
         const auth = await this.authenticate(caller.credential, { name, variables });
         if (!auth.ok) return auth;
-        return this.run(name, variables, { ...caller, principal: auth.principal, admitted: auth.admitted });
+        return this.run(name, variables, { ...caller, principal: auth.principal, admitted: auth.admitted, versionRead: auth.versionRead });
       }
       if (error) return { ok: false, error: this.describe(error, caller.requestId) };
       // Every root field read at one and the same version: the answer is that version's.

@@ -111,6 +111,7 @@ export function apiRouter(executor: Executor, config: Config): Router {
       credential,
       principal: auth.principal,
       admitted: auth.admitted,
+      versionRead: auth.versionRead,
       requestId: String(res.getHeader('X-Request-Id')),
       llm: route.byok ? { provider: req.get('X-LLM-Provider'), key: req.get('X-LLM-Key'), model: req.get('X-LLM-Model') } : undefined,
       // A method, not an arrow: tsx (esbuild's keepNames) names an arrow held by a property with a defineProperty call

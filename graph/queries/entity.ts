@@ -13,6 +13,7 @@ builder.queryField('entity', (t) =>
     description: 'One entity of a project, with its facts.',
     authScopes: { scope: 'recall' },
     cost: 1,
+    admitsWithKey: true,
     args: {
       projectId: t.arg.id({ required: true }),
       entityId: t.arg.id({ required: true }),

@@ -15,6 +15,7 @@ builder.queryField('recall', (t) =>
     authScopes: { scope: 'recall' },
     cost: 1,
     readsCanon: true,
+    admitsWithKey: true,
     args: {
       projectId: t.arg.id({ required: true }),
       q: t.arg.string({ description: 'filter on name or alias' }),

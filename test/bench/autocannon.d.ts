@@ -13,7 +13,9 @@ declare module 'autocannon' {
     headers?: Record<string, string>;
     body?: string;
     /** called before each request is sent: the request to send instead */
-    setupRequest?: (request: Request) => Request;
+    setupRequest?: (request: Request, context: Record<string, unknown>) => Request;
+    /** called with each answer and the context its setupRequest was given */
+    onResponse?: (status: number, body: string, context: Record<string, unknown>) => void;
   };
   type Histogram = { average: number; p50: number; p90: number; p99: number; max: number };
   type Result = {

@@ -1,7 +1,8 @@
 // Where a mix's time goes (BENCH_MIX_STATS=1 with `--part writes`): per run, the requests sent by kind, the CPU of the
 // gateway and of PostgreSQL's backends per answered request, how the read cache answered each kind of page (the
 // gateway's LORE_READ_CACHE_STATS file) and what the database's sessions were doing, sampled every 20 ms
-// (pg_stat_activity: active, waiting on which lock or event, idle in a transaction). Off unless asked for.
+// (pg_stat_activity: active, waiting on which lock or event, idle in a transaction), the load generator's CPU, and
+// each kind of request's latencies and failures (KindLatencies). Off unless asked for.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -47,6 +48,7 @@ export async function startMixStats(databaseUrl: string, gatewayPid: number) {
   const countsBefore = readCounts();
   const dbBefore = await backends();
   const appBefore = cpuMs(gatewayPid);
+  const benchBefore = process.cpuUsage();
   const states = new Map<string, number>();
   let samples = 0;
   let sampling = true;
@@ -67,6 +69,7 @@ export async function startMixStats(databaseUrl: string, gatewayPid: number) {
       sampling = false;
       await sampler;
       const appMs = cpuMs(gatewayPid) - appBefore;
+      const { user, system } = process.cpuUsage(benchBefore);
       const dbAfter = await backends();
       let dbMs = 0;
       for (const [pid, ms] of dbAfter) dbMs += ms - (dbBefore.get(pid) ?? 0);
@@ -74,7 +77,8 @@ export async function startMixStats(databaseUrl: string, gatewayPid: number) {
       const countsAfter = readCounts();
       await client.end();
       const lines = [
-        `    sent: ${Object.entries(sent).map(([k, n]) => `${k} ${n}`).join(', ')}; CPU per answer: gateway ${(appMs / answered).toFixed(2)} ms, PostgreSQL ${(dbMs / answered).toFixed(2)} ms`,
+        `    sent: ${Object.entries(sent).map(([k, n]) => `${k} ${n}`).join(', ')}; CPU per answer: gateway ${(appMs / answered).toFixed(2)} ms, PostgreSQL ${(dbMs / answered).toFixed(2)} ms, ` +
+          `the load generator (autocannon in the bench's process, beside the gateway) ${((user + system) / 1000 / answered).toFixed(2)} ms`,
       ];
       for (const [kind, after] of Object.entries(countsAfter)) {
         const before = countsBefore[kind] ?? {};
@@ -87,4 +91,54 @@ export async function startMixStats(databaseUrl: string, gatewayPid: number) {
       return lines;
     },
   };
+}
+
+const at = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))];
+
+/**
+ * Each answer's wall time by kind of request (from the moment autocannon builds it, right before it writes it, to its
+ * answer), and what the failed ones answered: which kinds make the slowest 1%.
+ */
+export class KindLatencies {
+  private readonly times = new Map<string, number[]>();
+  private readonly failures = new Map<string, { count: number; example: string }>();
+  private all: { kind: string; ms: number }[] = [];
+
+  sent(context: Record<string, unknown>, kind: string, request: { method: string; path: string }) {
+    context.kind = kind;
+    context.route = `${request.method} ${request.path.replace(/[0-9a-z]{20,}/g, ':id').replace(/\?.*/, '')}`;
+    context.started = performance.now();
+  }
+
+  answered(context: Record<string, unknown>, status: number, body: string) {
+    const kind = context.kind as string;
+    const ms = performance.now() - (context.started as number);
+    if (status >= 200 && status < 300) {
+      let list = this.times.get(kind);
+      if (!list) this.times.set(kind, (list = []));
+      list.push(ms);
+      this.all.push({ kind, ms });
+      return;
+    }
+    const key = `${status} ${context.route as string}`;
+    const failure = this.failures.get(key) ?? { count: 0, example: body.slice(0, 300) };
+    failure.count++;
+    this.failures.set(key, failure);
+  }
+
+  lines(result: { errors: number; timeouts: number }): string[] {
+    const lines: string[] = [];
+    const sorted = [...this.all].sort((a, b) => a.ms - b.ms);
+    const slowest = sorted.slice(Math.floor(sorted.length * 0.99));
+    const share = new Map<string, number>();
+    for (const { kind } of slowest) share.set(kind, (share.get(kind) ?? 0) + 1);
+    lines.push(`    answers by kind (ms): ${[...this.times].map(([kind, list]) => {
+      list.sort((a, b) => a - b);
+      return `${kind} ${list.length} p50 ${at(list, 0.5).toFixed(0)} p99 ${at(list, 0.99).toFixed(0)} max ${list.at(-1)!.toFixed(0)}`;
+    }).join('; ')}`);
+    lines.push(`    the slowest 1% (${slowest.length}, from ${slowest[0]?.ms.toFixed(0)} ms): ${[...share].sort((a, b) => b[1] - a[1]).map(([k, n]) => `${k} ${n}`).join(', ')}`);
+    for (const [key, { count, example }] of this.failures) lines.push(`    failed ${count}x ${key}: ${example}`);
+    if (result.errors > 0) lines.push(`    connection errors or timeouts: ${result.errors} (of which timeouts ${result.timeouts})`);
+    return lines;
+  }
 }

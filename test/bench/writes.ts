@@ -8,7 +8,7 @@ import { KeyService } from '../../src/core/access/keys.ts';
 import { openDatabase } from '../../src/db/database.ts';
 import type { ServerProcess } from '../support/processes.ts';
 import { prng } from '../support/prng.ts';
-import { mixStatsOn, startMixStats } from './mixStats.ts';
+import { KindLatencies, mixStatsOn, startMixStats } from './mixStats.ts';
 import { seedMany, seedSize, type SeedSize } from './seed.ts';
 
 type Project = { projectId: string; key: string; names: string[]; entityIds: string[] };
@@ -158,25 +158,29 @@ async function load(
   };
   const sent: Record<string, number> = {};
   const measuring = stats && (await startMixStats(stats.databaseUrl, server.child.pid!));
+  const answers = stats && new KindLatencies();
   const result = await autocannon({
     url: server.url,
     connections,
     duration: seconds,
     requests: [{
       path: '/',
-      setupRequest: () => {
+      setupRequest: (_request, context) => {
         const p = projects[Math.floor(random() * projects.length)];
         const kind = choose();
         sent[kind] = (sent[kind] ?? 0) + 1;
         const request = kind in write ? write[kind as keyof typeof write](p, random) : read[kind as keyof typeof read](p, random);
+        answers?.sent(context, kind, request);
         return { ...request, headers: { authorization: `Bearer ${p.key}`, ...(request.method === 'GET' ? {} : { 'content-type': 'application/json' }) } };
       },
+      onResponse: answers && ((status, body, context) => answers.answered(context, status, body)),
     }],
   });
   const ok = result['2xx'];
   await settled(server);
-  if (measuring) for (const line of await measuring.stop(ok, sent)) stats.log(line);
-  return { rps: ok / result.duration, p50: result.latency.p50, p99: result.latency.p99, failed: result.errors + result.timeouts + result.non2xx };
+  if (measuring) for (const line of [...(await measuring.stop(ok, sent)), ...answers!.lines(result)]) stats.log(line);
+  // autocannon counts a timeout among its errors too.
+  return { rps: ok / result.duration, p50: result.latency.p50, p99: result.latency.p99, failed: result.errors + result.non2xx };
 }
 
 /** Each kind of write alone from one client, on the first large project, with its target. */

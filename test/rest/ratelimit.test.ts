@@ -81,6 +81,30 @@ describe('per-minute limit', () => {
     expect(await used(key)).toBe(40); // a search costs 2
   });
 
+  it('when 60 recalls and entity reads race for a limit of 20, then exactly 20 get through, only they spend, and each shows the write made before it (admitted with the key, the canon version read beside it)', async () => {
+    const owner = await gw.createKey('enterprise', { accountId: account });
+    const created = await gw.request(`/projects/${projectId}/entities`, { method: 'POST', key: owner.key, json: { type: 'character', name: 'Ysolde Race' } });
+    expect(created.status, created.text).toBe(201);
+    const recalled = async (key: string) => (await gw.request(`/projects/${projectId}/recall?q=ysolde`, { key })).body.entities.map((e: { canonicalName: string }) => e.canonicalName);
+    expect(await recalled(owner.key)).toEqual(['Ysolde Race']);
+    const edited = await gw.request(`/projects/${projectId}/entities/${created.body.id}`, { method: 'PATCH', key: owner.key, json: { state: { tally: 7 } } });
+    expect(edited.status, edited.text).toBe(200);
+    const { key } = await gw.createKey('enterprise', { accountId: account, customRate: 20 });
+    const results = await Promise.all(Array.from({ length: 60 }, (_, i) =>
+      gw.request(i % 2 === 0 ? `/projects/${projectId}/recall?q=ysolde` : `/projects/${projectId}/entities/${created.body.id}`, { key })));
+    const answered = results.filter((r) => r.status === 200);
+    expect(answered).toHaveLength(20);
+    expect(results.filter((r) => r.status === 429)).toHaveLength(40);
+    for (const { body } of answered) {
+      expect((body.entities?.[0] ?? body).currentState).toEqual({ tally: 7 });
+    }
+    expect(await used(key)).toBe(20);
+    // Another account's key reads the project as missing, though its version was read beside the admission.
+    const stranger = await gw.createKey('enterprise');
+    expect((await gw.request(`/projects/${projectId}/recall?q=ysolde`, { key: stranger.key })).status).toBe(404);
+    expect((await gw.request(`/projects/${projectId}/entities/${created.body.id}`, { key: stranger.key })).status).toBe(404);
+  });
+
   it('when the client waits Retry-After seconds, then its next request is served', { timeout: 120_000 }, async () => {
     const { key } = await gw.createKey('enterprise', { accountId: account, customRate: 1 });
     expect((await gw.request('/projects', { key })).status).toBe(200);
