@@ -18,6 +18,7 @@ import { Executor, type Caller } from '../../graph/executor.ts';
 import { loadConfig } from '../../src/config.ts';
 import { loadCanonSlice, type SliceStore } from '../../src/core/conflicts/canonSlice.ts';
 import { checkChapter } from '../../src/core/conflicts/chapterCheck.ts';
+import { readBefore } from '../../src/core/conflicts/chapterBefore.ts';
 import { findDeterministicConflicts } from '../../src/core/conflicts/deterministic.ts';
 import { conflictKinds } from '../../src/core/conflicts/kinds.ts';
 import type { PrismaClient } from '../../src/generated/prisma/client.ts';
@@ -268,12 +269,14 @@ export async function runEvaluation(options: { databaseUrl?: string; large?: boo
       const setDeterministic = new Scorer();
       const setWhole = new Scorer();
       for (const passage of set.passages) {
-        const position = passage.chapter
-          ? ((await prisma.chapter.findFirst({ where: { projectId, externalId: passage.chapter }, select: { ordinal: true } })) ?? undefined)
+        const chapter = passage.chapter
+          ? ((await prisma.chapter.findFirst({ where: { projectId, externalId: passage.chapter }, select: { id: true, ordinal: true, text: true } })) ?? undefined)
           : undefined;
-        if (position && passage.line !== undefined) Object.assign(position, { line: passage.line });
-        const slice = await loadCanonSlice(runtime.db, projectId, passage.text, position);
-        const found = findDeterministicConflicts(passage.text, slice, passage.chapter ?? null);
+        const position = chapter && { ordinal: chapter.ordinal, ...(passage.line !== undefined && { line: passage.line }) };
+        // As the check reads it: a pronoun the passage leaves with no antecedent may take one from the chapter before it.
+        const before = chapter ? await readBefore(prisma, projectId, chapter, passage.text, passage.line) : undefined;
+        const slice = await loadCanonSlice(runtime.db, projectId, passage.text, position, before?.text);
+        const found = findDeterministicConflicts(passage.text, slice, passage.chapter ?? null, undefined, before);
         deterministic.add(passage, found, canon);
         setDeterministic.add(passage, found, canon);
 

@@ -156,9 +156,15 @@ async function relevant(prisma: PrismaClient, projectId: string, type: 'rule' | 
 const nameFinder = (entities: readonly NamedEntity[]) =>
   new MentionFinder(entities.flatMap((e) => nameVariants([e.name, ...e.aliases]).map((text) => ({ entityId: e.id, text }))));
 
-export async function loadCanonSlice({ prisma, sql }: SliceStore, projectId: string, passage: string, chapter?: SlicePosition): Promise<CanonSlice> {
+/**
+ * `before`: the words that stand before the passage in its chapter (chapterBefore.ts): the characters they name are in
+ * the slice too, with their relationships, as those a pronoun the passage leaves unresolved may refer to.
+ */
+export async function loadCanonSlice({ prisma, sql }: SliceStore, projectId: string, passage: string, chapter?: SlicePosition, before = ''): Promise<CanonSlice> {
   const names = await projectNames(sql, projectId, chapter?.namesVersion);
-  const named = names ? [...new Set(names.derived(nameFinder).find(passage).map((m) => m.entityId))] : [];
+  const finder = names?.derived(nameFinder);
+  const named = finder ? [...new Set(finder.find(passage).map((m) => m.entityId))] : [];
+  const namedBefore = finder && before ? [...new Set(finder.find(before).map((m) => m.entityId))].filter((id) => !named.includes(id)) : [];
 
   // The narrator of a passage in the first person, whom "I" and "my" refer to (references.ts), and whose relatives it
   // may name by a kin word alone ("my mother").
@@ -176,9 +182,11 @@ export async function loadCanonSlice({ prisma, sql }: SliceStore, projectId: str
     },
   });
   chaptersRead.catch(() => undefined);
-  const [namedEntities, relationships, latestRules, latestPromises] = await Promise.all([
+  const [namedEntities, relationships, relationshipsBefore, latestRules, latestPromises] = await Promise.all([
     entitiesWithFacts(prisma, named, chapter, { projectId }),
     relationshipsOf(sql, projectId, speakers),
+    // Read apart, so that they take no place of the passage's own in the bounds.
+    namedBefore.length > 0 ? relationshipsOf(sql, projectId, namedBefore) : [],
     relevant(prisma, projectId, 'rule', passage, named, limits.rules).then((ids) => entitiesWithFacts(prisma, ids, chapter)),
     // The promises the passage bears on, and those the ledger pays off in its chapter (which it may pay off unnamed).
     Promise.all([
@@ -195,7 +203,9 @@ export async function loadCanonSlice({ prisma, sql }: SliceStore, projectId: str
   // The relatives of the characters it names and of its narrator, which it may name by a kin word alone ("June's
   // husband", "my mother").
   const kin = [...new Set(relationships.filter((r) => kinOfKind(r.kind)).flatMap((r) => [r.fromId, r.toId]))].filter((id) => !named.includes(id));
-  const more = [...new Set([...kin.slice(0, limits.relatives), ...narrators])].filter((id) => !named.includes(id));
+  // The relatives of those named before it, after the passage's own, for a kin word after a pronoun ("her mother").
+  const kinBefore = relationshipsBefore.filter((r) => kinOfKind(r.kind)).flatMap((r) => [r.fromId, r.toId]);
+  const more = [...new Set([...kin.slice(0, limits.relatives), ...narrators, ...namedBefore, ...kinBefore.slice(0, limits.relatives)])].filter((id) => !named.includes(id));
   const [others, kinAround] = await Promise.all([entitiesWithFacts(prisma, more, chapter, { projectId, type: 'character' }), kinRings(sql, projectId, kin, relationships)]);
   const latestEntities = [...namedEntities, ...others];
   const at = chapter ? { ordinal: chapter.ordinal, line: chapter.line } : undefined;
@@ -232,7 +242,7 @@ export async function loadCanonSlice({ prisma, sql }: SliceStore, projectId: str
 
   const slice: CanonSlice = {
     entities: sliced,
-    relationships: [...relationships, ...held.relationships.filter((r) => !relationships.some((x) => x.id === r.id))].map((r) => ({ id: r.id, from: r.fromId, to: r.toId, kind: r.kind })),
+    relationships: [...relationships, ...[...held.relationships, ...relationshipsBefore].filter((r, k, all) => !relationships.some((x) => x.id === r.id) && all.findIndex((x) => x.id === r.id) === k)].map((r) => ({ id: r.id, from: r.fromId, to: r.toId, kind: r.kind })),
     kinAround,
     rules: rules.map(toSlice),
     promises: promises.map(toSlice),

@@ -18,7 +18,7 @@ import type { ConflictDraft } from './kinds.ts';
 import { read, type Reading } from './reader/nlp.ts';
 import { impliedPronouns, statedPronouns, type Pronouns } from './reader/pronouns.ts';
 import { heldKinship } from './reader/kin.ts';
-import { findReferences } from './reader/references.ts';
+import { chapterAntecedents, findReferences, type Ref } from './reader/references.ts';
 import { analyse, type Syntax } from './reader/syntax.ts';
 
 /**
@@ -42,8 +42,12 @@ function fresh({ reading, clause, unasserted }: Parsed): Syntax {
   return { reading: own, clause: [...clause], unasserted: [...unasserted], predicates: new Map() };
 }
 
-/** `parsed`: the passage's parse when the caller kept it (parse(text)); read here otherwise. */
-export function findDeterministicConflicts(text: string, slice: CanonSlice, episode: string | null, parsed: Parsed = parse(text)): ConflictDraft[] {
+/**
+ * `parsed`: the passage's parse when the caller kept it (parse(text)); read here otherwise. `before`: the reading of
+ * the words before the passage in its chapter (chapterBefore.ts), whose characters a pronoun the passage leaves with no
+ * antecedent may refer to; what the passage reads without them stays as it is.
+ */
+export function findDeterministicConflicts(text: string, slice: CanonSlice, episode: string | null, parsed: Parsed = parse(text), before?: Reading): ConflictDraft[] {
   const syntax = fresh(parsed);
   const { reading } = syntax;
   const outgoing = new Map<string, string[]>();
@@ -55,7 +59,26 @@ export function findDeterministicConflicts(text: string, slice: CanonSlice, epis
     if (!known.has(e.id)) known.set(e.id, e.pronouns ?? statedPronouns(e.state) ?? impliedPronouns(e, outgoing.get(e.id) ?? []));
     return known.get(e.id);
   };
-  const refs = findReferences(syntax, slice.entities, pronounsOf, heldKinship(slice.relationships));
+  const held = heldKinship(slice.relationships);
+  const refs = withChapterAntecedents(syntax, findReferences(syntax, slice.entities, pronounsOf, held), () => {
+    const antecedents = before ? chapterAntecedents(before, slice.entities, pronounsOf) : new Map();
+    return antecedents.size > 0 ? findReferences(syntax, slice.entities, pronounsOf, held, antecedents) : undefined;
+  });
   const passage: Passage = { reading, syntax, refs, slice, episode, pronounsOf };
   return [...deadCharacters(passage), ...attributes(passage), ...locations(passage), ...kinship(passage), ...knowledgeViolations(passage), ...promisesPaidEarly(passage)];
+}
+
+/**
+ * The passage's references, with those a reading that knows the chapter's antecedents adds: a pronoun it resolves
+ * that the passage alone left unresolved, and the relative its possessive names ("her mother"). A reference the
+ * passage alone makes is never replaced, so every hit it gives stands.
+ */
+function withChapterAntecedents(syntax: Syntax, refs: Ref[], withBefore: () => Ref[] | undefined): Ref[] {
+  const { tokens } = syntax.reading;
+  const open = (k: number) => tokens[k].pos === 'PRON' && !tokens[k].quoted && ['he', 'she', 'his', 'her', 'him', 'hers', 'himself', 'herself'].includes(tokens[k].lower);
+  const taken = new Set<number>();
+  for (const r of refs) for (let k = r.first; k <= r.last; k++) taken.add(k);
+  if (!tokens.some((_, k) => open(k) && !taken.has(k))) return refs;
+  const added = (withBefore() ?? []).filter((r) => !Array.from({ length: r.last - r.first + 1 }, (_, k) => r.first + k).some((k) => taken.has(k)));
+  return added.length === 0 ? refs : [...refs, ...added].sort((a, b) => a.first - b.first);
 }

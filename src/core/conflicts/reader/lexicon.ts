@@ -563,6 +563,29 @@ export const pronounCarry = {
   newcomers: set('a an another some my our'),
 };
 
+/**
+ * A passage checked with its chapter whose "he" or "she" (subject or possessive) has no character of its gender named
+ * before it in the passage takes the one named just before the passage in the chapter's stored text
+ * (conflicts/chapterBefore.ts), under the breaks of `pronounCarry`. How the passage is found there and how far back
+ * the chapter is read.
+ */
+export const chapterAntecedent = {
+  /** sentences read back from the passage's start, and paragraph breaks crossed (1: the paragraph before it) */
+  sentences: 8,
+  paragraphs: 1,
+  /**
+   * across a paragraph break, how many sentences back from the pronoun's the mention may stand: the reader's own window
+   * (its sentence and the two before); within the passage's paragraph, `pronounCarry.sentences`
+   */
+  acrossParagraph: 2,
+  /** a passage not found verbatim: its opening words looked for in runs of `run` words (an edit spoils few runs) */
+  openingWords: 40,
+  run: 4,
+  /** runs that must agree on where the passage starts, and how far (in words) they may drift apart and still agree */
+  agreeing: 2,
+  drift: 3,
+};
+
 /** Gendered words in names, titles and relationship kinds: "Lady Vell", "Brother Cael", "mother_of". */
 const gendered: Record<string, Gender> = {};
 for (const [word, [, gender]] of Object.entries(kinWords)) if (gender) gendered[word] = gender;

@@ -14,7 +14,7 @@
 import type { SliceEntity } from '../canonSlice.ts';
 import { kinAfter, type Held } from './kin.ts';
 import { WordTrie } from '../../ingest/wordTrie.ts';
-import { calledByKin, deathVerbs, documents, genderOfWord, kinNames, kinWord, mindNouns, normaliseTitle, noticing, people, personNouns, possessives, pronounCarry, standIns, titleSpellings } from './lexicon.ts';
+import { calledByKin, chapterAntecedent, deathVerbs, documents, genderOfWord, kinNames, kinWord, mindNouns, normaliseTitle, noticing, people, personNouns, possessives, pronounCarry, standIns, titleSpellings } from './lexicon.ts';
 import { verbIn, type Reading, type Token } from './nlp.ts';
 import { fits, type Pronouns } from './pronouns.ts';
 import { atSubjectPosition, inSubordinate, listedAfter, predicatesOf, speechTagBefore, type Syntax } from './syntax.ts';
@@ -142,7 +142,11 @@ function standsAlone(reading: Reading, ref: Ref, earlier: Ref[]): boolean {
 }
 
 /** Named references, resolved pronouns and kin references, in the order of the passage, each marked when it is a verb's subject. */
-export function findReferences(syntax: Syntax, entities: SliceEntity[], pronounsOf: (e: SliceEntity) => Pronouns | undefined, kinship: Held[] = []): Ref[] {
+/**
+ * `before`: for a "he" or "she", the character named just before the passage in its chapter (chapterAntecedents), taken
+ * by such a pronoun that has no character of its gender named before it in the passage (`fromChapter`).
+ */
+export function findReferences(syntax: Syntax, entities: SliceEntity[], pronounsOf: (e: SliceEntity) => Pronouns | undefined, kinship: Held[] = [], before?: Map<Pronouns, Antecedent>): Ref[] {
   const { reading } = syntax;
   const { tokens } = reading;
   const named = findNames(reading, entities);
@@ -211,12 +215,13 @@ export function findReferences(syntax: Syntax, entities: SliceEntity[], pronouns
     const ambiguous = object !== undefined && tokens[object.at].sentence === t.sentence && (role === 'possessive' || role === 'nominative') && object.entity !== resolvedTo;
     if (role === 'object') objects.set(kind, { at: i, entity: resolvedTo });
     const carried = resolvedTo === undefined && !ambiguous ? carry(syntax, refs, i, kind, role, pronounsOf, { unknownI, unresolved }) : undefined;
-    const entity = ambiguous ? undefined : (resolvedTo ?? carried);
+    const earlier = resolvedTo === undefined && carried === undefined && !ambiguous ? fromChapter(i, kind, role) : undefined;
+    const entity = ambiguous ? undefined : (resolvedTo ?? carried ?? earlier);
     if (!entity) {
       if (kind !== 'they') unresolved.push(i);
       continue;
     }
-    const resolved: Ref = { entity, first: i, last: i, pronoun: role, subject: false, ...(carried ? { carried: true } : {}) };
+    const resolved: Ref = { entity, first: i, last: i, pronoun: role, subject: false, ...(carried || earlier ? { carried: true } : {}) };
     resolved.subject = role === 'nominative' && isSubject(syntax, resolved);
     resolved.main = resolved.subject && !inSubordinate(syntax, i);
     refs.push(resolved);
@@ -234,6 +239,27 @@ export function findReferences(syntax: Syntax, entities: SliceEntity[], pronouns
     const sentence = tokens[at].sentence;
     const before = unresolved.filter((k) => personal[tokens[k].lower]?.[1] === 'nominative' && personal[tokens[k].lower]?.[0] === kind && tokens[k].sentence === sentence - 1).at(-1);
     return before !== undefined && !refs.some((r) => r.first > before && r.subject && r.entity.type === 'character' && fits(kind, pronounsOf(r.entity)));
+  }
+
+  /**
+   * The character named before the passage, for a subject or possessive of its gender with no character that fits it
+   * named before it in the passage, within the passage's first paragraph and as many sentences from that mention as
+   * the reader itself reaches (its window across a paragraph break, `pronounCarry.sentences` within a paragraph), and
+   * with no break of `pronounCarry` before it in the passage (a quotation, a pronoun of its gender left unresolved, an
+   * unknown "I", a newcomer).
+   */
+  function fromChapter(at: number, kind: Pronouns, role: NonNullable<Ref['pronoun']>): SliceEntity | undefined {
+    const antecedent = before?.get(kind);
+    if (!antecedent || !pronounCarry.roles.has(role)) return undefined;
+    const { breaks } = pronounCarry;
+    if (antecedent.back + tokens[at].sentence > antecedent.reach) return undefined;
+    if (breaks.has('paragraph') && reading.text.slice(0, tokens[at].start).includes('\n')) return undefined;
+    if (refs.some((r) => r.entity.type === 'character' && !r.narrator && fits(kind, pronounsOf(r.entity)))) return undefined;
+    if (breaks.has('quotation') && tokens.slice(0, at).some((t) => t.quoted)) return undefined;
+    if (breaks.has('unknownI') && unknownI.length > 0) return undefined;
+    if (breaks.has('unresolved') && unresolved.some((k) => personal[tokens[k].lower]?.[0] === kind)) return undefined;
+    if (breaks.has('newcomer') && tokens.slice(0, at).some((t, k) => pronounCarry.newcomers.has(t.lower) && mayBe(tokens, k + 1, kind))) return undefined;
+    return antecedent.entity;
   }
 
   /** The kin reference a possessor starts, added after it: answers the token it ends at. */
@@ -464,4 +490,36 @@ function resolve(
   // sentence goes on about.
   const seen = recentSubject && tokens[recentSubject.first].sentence === sentence - 1 ? noticed(syntax, candidates, recentSubject) : undefined;
   return (seen ?? recentSubject ?? candidates.at(-1))!.entity;
+}
+
+/** A character named before the passage: how many sentences back, and how far into the passage a pronoun may take it. */
+export type Antecedent = { entity: SliceEntity; back: number; reach: number };
+
+/**
+ * For "he" and "she", the character a pronoun the passage leaves with no antecedent may take from the words before it
+ * in its chapter (`before`, read by chapterBefore.ts): the one character they name whose pronouns are these, when
+ * they name nobody else those may fit (a rival) and no break of `pronounCarry` follows its last mention there (a
+ * quotation, a newcomer who may be of that gender, an unknown "I").
+ */
+export function chapterAntecedents(before: Reading, entities: SliceEntity[], pronounsOf: (e: SliceEntity) => Pronouns | undefined): Map<Pronouns, Antecedent> {
+  const { tokens } = before;
+  const named = findNames(before, entities).filter((r) => r.entity.type === 'character' && r.entity.state.narrator !== true);
+  const found = new Map<Pronouns, Antecedent>();
+  const { breaks } = pronounCarry;
+  const narrated = entities.some((e) => e.type === 'character' && e.state.narrator === true);
+  for (const kind of ['he', 'she'] as const) {
+    // The last one named whose pronouns are known to be these; another there whom they may fit is a rival.
+    const lastNamed = named.filter((r) => pronounsOf(r.entity) === kind).at(-1);
+    if (!lastNamed) continue;
+    const { last } = lastNamed;
+    if (breaks.has('rival') && named.some((r) => r.entity !== lastNamed.entity && fits(kind, pronounsOf(r.entity)))) continue;
+    const after = tokens.slice(last + 1);
+    if (breaks.has('quotation') && after.some((t) => t.quoted)) continue;
+    if (breaks.has('unknownI') && !narrated && after.some((t) => t.text === 'I' && t.pos === 'PRON')) continue;
+    if (breaks.has('newcomer') && after.some((t, k) => pronounCarry.newcomers.has(t.lower) && mayBe(tokens, last + 2 + k, kind))) continue;
+    const back = tokens[tokens.length - 1].sentence - tokens[last].sentence + 1;
+    // A newline after it: the passage is in another paragraph, where the reader's own window reaches, not its carry.
+    found.set(kind, { entity: lastNamed.entity, back, reach: before.text.slice(tokens[last].end).includes('\n') ? chapterAntecedent.acrossParagraph : pronounCarry.sentences });
+  }
+  return found;
 }
