@@ -9,12 +9,13 @@
 // twice ("at noon … at noon"). Looking or pointing at a place ("looked across at X"), being born there, the
 // pluperfect, and what is thought, dreamt, reported or disjoined ("in X or at Y") place nobody. A placement not on the
 // move also clashes with where the canon holds the character as of the passage (state `location`), unless one place
-// lies inside the other.
+// lies inside the other; so do, against the canon only, the places dialogue gives its speaker, the one spoken to or a
+// third person by name, a writer's place ("writes from X"), and a pluperfect stay whose span runs up to the now.
 import type { ConflictDraft } from '../kinds.ts';
-import { collective, containedIn, contains, directional, formerly, future, hypothetical, inside, kinWord, manners, motion, namesOneMoment, pathMotion, people, placedPassives, placing, planning, pointing, portions, possessives, residences, rooms, simultaneity, spokenSubjects, stays, stretches, thinking, timeNouns, timeShifts } from '../reader/lexicon.ts';
+import { collective, containedIn, contains, directional, formerly, future, hearsay, hypothetical, inside, kinWord, manners, modals, motion, namesOneMoment, pastSpans, pathMotion, people, placedPassives, placing, planning, pointing, portions, possessives, residences, rooms, simultaneity, spanClosers, spanOpeners, spokenSubjects, stays, stretches, thinking, timeNouns, timeShifts, untilNow, writing } from '../reader/lexicon.ts';
 import { finiteTense, verbIn, type Token } from '../reader/nlp.ts';
 import type { Ref } from '../reader/references.ts';
-import { asserts, atSubjectPosition, clauseEnd, clauseStart, predicatesOf, wheneverAfterHabit, type Predicate } from '../reader/syntax.ts';
+import { asserts, atSubjectPosition, clauseEnd, clauseStart, moodOf, predicatesOf, wheneverAfterHabit, type Predicate } from '../reader/syntax.ts';
 import { addresseeOf, speakerOf } from './kinship.ts';
 import { sentenceOf, spanAt, words, type Passage } from './passage.ts';
 
@@ -286,10 +287,19 @@ function placements(p: Passage): Placement[] {
 function spokenPlacements(p: Passage): Placement[] {
   const { tokens } = p.reading;
   const startingAt = new Map(p.refs.filter((r) => r.entity.type === 'character' && !r.kin).map((r) => [r.first, r]));
+  // A third person by name, not a pronoun nor a kin word: whom "she" means in someone's words is the speaker's guess.
+  const namedEndingAt = new Map(p.refs.filter((r) => r.entity.type === 'character' && !r.kin && !r.pronoun && tokens[r.first].quoted).map((r) => [r.last, r]));
   const found: Placement[] = [];
   for (const ref of p.refs.filter((r) => r.entity.type === 'location' && tokens[r.first].quoted)) {
     const prep = prepositionOf(p, ref);
-    if (prep === undefined || tokens[prep - 1]?.pos === 'NOUN') continue;
+    if (prep === undefined) continue;
+    const placed = (character: Ref['entity']) => found.push({ character, place: ref.entity, prep, ref, clause: p.syntax.clause[prep], moving: false, direct: true, present: true });
+    const apposed = apposedInDialogue(p, ref, prep, namedEndingAt);
+    if (apposed) {
+      placed(apposed.entity);
+      continue;
+    }
+    if (tokens[prep - 1]?.pos === 'NOUN') continue;
     let verb = prep - 1;
     while (verb > 0 && tokens[verb].pos === 'ADV') verb--;
     const v = tokens[verb];
@@ -297,17 +307,144 @@ function spokenPlacements(p: Passage): Placement[] {
     let subject = verb - 1;
     while (subject > 0 && tokens[subject].pos === 'ADV') subject--;
     const who = spokenSubjects[tokens[subject]?.lower ?? ''];
-    if (!who || tokens[subject].pos !== 'PRON' || !tokens[subject].quoted) continue;
-    // The quoted words of its sentence: a question, a wish, a condition or another time says where nobody is now.
-    const sentence = p.reading.sentences[v.sentence];
-    const quoted = tokens.slice(sentence.first, sentence.last + 1).filter((t) => t.quoted);
-    const before = tokens.slice(sentence.first, subject).filter((t) => t.quoted);
-    const clause = tokens.slice(clauseStart(p.syntax, prep), clauseEnd(p.syntax, prep) + 1);
-    if (quoted.some((t) => t.text === '?') || clause.some((t) => timeShifts.has(t.lower) || future.has(t.lower))) continue;
-    if (before.some((t) => hypothetical.has(t.lower) || ['when', 'as'].includes(t.lower) || verbIn(thinking, t) || verbIn(planning, t))) continue;
+    // "“Mr. Darcy is at Pemberley now,”": a third person the speaker places, not on hearsay ("I hear Darcy is…").
+    const third = namedEndingAt.get(subject);
+    if (third && third.entity.type === 'character' && spokenNow(p, third.first, prep, true)) {
+      placed(third.entity);
+      continue;
+    }
+    if (!who || tokens[subject].pos !== 'PRON' || !tokens[subject].quoted || !spokenNow(p, subject, prep, false)) continue;
     const character = who === 'speaker' ? speakerOf(p, subject, startingAt) : (vocativeAround(p, prep, startingAt) ?? addresseeOf(p, subject, startingAt));
     if (!character || character.entity.type !== 'character') continue;
-    found.push({ character: character.entity, place: ref.entity, prep, ref, clause: p.syntax.clause[prep], moving: false, direct: true, present: true });
+    placed(character.entity);
+  }
+  return found;
+}
+
+/**
+ * Whether quoted words placing the one whose subject (or name) starts at token `subject` speak of now: not in a
+ * question, after a wish, a condition, a thought or a plan ("“I wish I were at X”", "“If I am at X by noon”"), nor moved
+ * off the now ("tomorrow", "will"); `third`: nor on hearsay ("“They say Darcy is at X”").
+ */
+function spokenNow(p: Passage, subject: number, prep: number, third: boolean): boolean {
+  const { tokens } = p.reading;
+  const sentence = p.reading.sentences[tokens[subject].sentence];
+  const quoted = tokens.slice(sentence.first, sentence.last + 1).filter((t) => t.quoted);
+  const before = tokens.slice(sentence.first, subject).flatMap((t, j) => (t.quoted ? [sentence.first + j] : []));
+  const clause = tokens.slice(clauseStart(p.syntax, prep), clauseEnd(p.syntax, prep) + 1);
+  if (quoted.some((t) => t.text === '?') || clause.some((t) => timeShifts.has(t.lower) || future.has(t.lower))) return false;
+  if (third && before.some((k) => verbIn(hearsay, tokens[k]) || modals.has(tokens[k].lower))) return false;
+  // "as I am at X" opens a clause of time; "as ever was" does not.
+  const opensClause = (k: number) => tokens[k].lower === 'when' || (tokens[k].lower === 'as' && !(third && ['ADV', 'ADJ'].includes(tokens[k + 1]?.pos ?? '')));
+  return !before.some((k) => hypothetical.has(tokens[k].lower) || opensClause(k) || verbIn(thinking, tokens[k]) || verbIn(planning, tokens[k]));
+}
+
+/**
+ * "“…come to see his old shipmate Billy, at the Royal George inn.”": a name set off by a comma before a placing
+ * preposition whose place ends the phrase is placed there, when the verb before the name (past an infinitive) is not
+ * of the past ("“I saw Billy, at the inn”", "“Tom went to see Ruth, at X”"), a perfect or a modal.
+ */
+function apposedInDialogue(p: Passage, ref: Ref, prep: number, namedEndingAt: Map<number, Ref>): Ref | undefined {
+  const { tokens } = p.reading;
+  const named = namedEndingAt.get(prep - 2);
+  if (!named || named.entity.type !== 'character' || tokens[prep - 1]?.text !== ',' || !tokens[prep].quoted) return undefined;
+  // The place closes the phrase: "at the Royal George inn." (its head noun may follow the name).
+  let after = ref.last + 1;
+  if (tokens[after]?.pos === 'NOUN') after++;
+  if (!tokens[after] || !['.', ',', '!', ';', '”', '"'].includes(tokens[after].text)) return undefined;
+  for (let k = named.first - 1; k >= clauseStart(p.syntax, named.first); k--) {
+    // "went up to see Billy": the time is the verb's the infinitive hangs on.
+    if ((tokens[k].pos !== 'VERB' && tokens[k].pos !== 'AUX') || tokens[k - 1]?.lower === 'to') continue;
+    const mood = moodOf(p.syntax, predicateAt(p, k));
+    if (mood.tense === 'past' || mood.negated || mood.modal || mood.pluperfect || predicateAt(p, k).auxes.some((a) => tokens[a].lemma === 'have')) return undefined;
+    break;
+  }
+  return spokenNow(p, named.first, prep, true) ? named : undefined;
+}
+
+/**
+ * "letters which Jane had written to her from Longbourn since her being in Kent", "“I write from Bath,” said Anne":
+ * the writer (the subject right before the verb of writing) is where they write from, when the writing is now (the
+ * present) or a perfect whose span reaches now ("since"); a past writing ("I wrote from Portsmouth") says nothing of now.
+ */
+function writtenPlacements(p: Passage): Placement[] {
+  const { tokens } = p.reading;
+  const startingAt = new Map(p.refs.filter((r) => r.entity.type === 'character' && !r.kin).map((r) => [r.first, r]));
+  const found: Placement[] = [];
+  for (const ref of p.refs.filter((r) => r.entity.type === 'location')) {
+    let from = ref.first - 1;
+    if (tokens[from]?.pos === 'DET') from--;
+    if (tokens[from]?.lower !== 'from') continue;
+    // Back to the verb over "to her", "to a friend": the one written to.
+    let verb = from - 1;
+    while (verb >= 0 && verb > from - 6 && ['PRON', 'PROPN', 'DET', 'ADJ', 'NOUN', 'ADV'].includes(tokens[verb].pos)) verb--;
+    if (verb < from - 1 && tokens[verb]?.lower === 'to') verb--;
+    while (verb >= 0 && tokens[verb].pos === 'ADV') verb--;
+    const v = tokens[verb];
+    if (!v || v.pos !== 'VERB' || !verbIn(writing, v) || v.sentence !== tokens[ref.first].sentence || v.quoted !== tokens[ref.first].quoted) continue;
+    const predicate = predicateAt(p, verb);
+    const mood = moodOf(p.syntax, predicate);
+    if (mood.negated || mood.modal || mood.passive || mood.habitual || predicate.auxes.some((a) => future.has(tokens[a].lower))) continue;
+    const perfect = predicate.auxes.some((a) => tokens[a].lemma === 'have');
+    const sentence = p.reading.sentences[v.sentence];
+    const reachesNow = tokens.slice(ref.last + 1, sentence.last + 1).some((t) => untilNow.has(t.lower));
+    if (perfect ? !reachesNow : mood.tense !== 'present') continue;
+    let subject = (predicate.auxes[0] ?? verb) - 1;
+    while (subject >= 0 && tokens[subject].pos === 'ADV') subject--;
+    let writer: Ref | undefined;
+    if (v.quoted) {
+      const unasserted = p.syntax.unasserted[verb];
+      if (unasserted !== undefined && unasserted !== 'dialogue') continue;
+      const named = p.refs.find((r) => r.last === subject && r.entity.type === 'character' && !r.kin && !r.pronoun);
+      if (named && spokenNow(p, named.first, from, true)) writer = named;
+      else if (tokens[subject]?.lower === 'i' && spokenNow(p, subject, from, false)) writer = speakerOf(p, subject, startingAt);
+    } else {
+      if (p.syntax.unasserted[verb] !== undefined) continue;
+      writer = p.refs.find((r) => r.last === subject && r.entity.type === 'character' && !r.kin && r.pronoun !== 'possessive' && r.pronoun !== 'object');
+    }
+    if (!writer || writer.entity.type !== 'character') continue;
+    found.push({ character: writer.entity, place: ref.entity, prep: from, ref, clause: p.syntax.clause[from], moving: false, direct: true, present: true });
+  }
+  return found;
+}
+
+/**
+ * "We had left Barnard's Inn more than a year, and lived at the forge again", "Ruth had been at Fenwick these three
+ * weeks": a stay told in the pluperfect (its own "had", or one its clause shares with the clause before) with a span
+ * that runs up to the story's now (lexicon `spanOpeners`, `untilNow`) holds at the now; a span closed before it
+ * ("before", "until", "ago", `spanClosers`) or none says nothing of the now.
+ */
+function heldUntilNow(p: Passage): Placement[] {
+  const { tokens } = p.reading;
+  const characters = [...p.refs.filter((r) => r.entity.type === 'character' && !r.kin && r.pronoun !== 'possessive' && r.pronoun !== 'object'), ...narratorsWe(p)];
+  const found: Placement[] = [];
+  for (const ref of p.refs.filter((r) => r.entity.type === 'location' && !tokens[r.first].quoted)) {
+    const prep = prepositionOf(p, ref);
+    if (prep === undefined) continue;
+    let verb = prep - 1;
+    while (verb > 0 && tokens[verb].pos === 'ADV') verb--;
+    const v = tokens[verb];
+    if (!v || !(v.pos === 'AUX' || v.pos === 'VERB') || !verbIn(stays, v) || p.syntax.unasserted[verb] !== undefined || v.negated) continue;
+    const sentence = p.reading.sentences[v.sentence];
+    const words = tokens.slice(sentence.first, sentence.last + 1);
+    if (words.some((t) => t.quoted || spanClosers.has(t.lower) || future.has(t.lower) || modals.has(t.lower) || hypothetical.has(t.lower))) continue;
+    const spans = words.some((t, j) => untilNow.has(t.lower) || (spanOpeners.has(t.lower) && words.slice(j + 1, j + 4).some((w) => pastSpans.has(w.lower) || stretches.has(w.lemma))));
+    if (!spans) continue;
+    // The "had" of the stay: its own, or that of the clause its "and" joins it to ("had left X…, and lived at Y").
+    const predicate = predicateAt(p, verb);
+    let had = predicate.auxes.find((a) => tokens[a].lower === 'had');
+    let from = (predicate.auxes[0] ?? verb) - 1;
+    if (had === undefined) {
+      if (predicate.auxes.length || tokens[from]?.lower !== 'and' || finiteTense(tokens, verb) !== 'past') continue;
+      for (let k = from - 1; k >= sentence.first && had === undefined; k--) if (tokens[k].lower === 'had' && tokens[k + 1]?.pos === 'VERB') had = k;
+      if (had === undefined) continue;
+      from = had - 1;
+    } else if (predicate.auxes.some((a) => tokens[a].lower !== 'had' && tokens[a].lemma !== 'be')) continue;
+    if (tokens.slice(had, verb + 1).some((t) => t.negated || ['not', "n't", 'never'].includes(t.lower))) continue;
+    while (from >= sentence.first && tokens[from].pos === 'ADV') from--;
+    const stayer = characters.find((c) => c.last === from);
+    if (!stayer || stayer.entity.type !== 'character') continue;
+    found.push({ character: stayer.entity, place: ref.entity, prep, ref, clause: p.syntax.clause[prep], moving: false, direct: true, present: false });
   }
   return found;
 }
@@ -416,7 +553,7 @@ function heldElsewhere(p: Passage, characterId: string, mine: Placement[]): Conf
 
 export function locations(p: Passage): ConflictDraft[] {
   const all = placements(p);
-  const spoken = spokenPlacements(p);
+  const canonOnly = [...spokenPlacements(p), ...writtenPlacements(p), ...heldUntilNow(p)];
   const hits: ConflictDraft[] = [];
   for (const character of p.slice.entities.filter((e) => e.type === 'character')) {
     const mine = all.filter((x) => x.character.id === character.id);
@@ -429,8 +566,9 @@ export function locations(p: Passage): ConflictDraft[] {
       }
     }
     if (!clash) {
-      // What dialogue says of where someone is stands against the canon only, not against the narration's places.
-      const held = heldElsewhere(p, character.id, [...mine, ...spoken.filter((x) => x.character.id === character.id)]);
+      // What dialogue says of where someone is, where a writer writes from and a stay up to now told in the pluperfect
+      // stand against the canon only, not against the narration's places.
+      const held = heldElsewhere(p, character.id, [...mine, ...canonOnly.filter((x) => x.character.id === character.id)]);
       if (held) hits.push(held);
       continue;
     }

@@ -240,6 +240,23 @@ export const timeNouns = set(`
   dawn daybreak sunrise morning noon midday afternoon evening dusk sunset twilight nightfall night midnight matins lauds
   prime terce sext none vespers compline
 `);
+/** Verbs of writing: "Jane writes from Longbourn", "I am writing from Bath" place the writer where they write. */
+export const writing = set('write pen scribble');
+/**
+ * Words before a third person's place in dialogue that make it hearsay, not the speaker's claim: "I hear Darcy is at
+ * Pemberley", "they say", "I am told".
+ */
+export const hearsay = set('hear say tell report rumour rumor understand gather learn');
+/** A span reaching the story's now after a perfect: "letters she had written from X since Easter". */
+export const untilNow = set('since');
+/**
+ * A pluperfect stay with a span that runs up to the story's now ("had lived at X these three years", "had been at X
+ * more than a year"): the words that open the span, then one of `pastSpans` or `stretches` within two words. Not
+ * "for": "had lived at X for years" is as often a stretch of the past.
+ */
+export const spanOpeners = set('these more above upwards nearly full');
+/** Words that close such a span before the now: "had been at X a week before…", "…until the spring", "…years ago". */
+export const spanClosers = set('before until till after ago once formerly then when');
 
 // Eye and hair colours. A colour names the families it belongs to; two colours agree when they share one. Eye colours
 // follow the usual six (brown, blue, grey, green, hazel, amber), so hazel eyes are neither green nor brown ones. Vague
