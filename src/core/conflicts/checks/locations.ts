@@ -11,7 +11,7 @@
 // move also clashes with where the canon holds the character as of the passage (state `location`), unless one place
 // lies inside the other.
 import type { ConflictDraft } from '../kinds.ts';
-import { collective, containedIn, contains, directional, formerly, future, hypothetical, inside, kinWord, manners, motion, namesOneMoment, pathMotion, people, placedPassives, placing, planning, pointing, portions, possessives, residences, rooms, simultaneity, spokenSubjects, stays, stretches, thinking, timeNouns, timeShifts } from '../reader/lexicon.ts';
+import { collective, containedIn, contains, directional, formerly, future, hypothetical, inside, kinWord, manners, motion, namesOneMoment, pathMotion, people, placedPassives, placing, planning, pointing, portions, possessives, residences, rooms, simultaneity, spokenSubjects, stays, stretches, thinking, timeNouns, timeShifts, unspecific } from '../reader/lexicon.ts';
 import { finiteTense, verbIn, type Token } from '../reader/nlp.ts';
 import type { Ref } from '../reader/references.ts';
 import { asserts, atSubjectPosition, clauseEnd, clauseStart, predicatesOf, wheneverAfterHabit, type Predicate } from '../reader/syntax.ts';
@@ -72,13 +72,16 @@ function predicateAt(p: Passage, verb: number): Predicate {
 /**
  * A room or a piece of furniture at token k that someone is in ("in the drawing-room at X", "in the apple barrel in the
  * yard of X", "within the park at X"): its place is its occupant's; returns the room's own preposition. Not a thing's
- * ("the key of the cottage in X").
+ * ("the key of the cottage in X"), nor one no particular room ("to fix on any house in X").
  */
 function occupied(p: Passage, k: number): number | undefined {
   const { tokens } = p.reading;
   if (!tokens[k] || (!rooms.has(tokens[k].lemma) && !rooms.has(tokens[k].lower))) return undefined;
   let j = k - 1;
-  while (j >= 0 && (['DET', 'ADJ', 'NOUN', 'NUM'].includes(tokens[j].pos) || tokens[j].text === '-' || possessives.has(tokens[j].lower))) j--;
+  while (j >= 0 && (['DET', 'ADJ', 'NOUN', 'NUM'].includes(tokens[j].pos) || tokens[j].text === '-' || possessives.has(tokens[j].lower))) {
+    if (unspecific.has(tokens[j].lower)) return undefined;
+    j--;
+  }
   return j >= 0 && placing.has(tokens[j].lower) ? j : undefined;
 }
 
