@@ -654,6 +654,7 @@ function speakers(p: Passage): { q: Quotation; speaker: SliceEntity | undefined 
   return found;
 }
 const sentenceEnds = new Set(['.', '!', '?']);
+const quoteOpeners = new Set(['“', '"', '‘']);
 
 /**
  * Ages and colours told in dialogue of someone the quotation makes sure of: '"I'm fifteen," said Jem' (its speaker),
@@ -708,8 +709,10 @@ function spokenStatements(p: Passage): { entity: string; statement: Statement }[
   /** A name set off by commas in the sentence of token i, in its quotation: "They look glorious, Margaret, in your fair hair." */
   function vocativeOf(p: Passage, i: number, startingAt: Map<number, Ref>): SliceEntity | undefined {
     const s = p.reading.sentences[tokens[i].sentence];
-    const named = [...startingAt.values()].filter((r) => r.first >= s.first && r.last <= s.last && !r.pronoun && tokens[r.first].quoted && tokens[r.last + 1]?.quoted !== false);
-    const set = named.filter((r) => [',', '!', '.', '?'].includes(tokens[r.last + 1]?.text ?? '') && (r.first === s.first || [',', '“', '"', '‘'].includes(tokens[r.first - 1]?.text ?? '') || !tokens[r.first - 1]?.quoted));
+    // set off by a comma, or opening the sentence or its quotation, and closed by a comma or the sentence's end
+    const set = [...startingAt.values()].filter(
+      (r) => r.first >= s.first && r.last <= s.last && !r.pronoun && tokens[r.first].quoted && [',', '!', '.', '?'].includes(tokens[r.last + 1]?.text ?? '') && (r.first === s.first || tokens[r.first - 1]?.text === ',' || !tokens[r.first - 1]?.quoted || quoteOpeners.has(tokens[r.first - 1]?.text ?? '')),
+    );
     const ids = new Set(set.map((r) => r.entity.id));
     return ids.size === 1 ? set[0].entity : undefined;
   }

@@ -50,7 +50,7 @@ function genderOfNoun(word: string): Gender | undefined {
 // A description after a name: "X, a …" / "X is the …" / "X was Margaret's …", up to the punctuation ending it.
 const describing = /^(?:,\s*|\s+(?:is|was)\s+)((?:a|an|the|his|her|their|[\p{Lu}][\p{L}.]*['’]s)\s[^,;:.()—–!?"“”]+)/u;
 // What follows a description's head noun: "a sailor of Frederick's ship", "a man who…".
-const afterHead = /\s(?:of|in|at|from|with|who|whom|whose|that|which|to|for|on|by|near|under|since|until|to|as)\s.*$/;
+const afterHead = /\s(?:of|in|at|from|with|who|whom|whose|that|which|to|for|on|by|near|under|since|until|as)\s.*$/;
 
 /**
  * The gender the approved facts describe a character as: the head noun of each description of one of its names in
