@@ -14,7 +14,7 @@ import { knowledgeOf, trackedFacts } from '../knowledge/knowledge.ts';
 import { kinOfKind } from './reader/kin.ts';
 import { homeKinds, titleSpellings } from './reader/lexicon.ts';
 import { saysI } from './reader/references.ts';
-import { impliedPronouns, pronounsOf, statedPronouns, type Pronouns } from './reader/pronouns.ts';
+import { canonPronouns, pronounsOf, type Pronouns } from './reader/pronouns.ts';
 
 export type SliceEntity = {
   id: string;
@@ -389,7 +389,7 @@ async function learnPronouns(prisma: PrismaClient, entities: SliceEntity[], rela
   const kindsOf = (id: string) => kinds.get(id) ?? [];
   const unknown: SliceEntity[] = [];
   for (const e of entities.filter((x) => x.type === 'character')) {
-    e.pronouns = statedPronouns(e.state) ?? impliedPronouns(e, kindsOf(e.id));
+    e.pronouns = canonPronouns(e, kindsOf(e.id), e.facts.map((f) => f.text));
     if (!e.pronouns) unknown.push(e);
   }
   if (unknown.length === 0) return;
@@ -399,8 +399,7 @@ async function learnPronouns(prisma: PrismaClient, entities: SliceEntity[], rela
   const snippets = new Map<string, string[]>();
   for (const r of rows) snippets.get(r.entityId)?.push(r.snippet) ?? snippets.set(r.entityId, [r.snippet]);
   for (const e of unknown) {
-    const texts = [...e.facts.map((f) => f.text), ...(snippets.get(e.id) ?? [])];
-    e.pronouns = pronounsOf(e, kindsOf(e.id), texts);
+    e.pronouns = pronounsOf(e, kindsOf(e.id), e.facts.map((f) => f.text), snippets.get(e.id) ?? []);
   }
 }
 

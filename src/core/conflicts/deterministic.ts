@@ -16,7 +16,7 @@ import { locations } from './checks/locations.ts';
 import type { Passage } from './checks/passage.ts';
 import type { ConflictDraft } from './kinds.ts';
 import { read, type Reading } from './reader/nlp.ts';
-import { impliedPronouns, statedPronouns, type Pronouns } from './reader/pronouns.ts';
+import { canonPronouns, type Pronouns } from './reader/pronouns.ts';
 import { heldKinship } from './reader/kin.ts';
 import { chapterAntecedents, findReferences, type Ref } from './reader/references.ts';
 import { analyse, type Syntax } from './reader/syntax.ts';
@@ -53,10 +53,10 @@ export function findDeterministicConflicts(text: string, slice: CanonSlice, epis
   const outgoing = new Map<string, string[]>();
   for (const r of slice.relationships) outgoing.set(r.from, [...(outgoing.get(r.from) ?? []), r.kind]);
   // The slice carries the pronouns it learned from the chapters; a slice built without them falls back on the state,
-  // names and relationship kinds.
+  // names, relationship kinds and the facts' descriptions.
   const known = new Map<string, Pronouns | undefined>();
   const pronounsOf = (e: SliceEntity): Pronouns | undefined => {
-    if (!known.has(e.id)) known.set(e.id, e.pronouns ?? statedPronouns(e.state) ?? impliedPronouns(e, outgoing.get(e.id) ?? []));
+    if (!known.has(e.id)) known.set(e.id, e.pronouns ?? canonPronouns(e, outgoing.get(e.id) ?? [], e.facts.map((f) => f.text)));
     return known.get(e.id);
   };
   const held = heldKinship(slice.relationships);

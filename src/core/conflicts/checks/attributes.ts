@@ -8,7 +8,8 @@
 // canon age inside them; every feature of a list after "with" ("with blue eyes and black hair"); titles before the
 // name ("Prioress Hilde", "Lt. Sato"), after it ("X, Abbot of Saint Ives,"; "X the Prior"), or as a predicate ("X was
 // captain of the guard"). A colour followed by "with"/"from" is a passing state ("grey with dust", "red from
-// weeping"), red eyes are sore eyes, vague shades ("dark") contradict nothing, an age told of an earlier time ("was six when…", "when X was six", "At sixty, X…") contradicts only an
+// weeping"), red eyes are sore eyes, vague shades ("dark") stated alone contradict nothing (a shade the canon gives
+// alone is read as the colours it means: lexicon `loneShades`), an age told of an earlier time ("was six when…", "when X was six", "At sixty, X…") contradicts only an
 // older canon age than it gives, and a change ("her hair turned white") is an event.
 import type { SliceEntity } from '../canonSlice.ts';
 import type { ConflictDraft } from '../kinds.ts';
@@ -30,6 +31,7 @@ import {
   type ColourAttribute,
   kinWord,
   linking,
+  loneShades,
   longestTitle,
   normaliseTitle,
   pastAge,
@@ -37,14 +39,17 @@ import {
   personNouns,
   shades,
   soreEyeColours,
+  thinking,
   titlesAgree,
 } from '../reader/lexicon.ts';
 import { heldKinship } from '../reader/kin.ts';
 import { verbIn, type Token } from '../reader/nlp.ts';
 import { matchAround, type Classes, type Rule, type Slot } from '../reader/patterns.ts';
+import { fits } from '../reader/pronouns.ts';
 import type { Ref } from '../reader/references.ts';
 import { asserts, clauseStart, moodOf, predicatesOf } from '../reader/syntax.ts';
-import { quotations, speakerOf } from './knowledge.ts';
+import { addresseeOf } from './kinship.ts';
+import { quotations, speakerOf, type Quotation } from './knowledge.ts';
 import { quoteAt, refsOf, spanAt, type Passage } from './passage.ts';
 
 type Attribute = ColourAttribute | 'age' | 'title';
@@ -341,8 +346,14 @@ function colourStatements(p: Passage, ref: Ref): Statement[] {
       const earlier = tokens.slice(p.reading.sentences[sentence].first, k).reverse().find((t) => attributeNouns[t.lower]);
       attribute = earlier ? attributeNouns[earlier.lower] : undefined;
     }
-    // "her wonderfully fair complexion, keen brown eyes, and curls…": the possessive holds every item of its list.
-    if (!attribute && head?.pos === 'NOUN' && tokens[k + 1]?.text === ',') statements.push(...possessedList(k + 2));
+    // "her wonderfully fair complexion, keen brown eyes, and curls…", "her delicate features and mild blue eyes", "her
+    // white crape mourning, and long floating black hair": the possessive holds every item of its list (an item's head
+    // may be a compound, "crape mourning").
+    if (!attribute && head?.pos === 'NOUN') {
+      let last = k;
+      while (inSentence(last + 1) && !attributeNouns[tokens[last + 1].lower] && (tokens[last + 1].pos === 'NOUN' || (tokens[last + 1].pos === 'VERB' && tokens[last + 1].lower.endsWith('ing')))) last++;
+      if (tokens[last + 1]?.text === ',' || tokens[last + 1]?.lower === 'and') statements.push(...possessedList(last + 2 - Number(tokens[last + 1].lower === 'and')));
+    }
     if (attribute && asserted(k)) {
       // "Mira's eyes, grey as the sea, …", "Thorne's hair, thick and black as a boy's, …": an adjective phrase in
       // apposition to the noun, up to what ends it ("as", "with", a comma).
@@ -383,7 +394,9 @@ function colourStatements(p: Passage, ref: Ref): Statement[] {
     for (let item = 0; item < 3 && inSentence(j); item++) {
       if (tokens[j].lower === 'and') j++;
       const start = j;
-      while (inSentence(j) && (['ADJ', 'ADV'].includes(tokens[j].pos) || tokens[j].text === '-' || colours.has(tokens[j].lower)) && !attributeNouns[tokens[j].lower]) j++;
+      // a participle the tagger reads as a noun may qualify the item ("long floating black hair")
+      const participle = (t: Token) => ['NOUN', 'VERB'].includes(t.pos) && /(ing|ed)$/.test(t.lower) && (['ADJ', 'NOUN'].includes(tokens[j + 1]?.pos ?? '') || colours.has(tokens[j + 1]?.lower ?? ''));
+      while (inSentence(j) && (['ADJ', 'ADV'].includes(tokens[j].pos) || tokens[j].text === '-' || colours.has(tokens[j].lower) || participle(tokens[j])) && !attributeNouns[tokens[j].lower]) j++;
       if (!inSentence(j) || tokens[j].pos !== 'NOUN') break;
       const attribute = attributeNouns[tokens[j].lower];
       const stated = coloursIn(tokens, start, j - 1);
@@ -622,27 +635,102 @@ function ageStatements(p: Passage, ref: Ref): Statement[] {
 }
 
 /**
- * '"I'm fifteen," said Jem': the age a character gives of themselves in a quotation a speech tag gives them, unless
- * told of another time or as a supposition ("when I was ten", "if I were twenty").
+ * The speaker of each quotation: the one its speech tag names, else, for a quotation right after a tagged one in the
+ * same paragraph with only the tag's sentence between them, that one's speaker ('“I am tired,” said Mr. Hale. “I'm
+ * forty-five…”').
  */
-function spokenAges(p: Passage, speaker: SliceEntity): Statement[] {
+function speakers(p: Passage): { q: Quotation; speaker: SliceEntity | undefined }[] {
   const { tokens, text } = p.reading;
-  const statements: Statement[] = [];
+  const found: { q: Quotation; speaker: SliceEntity | undefined }[] = [];
   for (const q of quotations(text, tokens)) {
-    let said: boolean | undefined;
-    for (let i = q.first; i < q.last; i++) {
-      const be = tokens[i + 1];
-      if (tokens[i].text !== 'I' || !['am', "'m", '’m', 'was'].includes(be?.lower ?? '') || be.negated || tokens[i + 2]?.lower === 'not') continue;
-      if (tokens.slice(Math.max(q.first, i - 4), i).some((t) => temporal.has(t.lower) || hypothetical.has(t.lower) || t.lemma === 'wish')) continue;
-      let k = i + 2;
-      while (tokens[k]?.pos === 'ADV' && !ageRangeAt(tokens, k)) k++;
-      const n = statedAge(tokens, k);
-      if (!n || !endsAge(tokens, n.last + 1) || n.last > q.last) continue;
-      said ??= speakerOf(p, q)?.id === speaker.id;
-      if (said) statements.push({ attribute: 'age', value: String(n.value), from: i, to: n.last, ...(n.range && { range: n.range }) });
+    let speaker = speakerOf(p, q);
+    const previous = found.at(-1);
+    if (!speaker && previous?.speaker && !text.slice(tokens[previous.q.last].end, tokens[q.first].start).includes('\n')) {
+      const between = tokens.slice(previous.q.last + 1, q.first).filter((t) => !t.quoted);
+      if (between.filter((t) => sentenceEnds.has(t.text)).length <= 1) speaker = previous.speaker;
+    }
+    found.push({ q, speaker });
+  }
+  return found;
+}
+const sentenceEnds = new Set(['.', '!', '?']);
+const quoteOpeners = new Set(['“', '"', '‘']);
+
+/**
+ * Ages and colours told in dialogue of someone the quotation makes sure of: '"I'm fifteen," said Jem' (its speaker),
+ * "my black hair" (its speaker), "in your fair hair, Margaret" (the one a vocative of its sentence or its tag names),
+ * "About Mary… She's three-and-twenty" (the one character of that gender the speaker's quotations of the paragraph
+ * named before, not the speaker). Not in a sentence that asks, denies, supposes or wishes, nor an age told of another
+ * time ("when I was ten").
+ */
+function spokenStatements(p: Passage): { entity: string; statement: Statement }[] {
+  const { tokens, text } = p.reading;
+  const found: { entity: string; statement: Statement }[] = [];
+  const startingAt = new Map(p.refs.filter((r) => r.entity.type === 'character' && !r.kin).map((r) => [r.first, r]));
+  // Inside a quotation the words are the speaker's, so what the dialogue mark leaves unasserted is read as said.
+  const spoken: Passage = { ...p, syntax: { ...p.syntax, unasserted: p.syntax.unasserted.map((u) => (u === 'dialogue' ? undefined : u)), predicates: new Map() } };
+  const doubtful = (i: number) => {
+    const s = p.reading.sentences[tokens[i].sentence];
+    const said = tokens.slice(s.first, s.last + 1).filter((t) => t.quoted);
+    return said.some((t) => t.text === '?' || t.negated || t.lower === 'not' || t.lower === 'never' || hypothetical.has(t.lower) || t.lemma === 'wish' || verbIn(thinking, t));
+  };
+  for (const { q, speaker } of speakers(p)) {
+    for (let i = q.first; i <= q.last; i++) {
+      const t = tokens[i];
+      if (t.pos !== 'PRON') continue;
+      // "I'm fifteen", "I was thirteen last March"
+      if (t.text === 'I') {
+        const be = tokens[i + 1];
+        if (!speaker || !['am', "'m", '’m', 'was'].includes(be?.lower ?? '') || be.negated || tokens[i + 2]?.lower === 'not') continue;
+        if (tokens.slice(Math.max(q.first, i - 4), i).some((w) => temporal.has(w.lower) || hypothetical.has(w.lower) || w.lemma === 'wish')) continue;
+        let k = i + 2;
+        while (tokens[k]?.pos === 'ADV' && !ageRangeAt(tokens, k)) k++;
+        const n = statedAge(tokens, k);
+        if (n && endsAge(tokens, n.last + 1) && n.last <= q.last) found.push({ entity: speaker.id, statement: { attribute: 'age', value: String(n.value), from: i, to: n.last, ...(n.range && { range: n.range }) } });
+        continue;
+      }
+      if (doubtful(i)) continue;
+      const whose = t.lower === 'my' ? speaker : t.lower === 'your' ? (vocativeOf(p, i, startingAt) ?? namedAddressee(p, i, startingAt)) : thirdPerson(p, i, speaker);
+      if (!whose || !['my', 'your', 'her', 'his', 'she', 'he'].includes(t.lower)) continue;
+      if (['she', 'he'].includes(t.lower)) {
+        if (tokens.slice(Math.max(q.first, i - 4), i).some((w) => temporal.has(w.lower))) continue;
+        const ref: Ref = { entity: whose, first: i, last: i, pronoun: 'nominative', subject: true };
+        for (const statement of ageStatements(spoken, ref)) found.push({ entity: whose.id, statement });
+        continue;
+      }
+      // "her" before a noun phrase, not the object of its verb
+      if (t.lower === 'her' && !['NOUN', 'ADJ', 'ADV', 'NUM'].includes(tokens[i + 1]?.pos ?? '') && !colours.has(tokens[i + 1]?.lower ?? '')) continue;
+      const ref: Ref = { entity: whose, first: i, last: i, pronoun: 'possessive', subject: false };
+      for (const statement of colourStatements(spoken, ref)) if (statement.to <= q.last) found.push({ entity: whose.id, statement });
     }
   }
-  return statements;
+  return found;
+
+  /** A name set off by commas in the sentence of token i, in its quotation: "They look glorious, Margaret, in your fair hair." */
+  function vocativeOf(p: Passage, i: number, startingAt: Map<number, Ref>): SliceEntity | undefined {
+    const s = p.reading.sentences[tokens[i].sentence];
+    // set off by a comma, or opening the sentence or its quotation, and closed by a comma or the sentence's end
+    const set = [...startingAt.values()].filter(
+      (r) => r.first >= s.first && r.last <= s.last && !r.pronoun && tokens[r.first].quoted && [',', '!', '.', '?'].includes(tokens[r.last + 1]?.text ?? '') && (r.first === s.first || tokens[r.first - 1]?.text === ',' || !tokens[r.first - 1]?.quoted || quoteOpeners.has(tokens[r.first - 1]?.text ?? '')),
+    );
+    const ids = new Set(set.map((r) => r.entity.id));
+    return ids.size === 1 ? set[0].entity : undefined;
+  }
+  function namedAddressee(p: Passage, i: number, startingAt: Map<number, Ref>): SliceEntity | undefined {
+    return addresseeOf(p, i, startingAt)?.entity;
+  }
+  /** "she", "her", "he", "his": the one character of that gender named in the paragraph's quotations before token i. */
+  function thirdPerson(p: Passage, i: number, speaker: SliceEntity | undefined): SliceEntity | undefined {
+    const kind = tokens[i].lower === 'she' || tokens[i].lower === 'her' ? 'she' : tokens[i].lower === 'he' || tokens[i].lower === 'his' ? 'he' : undefined;
+    if (!kind) return undefined;
+    const named = p.refs.filter(
+      (r) => !r.pronoun && !r.kin && r.first < i && tokens[r.first].quoted && r.entity.type === 'character' && r.entity.id !== speaker?.id && !text.slice(tokens[r.last].end, tokens[i].start).includes('\n'),
+    );
+    const fitting = new Set(named.filter((r) => p.pronounsOf(r.entity) === kind).map((r) => r.entity));
+    // another character who may be of that gender, named there, leaves it in doubt
+    if (fitting.size !== 1 || named.some((r) => !fitting.has(r.entity) && fits(kind, p.pronounsOf(r.entity)))) return undefined;
+    return [...fitting][0];
+  }
 }
 
 function titleStatements(p: Passage, ref: Ref): Statement[] {
@@ -726,7 +814,9 @@ function contradicts(attribute: Attribute, canon: string[], stated: string, bygo
     const specific = words.filter((w) => !shades.has(w));
     if (specific.length === 0) return false;
     const canonWords = canon.flatMap((c) => c.split(/[\s-]+/)).filter((w) => colours.has(w));
-    const held = colourFamiliesOf(canonWords);
+    const lone = canonWords.length === 1 ? loneShades[attribute][canonWords[0]] : undefined;
+    // a statement with a shade of its own ("pale blue", "dark blue") is read as before: shades contradict little
+    const held = lone && !words.some((w) => shades.has(w)) ? new Set(lone) : colourFamiliesOf(canonWords);
     if (held.size === 0) return false;
     if (attribute === 'eyes' && specific.every((w) => soreEyeColours.has(w)) && !held.has('red')) return false;
     const said = colourFamiliesOf(specific);
@@ -744,6 +834,7 @@ function contradicts(attribute: Attribute, canon: string[], stated: string, bygo
 
 export function attributes(p: Passage): ConflictDraft[] {
   const hits: ConflictDraft[] = [];
+  const said = spokenStatements(p);
   for (const character of p.slice.entities.filter((e) => e.type === 'character')) {
     const canon = canonAttributes(character);
     if (canon.size === 0) continue;
@@ -752,7 +843,7 @@ export function attributes(p: Passage): ConflictDraft[] {
     const described = new Set<number>();
     const statements = [
       ...refsOf(p, character).flatMap((ref) => [...colourStatements(p, ref), ...ageStatements(p, ref), ...titleStatements(p, ref)]),
-      ...(canon.has('age') ? spokenAges(p, character) : []),
+      ...said.filter((x) => x.entity === character.id).map((x) => x.statement),
     ];
     for (const st of statements) {
       const held = canon.get(st.attribute);

@@ -12,7 +12,7 @@
 // lies inside the other; so do, against the canon only, the places dialogue gives its speaker, the one spoken to or a
 // third person by name, a writer's place ("writes from X"), and a pluperfect stay whose span runs up to the now.
 import type { ConflictDraft } from '../kinds.ts';
-import { collective, containedIn, contains, directional, formerly, future, hearsay, hypothetical, inside, kinWord, manners, modals, motion, namesOneMoment, pastSpans, pathMotion, people, placedPassives, placing, planning, pointing, portions, possessives, residences, rooms, simultaneity, spanClosers, spanOpeners, spokenSubjects, stays, stretches, thinking, timeNouns, timeShifts, untilNow, writing } from '../reader/lexicon.ts';
+import { collective, containedIn, contains, directional, formerly, future, hearsay, hypothetical, inside, kinWord, manners, modals, motion, namesOneMoment, pastSpans, pathMotion, people, placedPassives, placing, planning, pointing, portions, possessives, residences, rooms, simultaneity, spanClosers, spanOpeners, spokenSubjects, stays, stretches, thinking, timeNouns, timeShifts, unspecific, untilNow, writing } from '../reader/lexicon.ts';
 import { finiteTense, verbIn, type Token } from '../reader/nlp.ts';
 import type { Ref } from '../reader/references.ts';
 import { asserts, atSubjectPosition, clauseEnd, clauseStart, moodOf, predicatesOf, wheneverAfterHabit, type Predicate } from '../reader/syntax.ts';
@@ -84,13 +84,16 @@ function predicateAt(p: Passage, verb: number): Predicate {
 /**
  * A room or a piece of furniture at token k that someone is in ("in the drawing-room at X", "in the apple barrel in the
  * yard of X", "within the park at X"): its place is its occupant's; returns the room's own preposition. Not a thing's
- * ("the key of the cottage in X").
+ * ("the key of the cottage in X"), nor one no particular room ("to fix on any house in X").
  */
 function occupied(p: Passage, k: number): number | undefined {
   const { tokens } = p.reading;
   if (!tokens[k] || (!rooms.has(tokens[k].lemma) && !rooms.has(tokens[k].lower))) return undefined;
   let j = k - 1;
-  while (j >= 0 && (['DET', 'ADJ', 'NOUN', 'NUM'].includes(tokens[j].pos) || tokens[j].text === '-' || possessives.has(tokens[j].lower))) j--;
+  while (j >= 0 && (['DET', 'ADJ', 'NOUN', 'NUM'].includes(tokens[j].pos) || tokens[j].text === '-' || possessives.has(tokens[j].lower))) {
+    if (unspecific.has(tokens[j].lower)) return undefined;
+    j--;
+  }
   return j >= 0 && placing.has(tokens[j].lower) ? j : undefined;
 }
 

@@ -112,6 +112,8 @@ export const rooms = set(`
   gallery staircase stair stairs landing porch doorway door hearth fireside fire table desk rooms apartment apartments
   house home cell ward bar taproom stable stables loft park grounds lawn shrubbery orchard paddock
 `);
+/** Determiners that make a room no particular one: "to fix on any house in X", "no chair in X" put nobody there. */
+export const unspecific = set('any no every each whichever whatever');
 
 /** The documents of a novel told in them, whose headings name their writer ("Mina Murray's Journal"). */
 export const documents = set('journal diary log letter memorandum memoranda notebook memoir memoirs narrative statement account telegram note notes record');
@@ -291,6 +293,16 @@ const colourFamilies: Record<string, string[]> = {
 export const colours = new Set(Object.keys(colourFamilies));
 /** Colours that are vague shades: never a statement on their own. */
 export const shades = set('dark pale light bright deep');
+/**
+ * A shade the canon gives alone ("her eyes are dark", "light hair") means the colours a reader takes it for: dark eyes
+ * are black, brown or hazel, not blue; light hair is fair. A statement with a shade of its own ("dark blue eyes",
+ * "pale blue eyes") is read by the shades' wide families, as before.
+ */
+export const loneShades: Record<string, Record<string, string[]>> = {
+  eyes: { dark: ['black', 'brown', 'hazel'], light: ['blue', 'grey', 'green', 'hazel', 'amber'], pale: ['blue', 'grey', 'green'] },
+  hair: { dark: ['black', 'brown'], light: ['blond', 'sandy', 'white', 'grey'], pale: ['blond', 'sandy', 'white', 'grey'] },
+  eyebrows: { dark: ['black', 'brown'], light: ['blond', 'sandy', 'white', 'grey'], pale: ['blond', 'sandy', 'white', 'grey'] },
+};
 /** Red or pink eyes are sore eyes ("red from weeping"), not a colour, unless the canon says they are red. */
 export const soreEyeColours = set('red pink scarlet crimson');
 
@@ -609,6 +621,17 @@ for (const [word, [, gender]] of Object.entries(kinWords)) if (gender) gendered[
 for (const w of 'he him his himself man boy lord king prince duke earl count baron sir mr mister abbot monk friar emperor tsar sultan baronet marquess marquis viscount archduke laird lad gentleman master headmaster widower husband'.split(' ')) gendered[w] = 'he';
 for (const w of 'she her hers herself woman girl lady queen princess duchess countess baroness dame mrs miss ms madam madame abbess prioress nun empress tsarina sultana marchioness viscountess archduchess lass gentlewoman mistress headmistress priestess deaconess matron widow wife goodwife'.split(' ')) gendered[w] = 'she';
 export const genderOfWord = (word: string): Gender | undefined => gendered[word.toLowerCase()];
+/**
+ * Nouns of a person of one gender that a canon's description of a character ends on ("Leonards, a Southampton man",
+ * "Dixon is an old servant woman", "a drunken fellow"), beside the gendered words above; and the endings of compounds
+ * ("clergyman", "washerwoman"), but for the words that only end so.
+ */
+export const describedGender: Record<string, Gender> = Object.fromEntries([
+  ...'fellow chap bachelor bridegroom hero'.split(' ').map((w) => [w, 'he']),
+  ...'maid maiden spinster bride heroine actress seamstress governess waitress hostess heiress landlady laundress schoolmistress poetess authoress songstress'.split(' ').map((w) => [w, 'she']),
+]);
+export const genderedEndings: [string, Gender][] = [['woman', 'she'], ['man', 'he']];
+export const notGenderedEndings = set('human german roman norman talisman shaman ottoman caiman dolman');
 
 /** Relationship kinds that place one location inside another, read "from <kind> to": part_of, located_in… */
 export const containedIn = set('part in inside within located lies sits contained belongs ward wing quarter district');

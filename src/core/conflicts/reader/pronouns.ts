@@ -2,10 +2,12 @@
 // 1. the entity's state: `pronouns` ("she/her", "he/him", "they/them") or `gender` ("female", "male", "non-binary");
 // 2. gendered words in its names and title ("Lady Vell", "Brother Cael", title "abbess") and in the kinds of its
 //    relationships ("mother_of", "grandson_of");
-// 3. what the canon's own text says of it: the pronoun a sentence carries on with after its name, in its approved facts
+// 3. what its approved facts describe it as: a person noun of one gender in apposition to its name or after "is a"
+//    ("Leonards, a Southampton man", "Dixon was Mrs. Hale's maid");
+// 4. what the canon's own text says of it: the pronoun a sentence carries on with after its name, in its approved facts
 //    and in the snippets of the chapters that mention it (recorded at import, read at check time).
 // Unknown: the character fits "he" and "she" alike, never singular "they".
-import { genderOfWord, type Gender } from './lexicon.ts';
+import { describedGender, genderedEndings, genderOfWord, notGenderedEndings, type Gender } from './lexicon.ts';
 
 export type Pronouns = Gender | 'they';
 
@@ -31,9 +33,49 @@ export function statedPronouns(state: Record<string, unknown>): Pronouns | undef
 /** Gendered words in the names, aliases and title, and in the relationship kinds read from this entity. */
 export function impliedPronouns(entity: Named, outgoingKinds: string[]): Gender | undefined {
   const words = [entity.name, ...entity.aliases, ...(typeof entity.state.title === 'string' ? [entity.state.title] : [])]
-    .flatMap((n) => n.split(/[\s_-]+/))
+    .flatMap((n) => n.split(/[\s_.-]+/))
     .concat(outgoingKinds.map((k) => k.split(/[\s_-]+/)[0]));
   const votes = new Set(words.map(genderOfWord).filter((g): g is Gender => g !== undefined));
+  return votes.size === 1 ? [...votes][0] : undefined;
+}
+
+/** The gender a description's head noun gives: "man", "fellow", "clergyman", "washerwoman". */
+function genderOfNoun(word: string): Gender | undefined {
+  const w = word.toLowerCase();
+  const said = genderOfWord(w) ?? describedGender[w];
+  if (said || notGenderedEndings.has(w)) return said;
+  return genderedEndings.find(([ending]) => w.endsWith(ending) && w.length > ending.length)?.[1];
+}
+
+// A description after a name: "X, a …" / "X is the …" / "X was Margaret's …", up to the punctuation ending it.
+const describing = /^(?:,\s*|\s+(?:is|was)\s+)((?:a|an|the|his|her|their|[\p{Lu}][\p{L}.]*['’]s)\s[^,;:.()—–!?"“”]+)/u;
+// What follows a description's head noun: "a sailor of Frederick's ship", "a man who…".
+const afterHead = /\s(?:of|in|at|from|with|who|whom|whose|that|which|to|for|on|by|near|under|since|until|as)\s.*$/;
+
+/**
+ * The gender the approved facts describe a character as: the head noun of each description of one of its names in
+ * apposition or after "is" ("Leonards, a Southampton man and former sailor", "Dixon was Mrs. Hale's maid"); the other
+ * words of the description are the description's, not the character's ("Mrs. Hale's"). One gender only.
+ */
+export function describedPronouns(entity: Named, facts: string[]): Gender | undefined {
+  const names = [entity.name, ...entity.aliases].filter((n) => n.length > 1).sort((a, b) => b.length - a.length);
+  const votes = new Set<Gender>();
+  for (const text of facts) {
+    for (const n of names) {
+      for (let at = text.indexOf(n); at >= 0; at = text.indexOf(n, at + 1)) {
+        // the whole name, not a part of another word or of a longer name ("Hale" in "Hales", "Frederick Hale's")
+        const after = text.slice(at + n.length);
+        if (/^[\p{L}'’]/u.test(after) || (at > 0 && /[\p{L}]/u.test(text[at - 1]))) continue;
+        const description = describing.exec(after)?.[1];
+        if (!description) continue;
+        for (const part of description.split(/\s+(?:and|or)\s+/)) {
+          const head = part.replace(afterHead, '').trim().split(/\s+/).at(-1) ?? '';
+          const gender = genderOfNoun(head);
+          if (gender) votes.add(gender);
+        }
+      }
+    }
+  }
   return votes.size === 1 ? [...votes][0] : undefined;
 }
 
@@ -65,8 +107,13 @@ export function learnedPronouns(entity: Named, texts: string[]): Gender | undefi
   return undefined;
 }
 
-export function pronounsOf(entity: Named, outgoingKinds: string[], texts: string[]): Pronouns | undefined {
-  return statedPronouns(entity.state) ?? impliedPronouns(entity, outgoingKinds) ?? learnedPronouns(entity, texts);
+/** What the canon itself says, without reading the chapters: the state, the names and relationship kinds, the facts' descriptions. */
+export function canonPronouns(entity: Named, outgoingKinds: string[], facts: string[]): Pronouns | undefined {
+  return statedPronouns(entity.state) ?? impliedPronouns(entity, outgoingKinds) ?? describedPronouns(entity, facts);
+}
+
+export function pronounsOf(entity: Named, outgoingKinds: string[], facts: string[], snippets: string[]): Pronouns | undefined {
+  return canonPronouns(entity, outgoingKinds, facts) ?? learnedPronouns(entity, [...facts, ...snippets]);
 }
 
 /** Whether a pronoun of this kind may refer to a character taking `pronouns` (undefined: not known). */
