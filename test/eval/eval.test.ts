@@ -35,6 +35,9 @@ const heldOut: Record<string, { precision: number; recall: number; alarmsPerTenT
   // book at 0.53 false alarms per 10,000 words (4 alarms).
   // After session 30's mechanisms: 0.67 (4/6) and 0.14 (4/28), one planted contradiction fewer than the first reading:
   // a regression on a held-out book, its floor moved under it rather than any mechanism tuned on it.
+  // Session 32: 0.57 (4/7), whole book 0.53 (4 alarms): one false positive and one alarm more, both from attrs26's
+  // readings (leave-one-out), which gained elsewhere on held-out books (janeeyre +1, middlemarch +2 and one false
+  // positive and three alarms fewer); kept, not tuned.
   frankenstein: { precision: 0.55, recall: 0.12, alarmsPerTenThousandWords: 0.8 },
   // The Count of Monte Cristo, chapters 1-41 (179,010 words; Dantès under four other names), by a fresh helper in
   // session 30, labels committed before the first run: first read at 0.50 (3/6) and 0.11 (3/27), its whole stretch at
@@ -66,7 +69,8 @@ const heldOut: Record<string, { precision: number; recall: number; alarmsPerTenT
   // book unchanged.
   // After places in other phrasings (a part of a night spent somewhere, a park's grounds, a gerund of a thing's placing
   // nobody; dialogue26, on its own branch): 1.00 (6/6) and 0.23 (6/26), whole book 0.08 (1 alarm).
-  prideprej: { precision: 0.95, recall: 0.2, alarmsPerTenThousandWords: 0.2 },
+  // After session 32's mechanisms (letters written from a place, a list of subjects): 1.00 (9/9) and 0.35 (9/26).
+  prideprej: { precision: 0.95, recall: 0.3, alarmsPerTenThousandWords: 0.2 },
   // Great Expectations (development, session 28; Pip narrates): first read at 0.79 (11/14) and 0.41 (11/27), its whole
   // book at 1.09 false alarms per 10,000 words (20 alarms).
   // After the same: 0.93 (14/15) and 0.52 (14/27), whole book 0.87.
@@ -74,7 +78,8 @@ const heldOut: Record<string, { precision: number; recall: number; alarmsPerTenT
   // (courtesy uncles, a kin word before a quoted verb…), on their own branch: whole book 0.43 (8 alarms). After ages as
   // ranges, spoken ages and every feature of a description (attrs26), on its own branch: 0.94 (15/16) and 0.56 (15/27).
   // All three together (`npm run eval`, every set): 0.94 (15/16) and 0.56 (15/27), whole book 0.33 (6 alarms).
-  greatexp: { precision: 0.9, recall: 0.5, alarmsPerTenThousandWords: 0.5 },
+  // After session 32's mechanisms (a marriage "married to", a pluperfect stay running up to now): 1.00 (17/17) and 0.63.
+  greatexp: { precision: 0.9, recall: 0.55, alarmsPerTenThousandWords: 0.5 },
   // An anthology for development (session 29): 28 chapters of eight other novels (Emma, Persuasion, Tom Sawyer,
   // Huckleberry Finn, Silas Marner, Oliver Twist, Anne of Green Gables, The Woman in White), 92 passages written for
   // breadth of phrasing by a fresh helper: first read at 1.00 (6/6) and 0.13 (6/48), whole book 0.36.
@@ -84,7 +89,9 @@ const heldOut: Record<string, { precision: number; recall: number; alarmsPerTenT
   // book 0.24 (2 alarms: "his wife she cried" no longer Huck's dead mother).
   // After a title's other spellings, a lifetime clause ("when she was alive") and places of a narrator's "we"
   // (places26): whole book 0.24 (2 alarms).
-  variety: { precision: 0.9, recall: 0.1, alarmsPerTenThousandWords: 0.3, promptTokens: 5_000 },
+  // After session 32's mechanisms (a speaker's own kin without a name, a quote continued after its tag, a pronoun's
+  // antecedent from the chapter before the passage): 1.00 (9/9) and 0.19 (9/48).
+  variety: { precision: 0.9, recall: 0.15, alarmsPerTenThousandWords: 0.3, promptTokens: 5_000 },
   // After the causes of whole-book alarms (session 29): dracula's whole book 0.06 (a place in the future, a that-clause's
   // own subject), littlewomen's 0.22 ("Father Bhaer" for a married man); treasure's unchanged at 0.74.
   // After ages as ranges, spoken ages and every feature of a description (attrs26), on its own branch: dracula 1.00
@@ -108,10 +115,14 @@ const heldOut: Record<string, { precision: number; recall: number; alarmsPerTenT
   // silence in the log-house (places26): 0.86 (6/7) and 0.26 (6/23), whole book 0.30 (2 alarms).
   // After the dead only thought of, a body ", dead," and the dead's things (dead26): treasure 1.00 (5/5), greatexp 1.00
   // (15/15) and whole book 0.22, littlewomen 1.00 (9/9) and whole book 0.11; recall unchanged.
-  treasure: { precision: 0.9, recall: 0.22, alarmsPerTenThousandWords: 0.35 },
+  // After a third person placed in dialogue by name ("Billy, at the Royal George inn", speech26): 1.00 (7/7) and 0.30.
+  treasure: { precision: 0.9, recall: 0.25, alarmsPerTenThousandWords: 0.35 },
   // North and South (development, session 32; 52 chapters, 180,532 words), by a fresh helper, labels fixed before the
   // first run: 1.00 (3/3) and 0.11 (3/28), whole book 0.22 (4 alarms).
-  northsouth: { precision: 0.9, recall: 0.1, alarmsPerTenThousandWords: 0.3 },
+  // After the session's mechanisms (dead26b: passives of arrival, duties held, "as" clauses, lists of subjects, "who"
+  // clauses placing; attrs26: gender from a fact's description, "Mr." as a title, a lone shade, ages in a continued
+  // quotation; speech26, kinrank26, antecedent26): 1.00 (13/13) and 0.46 (13/28), whole book 0.00.
+  northsouth: { precision: 0.9, recall: 0.4, alarmsPerTenThousandWords: 0.3 },
 };
 
 // Floors, not targets: `npm run eval` prints the figures; this fails CI when the check regresses below them.
