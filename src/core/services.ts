@@ -50,7 +50,7 @@ export function createServices(db: Database, config: Config, logger: Logger) {
   const chapterWritten = (projectId: string, chapterRowId: string, chars: number) => prepareChapter(prisma, projectId, chapterRowId, chars);
   const projects = new ProjectService(prisma, db.sql);
   const canonChanges = new CanonChanges(db.sql);
-  const entities = new EntityReader(db.sql, new ReadCache(config.readCacheMb, canonChanges, config.readCacheStats ? new ReadCacheStats(config.readCacheStats) : undefined), new EntityCards(canonChanges));
+  const entities = new EntityReader(db.sql, new ReadCache(config.readCacheMb, canonChanges, config.readCacheStats ? new ReadCacheStats(config.readCacheStats) : undefined), new EntityCards(canonChanges), canonChanges);
   // Neo4j serves the graph when configured (PostgreSQL stays the source of truth, copied through the outbox).
   const neo4j = config.neo4j ? openNeo4j(config.neo4j) : undefined;
   const graphOutbox = new GraphOutbox(prisma, Boolean(neo4j));

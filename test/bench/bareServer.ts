@@ -28,7 +28,7 @@ const { prisma } = db;
 const keys = new KeyService(prisma, db.sql);
 const metering = new Metering(db.meteringSql);
 const canonChanges = new CanonChanges(db.sql);
-const entities = new EntityReader(db.sql, new ReadCache(config.readCacheMb, canonChanges), new EntityCards(canonChanges));
+const entities = new EntityReader(db.sql, new ReadCache(config.readCacheMb, canonChanges), new EntityCards(canonChanges), canonChanges);
 const searchService = new SearchService(prisma, entities, new ProjectService(prisma, db.sql));
 
 // The RecallEntityFields fragment of graph/operations, as one Prisma select.

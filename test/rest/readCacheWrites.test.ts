@@ -3,7 +3,8 @@
 // on the gateway that wrote and on the other, whether the page is about the entity written, about several entities
 // (one of them written) or a search ranking that the write moves; and a new entity shows in every recall whose filter
 // its names contain, in any case, while the pages it does not match stay cached; a new fact keeps the search pages
-// whose query has none of its words, and a new entity those it can match by no word and no trigram.
+// whose query has none of its words, and a new entity those it can match by no word and no trigram; a write to an
+// entity a page shows reads that entity again and keeps the page's others, unless it moved the page's ranking.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importBundle, startTestGateway, type TestGateway } from '../support/gateway.ts';
 
@@ -183,6 +184,49 @@ describe('read cache under concurrent writes', () => {
     const page = await search(gw, 'Fenn');
     expect(page.map((e) => e.id)).toContain(like.id);
     expect(page.find((e) => e.id === fenn)!.currentState.marked).toBe(1);
+  });
+
+  it('when an entity a cached page shows is written, then that entity is read again and the page keeps the others', async () => {
+    const gw = gateways[0];
+    const prisma = gw.gateway.runtime.services.prisma;
+    const [arden, cael] = [ids.get('Arden')!, ids.get('Cael')!];
+    const pages = async () => [await recall(gw, 'Marrow'), await search(gw, 'ferry')];
+    for (const page of await pages()) expect(page.map((e) => e.id)).toEqual(expect.arrayContaining([arden, cael]));
+    // Changed behind the caches' back (no trigger, so no new canon version): a page read again shows it, a kept one does not.
+    await prisma.$transaction([
+      prisma.$executeRawUnsafe('SET LOCAL session_replication_role = replica'),
+      prisma.$executeRawUnsafe(`UPDATE "Entity" SET state = state || '{"hidden": 1}' WHERE id = $1`, arden),
+    ]);
+    await write(gw, 'PATCH', `/entities/${cael}`, { state: { tide: 'slack' } });
+    for (const page of await pages()) {
+      expect(page.find((e) => e.id === cael)!.currentState.tide).toBe('slack');
+      expect(page.find((e) => e.id === arden)!.currentState.hidden).toBeUndefined();
+    }
+    // A fact none of whose words the query has: its entity read again with it, the ranking and the others kept.
+    await write(gw, 'POST', '/facts', { entity_id: cael, text: 'Cael counted the oars.' });
+    for (const [i, page] of (await pages()).entries()) {
+      expect(page.find((e) => e.id === cael)!.facts.map((f) => f.text), `page ${i}`).toContain('Cael counted the oars.');
+      expect(page.find((e) => e.id === arden)!.currentState.hidden).toBeUndefined();
+    }
+    // Another gateway, which cached the pages before either write, shows both.
+    for (const page of [await recall(gateways[1], 'Marrow'), await search(gateways[1], 'ferry')]) {
+      const own = page.find((e) => e.id === cael)!;
+      expect(own.currentState.tide).toBe('slack');
+      expect(own.facts.map((f) => f.text)).toContain('Cael counted the oars.');
+    }
+  });
+
+  it('when a fact moves its entity up a cached search page, then the page is ranked again, not only its entity read again', async () => {
+    const gw = gateways[0];
+    // A word sharing no trigram with their names: the two rank alike, by id, until one has it more often.
+    const [bryn, dara] = [ids.get('Bryn')!, ids.get('Dara')!];
+    await write(gw, 'POST', '/facts', { entity_id: bryn, text: 'Bryn found an oyster.' });
+    await write(gw, 'POST', '/facts', { entity_id: dara, text: 'Dara ate an oyster.' });
+    const order = (page: Entity[]) => page.map((e) => e.id).filter((id) => id === bryn || id === dara);
+    const before = order(await search(gw, 'oyster'));
+    expect(before).toHaveLength(2);
+    await write(gw, 'POST', '/facts', { entity_id: before[1], text: 'Oyster, oyster and oyster again.' });
+    expect(order(await search(gw, 'oyster'))).toEqual([before[1], before[0]]);
   });
 
   it('when an entity is created while its name is being recalled, then the next recall after the answer finds it', async () => {

@@ -4,7 +4,7 @@
 // touched it, so a write to one entity leaves the pages of the others in the cache, a new entity leaves the recall
 // pages whose filter none of its names contains and the search pages it could not match, and a new fact leaves the
 // search pages whose query has none of its words. The log of each project is kept here as far as it was read, and
-// only what is newer is asked for.
+// only what is newer is asked for, mostly beside the canon version itself (EntityReader's canon_versions).
 import { LRUCache } from 'lru-cache';
 import { rows, statement, type SqlClient } from '../../db/sql.ts';
 
@@ -45,9 +45,11 @@ export class CanonChanges {
    * What may have changed a `kind` page showing `ids`, read at version `from`, by version `to`: the scope of the first
    * change since that may have touched it, 'pruned' when the log no longer reaches back that far (the page is to be
    * read again), undefined when nothing did. `admits`: which new entities the page could show, when not any.
+   * `touched`: when given, a change that touched only some of the page's entities themselves (their facts, states,
+   * mentions: never which entities the page holds, nor their order) adds their ids to it instead of dropping the page.
    */
   async droppedBy(
-    projectId: string, from: number, to: number, kind: PageKind, ids: ReadonlySet<string>, admits?: Admits,
+    projectId: string, from: number, to: number, kind: PageKind, ids: ReadonlySet<string>, admits?: Admits, touched?: Set<string>,
   ): Promise<Change['scope'] | 'pruned' | undefined> {
     const log = await this.log(projectId, from, to);
     if (!log) return 'pruned';
@@ -59,7 +61,14 @@ export class CanonChanges {
       if (change.scope === 'added' && added(kind, change, admits)) return change.scope;
       // Words appended to a search text move a search ranking only for queries with one of them.
       if (change.scope === 'appended' && kind === 'search' && (!admits?.word || change.names.some(admits.word))) return change.scope;
-      for (const id of change.entityIds) if (ids.has(id)) return change.scope;
+      // What is left moved no page's membership or order: a recall page holds and orders entities by their names, which
+      // change under 'all' alone; a search page ranks them by names and search text, which change under 'all', 'search'
+      // and the 'appended' just ruled out.
+      for (const id of change.entityIds) {
+        if (!ids.has(id)) continue;
+        if (!touched) return change.scope;
+        touched.add(id);
+      }
     }
     return undefined;
   }
@@ -80,6 +89,19 @@ export class CanonChanges {
     return new Set(ids.filter((id) => touched.has(id)));
   }
 
+  /**
+   * The version this process has `projectId`'s log up to, for a read of the project's canon version to bring what is
+   * newer (EntityReader: one round trip where a page kept across a write took two in turn); undefined when none is kept.
+   */
+  knownTo(projectId: string): number | undefined {
+    return this.logs.get(projectId)?.to;
+  }
+
+  /** Changes of versions in (from, to] read beside a canon version (knownTo), joined to the kept log when complete. */
+  learn(projectId: string, from: number, to: number, changes: Change[]): void {
+    if (to > from && complete(changes, from, to)) this.keep(projectId, { from, to, changes });
+  }
+
   /** The kept log, read further to `to` when it stops short; requests needing the same read share it. */
   private async log(projectId: string, from: number, to: number): Promise<Log | undefined> {
     let log = this.logs.get(projectId);
@@ -94,8 +116,13 @@ export class CanonChanges {
     }
     const read = await pending;
     if (!read) return undefined;
-    log = this.logs.get(projectId);
-    // Joined to what is kept when the two meet, else kept alone (the newer reads will read on from it).
+    const joined = this.keep(projectId, read);
+    return joined.from <= from && joined.to >= to ? joined : undefined;
+  }
+
+  /** `read` joined to the kept log when the two meet, else kept alone (the newer reads will read on from it). */
+  private keep(projectId: string, read: Log): Log {
+    const log = this.logs.get(projectId);
     let joined: Log = log && log.from <= read.from && log.to >= read.from ? { from: log.from, to: Math.max(log.to, read.to), changes: merge(log, read) } : read;
     if (joined.changes.length > keptChanges) {
       // Whole versions go: the log then starts after the newest one dropped.
@@ -103,21 +130,26 @@ export class CanonChanges {
       joined = { from: start, to: joined.to, changes: joined.changes.filter((c) => c.version > start) };
     }
     if (!log || joined.to >= log.to) this.logs.set(projectId, joined);
-    return joined.from <= from && joined.to >= to ? joined : undefined;
+    return joined;
   }
 
   /** The changes of (from, to], or undefined when some version in it has no row left (pruned). */
   private async read(projectId: string, from: number, to: number): Promise<Log | undefined> {
     if (to <= from) return { from, to, changes: [] };
     const changes = await rows<Change>(this.sql, changesBetween, [projectId, from, to]);
-    let versions = 0;
-    let last = from;
-    for (const change of changes) {
-      if (change.version !== last) versions++;
-      last = change.version;
-    }
-    return versions === to - from ? { from, to, changes } : undefined;
+    return complete(changes, from, to) ? { from, to, changes } : undefined;
   }
+}
+
+/** Whether `changes` (in version order) has a row of every version in (from, to]: none pruned. */
+function complete(changes: readonly Change[], from: number, to: number): boolean {
+  let versions = 0;
+  let last = from;
+  for (const change of changes) {
+    if (change.version !== last) versions++;
+    last = change.version;
+  }
+  return versions === to - from;
 }
 
 /** Whether entities added by `change` could show on a `kind` page. */

@@ -3,14 +3,14 @@
 // facts, with the state and facts as of a chapter when asked.
 import type { ApprovalStatus, EntityType } from '../../generated/prisma/enums.ts';
 import type { MentionItem } from './canon.ts';
-import type { Admits, PageKind } from './canonChanges.ts';
-import type { ReadCache } from './readCache.ts';
+import type { Admits, CanonChanges, Change, PageKind } from './canonChanges.ts';
+import type { ReadCache, Refresh } from './readCache.ts';
 import type { EntityCards, ReadCards } from './entityCards.ts';
 import { holdsSql, stateAtSql, unknownChapter } from './storyTime.ts';
 import { rows, statement, type Literal, type SqlClient, type Statement } from '../../db/sql.ts';
 import { fusedRanking, hybridValues, type HybridSearch } from '../embeddings/store.ts';
 import type DataLoader from 'dataloader';
-import { batchedRows } from '../../db/batch.ts';
+import { batched } from '../../db/batch.ts';
 
 export const lastMentionCount = 5;
 /** How many approved, and how many suggested, facts an entity shows at most (the first by id). */
@@ -119,9 +119,19 @@ function entityStatement(
 
 const inProject = `"projectId" = (SELECT id FROM o)`;
 
-const canonVersions = statement('canon_versions', `SELECT id, "accountId", "canonVersion"::text AS version FROM "Project" WHERE id = ANY($1::text[])`);
+// With each version, the changes logged since the version this process knows the project's log up to ($2, null: none
+// kept), when they are few: a page kept across writes then needs no second round trip to learn what they changed.
+const learnedChanges = 100;
+const canonVersions = statement('canon_versions', `
+  SELECT p.id, p."accountId", p."canonVersion"::text AS version, k.known::float8 AS known,
+    CASE WHEN k.known IS NOT NULL AND p."canonVersion" > k.known AND p."canonVersion" - k.known <= ${learnedChanges} THEN (
+      SELECT COALESCE(json_agg(json_build_object('version', c.version::float8, 'scope', c.scope, 'entityIds', c."entityIds", 'names', c.names,
+                                                 'words', c.words) ORDER BY c.version), '[]')
+      FROM "CanonChange" c WHERE c."projectId" = p.id AND c.version > k.known AND c.version <= p."canonVersion") END AS changes
+  FROM unnest($1::text[], $2::float8[]) k(id, known) JOIN "Project" p ON p.id = k.id`);
 
 type ProjectVersion = { id: string; accountId: string; version: string };
+type VersionRow = ProjectVersion & { known: number | null; changes: Change[] | null };
 /** A project's canon version as read for one request (EntityReader.readVersion). */
 export type VersionRead = Promise<ProjectVersion | null>;
 
@@ -242,9 +252,19 @@ export class EntityReader {
   constructor(
     private readonly sql: SqlClient,
     private readonly cache: ReadCache,
-    private readonly cards: EntityCards,
+    private readonly entityCards: EntityCards,
+    private readonly changes?: CanonChanges,
   ) {
-    this.versions = batchedRows<ProjectVersion>(sql, canonVersions, (row) => row.id);
+    this.versions = batched(async (keys) => {
+      const ids = [...new Set(keys)];
+      const found = await rows<VersionRow>(sql, canonVersions, [ids, ids.map((id) => this.changes?.knownTo(id) ?? null)]);
+      const byId = new Map<string, ProjectVersion>();
+      for (const { known, changes, ...row } of found) {
+        if (known !== null && changes) this.changes!.learn(row.id, known, Number(row.version), changes);
+        byId.set(row.id, row);
+      }
+      return keys.map((key) => byId.get(key) ?? null);
+    });
   }
 
   /**
@@ -276,6 +296,7 @@ export class EntityReader {
     version = this.readVersion(projectId),
     keep: (page: T) => boolean = () => true,
     admits?: Admits,
+    refresh?: Refresh<T>,
   ): Promise<Versioned<T> | undefined> {
     if (!this.cache.enabled) {
       const page = await read();
@@ -283,8 +304,29 @@ export class EntityReader {
     }
     const project = await version;
     if (project?.accountId !== accountId) return undefined;
-    const found = await this.cache.through(projectId, Number(project.version), kind, key, read, ids, keep, admits);
+    const found = await this.cache.through(projectId, Number(project.version), kind, key, read, ids, keep, admits, refresh);
     return found && { page: found.page, version: found.stamp };
+  }
+
+  /**
+   * The latest entities (as recall, search and cards show them) `ids` of a project, with the canon version they were
+   * read at; undefined when the project is not the account's.
+   */
+  async cards(accountId: string, projectId: string, ids: readonly string[]): Promise<ReadCards | undefined> {
+    const found = await rows<EntityRecord & { canonVersion: number }>(this.sql, cardsStatement, [projectId, accountId, [...ids]]);
+    if (found.length === 0) return undefined;
+    return { version: found[0].canonVersion, records: found.flatMap(({ canonVersion: _, ...row }) => (row.id === null ? [] : [row])) };
+  }
+
+  /**
+   * `list` (a page's latest entities) with the entities `ids` read again, each keeping what the page adds to it (a
+   * search score or position): for a page whose own entities alone changed since it was read (ReadCache.through).
+   */
+  async spliced<E extends EntityRecord>(accountId: string, projectId: string, list: readonly E[], ids: readonly string[]): Promise<{ list: E[]; version: number } | undefined> {
+    const fresh = await this.cards(accountId, projectId, ids);
+    if (!fresh || fresh.records.length !== ids.length) return undefined;
+    const byId = new Map(fresh.records.map((record) => [record.id, record]));
+    return { list: list.map((e) => { const record = byId.get(e.id); return record ? { ...e, ...record } : e; }), version: fresh.version };
   }
 
   /**
@@ -306,7 +348,11 @@ export class EntityReader {
       return owning(await rows<EntityRecord & { asOfKnown?: boolean }>(this.sql, statement, values), asOf);
     };
     const key = `${limit}\0${asOf ?? ''}\0${q ?? ''}`;
-    return this.cachedPage(accountId, projectId, 'recall', key, read, (page) => page.map((e) => e.id), version, undefined, q ? mayContain(q) : undefined);
+    // Only the latest page is made of the entities' cards; one as of a chapter is read again whole.
+    const refresh: Refresh<EntityRecord[]> | undefined = asOf === undefined
+      ? async (page, ids) => { const fresh = await this.spliced(accountId, projectId, page, ids); return fresh && { page: fresh.list, version: fresh.version }; }
+      : undefined;
+    return this.cachedPage(accountId, projectId, 'recall', key, read, (page) => page.map((e) => e.id), version, undefined, q ? mayContain(q) : undefined, refresh);
   }
 
   /**
@@ -355,12 +401,7 @@ export class EntityReader {
     const [{ version, vectors, start, nextStartingAfter }] = ranked;
     if (!vectors) return { vectors };
     const ids = ranked.flatMap((row) => row.id ?? []);
-    const readCards = async (missing: string[]): Promise<ReadCards | undefined> => {
-      const found = await rows<EntityRecord & { canonVersion: number }>(this.sql, cardsStatement, [projectId, accountId, missing]);
-      if (found.length === 0) return undefined;
-      return { version: found[0].canonVersion, records: found.flatMap(({ canonVersion: _, ...row }) => (row.id === null ? [] : [row])) };
-    };
-    const data = await this.cards.at(projectId, version, ids, readCards);
+    const data = await this.entityCards.at(projectId, version, ids, (missing) => this.cards(accountId, projectId, missing));
     if (data) return { vectors, cursorFound: start !== null, data, hasMore: nextStartingAfter !== null, nextStartingAfter };
     // A write between the ranking and the cards: the page in one statement, at one version.
     const result = await rows<EntityRecord & { vectors: boolean; start: number | null; nextStartingAfter: string | null }>(

@@ -75,9 +75,14 @@ export class SearchService {
   ): Promise<Versioned<SearchPage>> {
     const key = `${limit}\0${startingAfter ?? ''}\0${q}`;
     const read = () => this.read(accountId, projectId, q, limit, startingAfter);
+    // The ranking stands (CanonChanges.droppedBy) and so do the page's cursor and links: only the entities are read again.
+    const refresh = async (page: SearchPage, ids: string[]) => {
+      const fresh = await this.entities.spliced(accountId, projectId, page.data, ids);
+      return fresh && { page: { ...page, data: fresh.list }, version: fresh.version };
+    };
     const found = await this.entities.cachedPage(
       accountId, projectId, 'search', key, read, (page) => page.data.map((e) => e.id), version, (page) => !page.transient,
-      { name: mayBeLike(q), word: mayBeWordOf(q) },
+      { name: mayBeLike(q), word: mayBeWordOf(q) }, refresh,
     );
     if (!found) throw projectNotFound(projectId);
     return found;
