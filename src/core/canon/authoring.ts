@@ -250,7 +250,7 @@ export class AuthoringService {
       const now = utcTimestamp(new Date());
       const key = input.key ?? freeKeyOf(keyBase(input.name), checks.takenKeys);
       const baseState = JSON.stringify(mergeState({}, input.state));
-      // The writes and the answer's reads in one round trip: the names lock is held for two (this and the COMMIT).
+      // The writes and the answer's reads in one round trip: the names lock is held for three (the BEGIN's, this, the COMMIT's).
       const writes = [
         {
           statement: entityInsert,
