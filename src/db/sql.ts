@@ -73,10 +73,15 @@ export const inline = (s: Statement, values: readonly Literal[]): string => {
 };
 
 /**
- * What a transaction's writer holds: its statements' client, and `atCommit` for a statement whose answer the writer
- * does not need, sent with the COMMIT in one round trip (an error in it fails the commit: nothing is written).
+ * What a transaction's writer holds: its statements' client, `atCommit` for a statement whose answer the writer does
+ * not need, sent with the COMMIT in one round trip (an error in it fails the commit: nothing is written), and `batch`
+ * for statements sent together in one round trip, each one's rows answered in order (a writer holding a lock that
+ * others wait for sends its writes and reads at once instead of waiting for a turn of the event loop after each).
  */
-export type TransactionSql = SqlClient & { atCommit(statement: Statement, values: Literal[]): void };
+export type TransactionSql = SqlClient & {
+  atCommit(statement: Statement, values: Literal[]): void;
+  batch(statements: readonly { statement: Statement; values: Literal[] }[]): Promise<Record<string, unknown>[][]>;
+};
 
 /**
  * `lock`: an advisory lock (pg_advisory_xact_lock on the name's hash) taken as the transaction begins, `sharedLock`
@@ -125,9 +130,15 @@ export function sqlTransaction(pool: pg.Pool, prepared: boolean): SqlTransaction
   return async <T, R extends object>(work: (sql: TransactionSql, first: R[], then: Record<string, unknown>[][]) => Promise<T>, start: TransactionStart = {}) => {
     const client = await pool.connect();
     const atEnd: { statement: Statement; values: Literal[] }[] = [];
+    const written = (s: Statement, values: Literal[]) => (prepared ? executed(s, values) : inline(s, values));
     const sql: TransactionSql = {
       query: prepared ? (c) => client.query(c) : <T extends pg.QueryResultRow>(c: pg.QueryConfig) => client.query<T>({ text: c.text, values: c.values }),
       atCommit: (statement, values) => atEnd.push({ statement, values }),
+      batch: async (statements) => {
+        if (statements.length === 0) return [];
+        if (prepared) await preparedOn(client, statements.map((s) => s.statement));
+        return [await client.query(statements.map((s) => written(s.statement, s.values)).join(';\n'))].flat().map((r) => r.rows);
+      },
     };
     const sent = [...(start.first ? [start.first] : []), ...(start.then ?? [])];
     const ahead = start.ahead?.statements ?? [];
@@ -142,7 +153,6 @@ export function sqlTransaction(pool: pg.Pool, prepared: boolean): SqlTransaction
         throw error;
       }
     }
-    const written = (s: Statement, values: Literal[]) => (prepared ? executed(s, values) : inline(s, values));
     let broken: Error | undefined;
     const opening = [
       ...ahead.map((a) => (typeof a === 'string' ? a : written(a.statement, a.values))),

@@ -1,5 +1,5 @@
 // Writes alone from one client on two checkouts of Lore, interleaved on one seeded database: each round starts each
-// checkout's gateway in turn and times POST fact, PATCH state and a rename (p50/p99), with the CPU per write of the
+// checkout's gateway in turn and times POST fact, PATCH state, POST entity and a rename (p50/p99), with the CPU per write of the
 // gateway and of PostgreSQL's backends and the load average. `npx tsx test/bench/writesAB.ts <checkout A> <checkout B>
 // [rounds]`; WRITES_PROF=<dir> writes each gateway's CPU profile there. The database (BENCH_DB, default
 // lore_bench_writes_ab) is seeded once and kept; BENCH_DB_B, a copy of it made beforehand (CREATE DATABASE ... TEMPLATE),
@@ -51,12 +51,13 @@ async function backendsCpu(database: typeof bench): Promise<number> {
 let unique = 0;
 const fresh = () => `Qz${process.pid.toString(36)}y${(unique++).toString(36)}`;
 
-async function measure(server: ServerProcess, database: typeof bench, p: WriteProjects['large'][number], kind: 'fact' | 'state' | 'rename', count: number) {
+async function measure(server: ServerProcess, database: typeof bench, p: WriteProjects['large'][number], kind: 'fact' | 'state' | 'create' | 'rename', count: number) {
   const random = prng(7);
   const pick = () => p.entityIds[Math.floor(random() * 300)];
   const request = () =>
     kind === 'fact' ? { method: 'POST', path: `/api/v1/projects/${p.projectId}/facts`, body: JSON.stringify({ entity_id: pick(), text: `bench fact ${fresh()}` }) }
     : kind === 'state' ? { method: 'PATCH', path: `/api/v1/projects/${p.projectId}/entities/${pick()}`, body: JSON.stringify({ state: { bench: unique++ } }) }
+    : kind === 'create' ? { method: 'POST', path: `/api/v1/projects/${p.projectId}/entities`, body: JSON.stringify({ type: 'character', name: fresh() }) }
     : { method: 'PATCH', path: `/api/v1/projects/${p.projectId}/entities/${pick()}`, body: JSON.stringify({ name: fresh(), aliases: [] }) };
   const times: number[] = [];
   let gateway = 0;
@@ -86,7 +87,7 @@ try {
       const server = await spawnServer([...prof, `${checkout}/bin/lore.mjs`, 'serve'], gatewayListening, { NODE_ENV: 'production', DATABASE_URL: database.databaseUrl });
       try {
         const lines = [];
-        for (const [kind, count] of [['fact', 200], ['state', 200], ['rename', 60]] as const) lines.push(await measure(server, database, p, kind, count));
+        for (const [kind, count] of [['fact', 200], ['state', 200], ['create', 60], ['rename', 60]] as const) lines.push(await measure(server, database, p, kind, count));
         console.log(`round ${round} ${label} (${checkout}), load ${loadavg().map((l) => l.toFixed(1)).join(' ')}\n  ${lines.join('\n  ')}`);
       } finally {
         await server.stop();

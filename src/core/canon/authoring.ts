@@ -7,8 +7,8 @@ import { rows, statement, utcTimestamp, type SqlClient, type SqlTransaction, typ
 import { recordAudit, type PendingAudit } from '../audit/inTransaction.ts';
 import { newId } from '../../ids.ts';
 import { LoreError } from '../errors.ts';
-import { chaptersDigestSql, currentNamesHash, findEntityMentions, namesChange, recordEntityMentions, recordFoundMentions } from '../ingest/mentions.ts';
-import { insertRows, rawDb } from '../ingest/rows.ts';
+import { chaptersDigestSql, currentNamesHash, findEntityMentions, foundMentionsWrites, namesChange, recordEntityMentions, recordFoundMentions } from '../ingest/mentions.ts';
+import { insertRows, rawDb, rowsInsert } from '../ingest/rows.ts';
 import type { GraphOutbox } from '../relationships/outbox.ts';
 import { stableStringify } from '../json.ts';
 import { holdProject, holdProjectForNewEntity, holdProjectLock, nameText, projectLockName, refreshSearchTextSql, type TxClient } from './canon.ts';
@@ -227,11 +227,10 @@ export class AuthoringService {
     const id = newId('ent');
     let namesWritten: (() => void) | undefined;
     const entity = { id, name: input.name, aliases: input.aliases };
-    // Read before the transaction, each statement alone: what they read is checked under the locks anyway (the
-    // chapters' digest, the names version). On PGlite, whose one session a transaction holds from its BEGIN to its
-    // COMMIT, every other request's statements waited through these round trips too.
-    const foundBefore = await findEntityMentions(this.sql, projectId, [entity], true);
-    const namesBefore = await namesChange(this.sql, projectId, entity);
+    // Read before the transaction, each statement alone and the two side by side: what they read is checked under the
+    // locks anyway (the chapters' digest, the names version). On PGlite, whose one session a transaction holds from its
+    // BEGIN to its COMMIT, every other request's statements waited through these round trips too.
+    const [foundBefore, namesBefore] = await Promise.all([findEntityMentions(this.sql, projectId, [entity], true), namesChange(this.sql, projectId, entity)]);
     // The locks and the checks go with the BEGIN, in one round trip: the names lock is held from there to the COMMIT.
     const checked = {
       statement: createChecks,
@@ -251,20 +250,29 @@ export class AuthoringService {
       const now = utcTimestamp(new Date());
       const key = input.key ?? freeKeyOf(keyBase(input.name), checks.takenKeys);
       const baseState = JSON.stringify(mergeState({}, input.state));
-      await rows(sql, entityInsert, [
-        id, projectId, key, input.type, input.name, input.aliases, baseState, input.status, input.confidence ?? null, nameText(input.name, input.aliases), now,
-      ]);
-      if (timed.length > 0) {
-        await insertRows(rawDb(sql), 'StateValue', stateValueRows(projectId, id, timed));
-        await rows(sql, latestStateRecompute, [[id]]);
-      }
-      if (input.status === 'suggested') {
-        await rows(sql, entityCandidateInsert, [newId('cnd'), projectId, id, keyId, JSON.stringify({ name: input.name, type: input.type, aliases: input.aliases, facts: [] }), now]);
-      }
-      const namesVersion = await recordFoundMentions(sql, projectId, id, found.rows, false, names);
-      namesWritten = () => names.written(namesVersion);
+      // The writes and the answer's reads in one round trip: the names lock is held for three (the BEGIN's, this, the COMMIT's).
+      const writes = [
+        {
+          statement: entityInsert,
+          values: [id, projectId, key, input.type, input.name, input.aliases, baseState, input.status, input.confidence ?? null, nameText(input.name, input.aliases), now],
+        },
+        ...(timed.length > 0 ? [rowsInsert('StateValue', stateValueRows(projectId, id, timed)), { statement: latestStateRecompute, values: [[id]] }] : []),
+        ...(input.status === 'suggested'
+          ? [{ statement: entityCandidateInsert, values: [newId('cnd'), projectId, id, keyId, JSON.stringify({ name: input.name, type: input.type, aliases: input.aliases, facts: [] }), now] }]
+          : []),
+        ...foundMentionsWrites(projectId, id, found.rows, false, names),
+      ];
+      const read = this.entities.byIdsBatched(accountId, projectId, [id]);
+      const answered = await sql.batch([...writes, read, { statement: authoredStatesStatement, values: [[id]] }]);
+      const namesVersion = (answered[writes.length - 1][0] as { version: string }).version;
+      const change = names;
+      namesWritten = () => change.written(namesVersion);
       this.graphOutbox.recordNodes(sql, projectId, [{ id, label: input.name, type: input.type }]);
-      return this.answerSql(sql, accountId, projectId, id, audit);
+      const [record] = read.read(answered[writes.length] as EntityRecord[])!;
+      const [authored] = authoredStatesOf([id], answered[writes.length + 1] as AuthoredStateRow[]);
+      const answer = { ...record, authored };
+      recordAudit(sql, audit, answer);
+      return answer;
     }, { first: holdProjectForNewEntity(projectId), then: [checked] });
     namesWritten?.();
     return answer;

@@ -6,8 +6,8 @@ import { mentionSortKey, type TxClient } from '../canon/canon.ts';
 import { newId } from '../../ids.ts';
 import { candidateLines, indexChapterWords } from './chapterWords.ts';
 import { linesOf, MentionFinder, type Term } from './mentionFinder.ts';
-import { chunk, insertRows, rawDb, rowsPerInsert } from './rows.ts';
-import { rows, statement, type SqlClient } from '../../db/sql.ts';
+import { chunk, insertRows, rawDb, rowsInsert, rowsPerInsert } from './rows.ts';
+import { rows, statement, type Literal, type SqlClient, type Statement } from '../../db/sql.ts';
 import type { Slices } from '../canon/slices.ts';
 import { keepNames, projectNames, ProjectNames, type NamedEntity } from '../names/projectNames.ts';
 
@@ -307,8 +307,22 @@ const mentionsOfEntityDelete = statement('mentions_of_entity_delete', `DELETE FR
  * recordEntityMentions does. Answers the project's names version after the write (for NamesChange.written).
  */
 export async function recordFoundMentions(sql: SqlClient, projectId: string, entityId: string, found: MentionRow[], renamed: boolean, names: NamesChange): Promise<string> {
-  if (renamed) await rows(sql, mentionsOfEntityDelete, [entityId]);
-  for (const part of chunk(found, rowsPerInsert)) await insertRows(rawDb(sql), 'Mention', part);
-  const [{ version }] = await rows<{ version: string }>(sql, namesChangedMark, [projectId, names.previous, names.next]);
+  let version = '';
+  for (const write of foundMentionsWrites(projectId, entityId, found, renamed, names)) {
+    const answered = await rows<{ version: string }>(sql, write.statement, write.values);
+    if (write.statement === namesChangedMark) version = answered[0].version;
+  }
   return version;
+}
+
+/**
+ * recordFoundMentions' statements, for a writer to send in one batch (TransactionSql.batch): the last one answers the
+ * names version (one row, `version`).
+ */
+export function foundMentionsWrites(projectId: string, entityId: string, found: MentionRow[], renamed: boolean, names: NamesChange): { statement: Statement; values: Literal[] }[] {
+  return [
+    ...(renamed ? [{ statement: mentionsOfEntityDelete, values: [entityId] }] : []),
+    ...chunk(found, rowsPerInsert).map((part) => rowsInsert('Mention', part)),
+    { statement: namesChangedMark, values: [projectId, names.previous, names.next] },
+  ];
 }
