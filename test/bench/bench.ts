@@ -23,7 +23,8 @@
 // Env: DATABASE_URL or TEST_DATABASE_URL (the server to create lore_bench on; with neither, and no server at the default
 // address, `npm run bench` runs the embedded store's part alone), BENCH_DURATION (s, default 10),
 // BENCH_WARMUP (s, default 3), BENCH_ROUNDS (default 5), BENCH_DB (default lore_bench), BENCH_KEEP_DB=1 to keep it afterwards,
-// BENCH_QUERIES=search (or recall) to run one of the two.
+// BENCH_QUERIES=search (or recall) to run one of the two, BENCH_SEARCH_WARMUP (requests each server of the search part
+// answers before its rounds, default 5,000), BENCH_FLOOR_POOL (the statement floor's connections, default 10).
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
