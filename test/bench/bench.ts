@@ -23,10 +23,12 @@
 // Env: DATABASE_URL or TEST_DATABASE_URL (the server to create lore_bench on; with neither, and no server at the default
 // address, `npm run bench` runs the embedded store's part alone), BENCH_DURATION (s, default 10),
 // BENCH_WARMUP (s, default 3), BENCH_ROUNDS (default 5), BENCH_DB (default lore_bench), BENCH_KEEP_DB=1 to keep it afterwards,
-// BENCH_QUERIES=search (or recall) to run one of the two.
+// BENCH_QUERIES=search (or recall) to run one of the two, BENCH_SEARCH_WARMUP (requests each server of the search part
+// answers before its rounds, default 5,000), BENCH_FLOOR_POOL (the statement floor's connections, default 10).
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
-import { availableParallelism, loadavg } from 'node:os';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { isDeepStrictEqual, parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import pg from 'pg';
@@ -215,11 +217,13 @@ function editEverySecond(s: Scenario, projectId: string, entityIds: string[]) {
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)];
 const medianRun = (runs: Measured[]) => runs.find((run) => run.rps === median(runs.map((r) => r.rps)))!;
 
-function load(s: Scenario, paths: string[], seconds: number) {
+/** `seconds` of load, or (`amount`) that many requests. */
+function load(s: Scenario, paths: string[], seconds: number, amount?: number) {
   return autocannon({
     url: s.server.url,
     connections,
     duration: seconds,
+    ...(amount && { amount }),
     headers: s.key ? { authorization: `Bearer ${s.key}` } : {},
     requests: paths.map((path) => ({ method: 'GET', path })),
   });
@@ -296,13 +300,14 @@ const benchModel = 'bench-embed';
  * same text and parameters as the gateway sends) from `connections` connections in a closed loop, each with a pool
  * connection of its own, for `seconds`; no gateway, HTTP, key check or page to read. Whatever the gateway does, its p99
  * cannot fall below this one's on the same machine. CPU per statement: PostgreSQL's backends, and this process's (the
- * pg client's side, where the gateway's is the gateway's app CPU). BENCH_FLOOR_POOL: the pool's size (default 50: one
- * connection each; the gateway's pool has 10).
+ * pg client's side, where the gateway's is the gateway's app CPU). BENCH_FLOOR_POOL: the pool's size (default 10, the
+ * gateway's: 50 backends took a larger share of a loaded machine's cores than the gateway's 10, and a shared server's
+ * connections).
  */
 async function rankingFloor(accountId: string, projectId: string, queries: string[], seconds: number, warm = warmup) {
   // One pool for every round, as a gateway keeps its own: each new connection plans the statement anew five times.
   if (!floorPool) {
-    const made = (floorPool = new pg.Pool({ connectionString: databaseUrl, max: Number(process.env.BENCH_FLOOR_POOL ?? connections), idleTimeoutMillis: 0 }));
+    const made = (floorPool = new pg.Pool({ connectionString: databaseUrl, max: Number(process.env.BENCH_FLOOR_POOL ?? 10), idleTimeoutMillis: 0 }));
     bench.onCleanup(() => made.end());
   }
   const pool = floorPool;
@@ -387,13 +392,21 @@ const middle = (values: number[]) => {
   return Number.isInteger(half) ? (sorted[half - 1] + sorted[half]) / 2 : sorted[Math.floor(half)];
 };
 
-/** CPU of the machine per floor statement over CPU per gateway request (the gateway's, PostgreSQL's, autocannon's). */
-const cpuRatio = (g: Measured, f: { dbCpu: number; clientCpu: number }) => (f.dbCpu + f.clientCpu) / (g.appCpu + g.dbCpu + g.loadCpu);
+/** CPU of the machine per request of `floor` over CPU per request of `g` (the server's, PostgreSQL's, autocannon's). */
+const cpuRatio = (g: Measured, floor: Measured) => (floor.appCpu + floor.dbCpu + floor.loadCpu) / (g.appCpu + g.dbCpu + g.loadCpu);
+
+// V8 goes on compiling the gateway's paths through its first few thousand searches: over the first 10 s of load its
+// compiler threads took a third of its CPU, and its CPU per search was twice its steady 0.9 ms (autocannon's
+// likewise), still so after 20 s on a machine at a load average of 30. The first round warms each server with this
+// many requests, so the rounds measure the servers, not their compilers.
+const searchWarmupRequests = Number(process.env.BENCH_SEARCH_WARMUP ?? 5_000);
 
 /**
- * `--part search`: the uncached hybrid search alone beside its floor (rankingFloor), in alternating rounds, each row
- * the round of median throughput and the ratio the median of the rounds' ratios; with BENCH_BASELINE, the other
- * checkout's gateway in the same rounds.
+ * `--part search`: the uncached hybrid search beside its floor (test/bench/floorServer.ts: the gateway's ranking
+ * statement alone behind a bare HTTP server answering the gateway's bytes), both driven alike by autocannon with the
+ * same connections and paths, in alternating rounds; each row the round of median throughput and the ratio the median
+ * of the rounds' ratios. Beside them, the statement alone from this process's own client (rankingFloor, the floor
+ * before: no HTTP on either side). With BENCH_BASELINE, the other checkout's gateway in the same rounds.
  */
 async function searchFloor() {
   const { key, accountId, projectId, names } = await prepare();
@@ -405,7 +418,8 @@ async function searchFloor() {
   ];
   const paths = qs.search.map((q) => `/api/v1/projects/${projectId}/search?q=${encodeURIComponent(q)}`);
   let matched = 0;
-  for (const path of paths) {
+  const answers: { path: string; q: string; body: string }[] = [];
+  for (const [i, path] of paths.entries()) {
     const bodies = await Promise.all(gateways.map(async (s) => {
       const res = await fetch(`${s.server.url}${path}`, { headers: { authorization: `Bearer ${key}` } });
       const ranking = res.headers.get('lore-search-ranking');
@@ -414,55 +428,66 @@ async function searchFloor() {
     }));
     if (!bodies.every((b) => b === bodies[0])) throw new Error(`the baseline answers ${path} differently`);
     matched += (JSON.parse(bodies[0]) as { entities: unknown[] }).entities.length;
+    answers.push({ path, q: qs.search[i], body: bodies[0] });
   }
   log(`search q: ${qs.search.join(', ')}`);
   log(`all ${qs.search.length} searches ranked hybrid (${matched} entities)${hybrid.baseline ? ', bodies byte-identical on both gateways' : ''}`);
   if (hybrid.baseline) log(await samePages(gateways, key, projectId, [...qs.search, ...qs.recall]));
+  const searchesFile = join(mkdtempSync(join(tmpdir(), 'lore-floor-')), 'searches.json');
+  writeFileSync(searchesFile, JSON.stringify({ accountId, projectId, model: benchModel, searches: answers }));
+  const floorServer = await startServer(['--import', 'tsx', 'test/bench/floorServer.ts'], /Ranking floor listening on (http:\/\/127\.0\.0\.1:\d+)/, { FLOOR_SEARCHES: searchesFile });
+  const floor: Scenario = { name: 'floor: ranking statement, bare HTTP', server: floorServer, prefix: '/api/v1', key };
+  const servers = [...gateways, floor];
   const loadBefore = loadavg()[0];
-  const runs = new Map<string, Measured[]>(gateways.map((g) => [g.name, []]));
-  const floors: Awaited<ReturnType<typeof rankingFloor>>[] = [];
+  const runs = new Map<string, Measured[]>(servers.map((g) => [g.name, []]));
+  const statementFloors: Awaited<ReturnType<typeof rankingFloor>>[] = [];
   const ratios: number[] = [];
   const cpuRatios: number[] = [];
-  // Each run is warmed up on its own: a gateway left idle while the others ran has had its pool's connections closed
-  // (idle timeout) and the floor opens a new pool each round; their handshakes would count in the first second.
+  const statementRatios: number[] = [];
+  // Later rounds are warmed up a little: a server left idle while the others ran has had its pool's connections closed
+  // (idle timeout); their handshakes would count in the first second.
   const warm = (round: number) => (round === 1 ? warmup : Math.min(warmup, 1));
   for (let round = 1; round <= rounds; round++) {
     const steps: (() => Promise<void>)[] = [
-      ...gateways.map((g) => async () => {
+      ...servers.map((g) => async () => {
+        if (round === 1) await load(g, paths, 600, searchWarmupRequests);
         if (warm(round) > 0) await load(g, paths, warm(round));
         runs.get(g.name)!.push(await measure(g, paths, duration));
       }),
-      async () => void floors.push(await rankingFloor(accountId, projectId, qs.search, duration, warm(round))),
+      async () => void statementFloors.push(await rankingFloor(accountId, projectId, qs.search, duration, warm(round))),
     ];
     for (const step of round % 2 === 1 ? steps : steps.reverse()) await step();
-    const [g, f] = [runs.get(gateways[0].name)!.at(-1)!, floors.at(-1)!];
+    const [g, f, st] = [runs.get(gateways[0].name)!.at(-1)!, runs.get(floor.name)!.at(-1)!, statementFloors.at(-1)!];
     ratios.push(g.rps / f.rps);
     cpuRatios.push(cpuRatio(g, f));
+    statementRatios.push(g.rps / st.rps);
     log(`round ${round} (load ${loadavg()[0].toFixed(1)}): ` +
-      gateways.map((s) => { const r = runs.get(s.name)!.at(-1)!; return `${s.name} ${r.rps.toFixed(0)} req/s (p99 ${r.p99} ms, app ${r.appCpu.toFixed(2)} + PG ${r.dbCpu.toFixed(2)} + load ${r.loadCpu.toFixed(2)} ms CPU/req)`; }).join(', ') +
-      `; floor ${f.rps.toFixed(0)} /s (p99 ${f.p99.toFixed(0)} ms, PG ${f.dbCpu.toFixed(2)} + client ${f.clientCpu.toFixed(2)} ms CPU/statement); ratio ${ratios.at(-1)!.toFixed(2)}, by CPU ${cpuRatios.at(-1)!.toFixed(2)}`);
+      servers.map((s) => { const r = runs.get(s.name)!.at(-1)!; return `${s.name} ${r.rps.toFixed(0)} req/s (p99 ${r.p99} ms, app ${r.appCpu.toFixed(2)} + PG ${r.dbCpu.toFixed(2)} + load ${r.loadCpu.toFixed(2)} ms CPU/req)`; }).join(', ') +
+      `; statement alone ${st.rps.toFixed(0)} /s (PG ${st.dbCpu.toFixed(2)} + client ${st.clientCpu.toFixed(2)} ms CPU/statement); ratio ${ratios.at(-1)!.toFixed(2)}, by CPU ${cpuRatios.at(-1)!.toFixed(2)}`);
   }
-  const floorRow = floors.find((f) => f.rps === median(floors.map((x) => x.rps)))!;
+  const statementRow = statementFloors.find((f) => f.rps === median(statementFloors.map((x) => x.rps)))!;
   const cell = (v: number, w: number, digits = 1) => (Number.isFinite(v) ? v.toFixed(digits) : '-').padStart(w);
   log('');
-  log(`${'scenario'.padEnd(32)}${'req/s'.padStart(8)}${'p50 ms'.padStart(9)}${'p99 ms'.padStart(9)}${'failed'.padStart(8)}${'app CPU ms/req'.padStart(16)}${'PG CPU ms/req'.padStart(15)}`);
-  for (const g of gateways) {
+  log(`${'scenario'.padEnd(38)}${'req/s'.padStart(8)}${'p50 ms'.padStart(9)}${'p99 ms'.padStart(9)}${'failed'.padStart(8)}${'app CPU ms/req'.padStart(16)}${'PG CPU ms/req'.padStart(15)}${'load CPU'.padStart(10)}`);
+  for (const g of servers) {
     const r = medianRun(runs.get(g.name)!);
-    log(`${g.name.padEnd(32)}${cell(r.rps, 8, 0)}${cell(r.p50, 9)}${cell(r.p99, 9)}${cell(r.failed, 8, 0)}${cell(r.appCpu, 16, 2)}${cell(r.dbCpu, 15, 2)}`);
+    log(`${g.name.padEnd(38)}${cell(r.rps, 8, 0)}${cell(r.p50, 9)}${cell(r.p99, 9)}${cell(r.failed, 8, 0)}${cell(r.appCpu, 16, 2)}${cell(r.dbCpu, 15, 2)}${cell(r.loadCpu, 10, 2)}`);
   }
-  log(`${'floor: ranking statement alone'.padEnd(32)}${cell(floorRow.rps, 8, 0)}${cell(floorRow.p50, 9)}${cell(floorRow.p99, 9)}${cell(0, 8, 0)}${cell(floorRow.clientCpu, 16, 2)}${cell(floorRow.dbCpu, 15, 2)}`);
+  log(`${'statement alone, this process (no HTTP)'.padEnd(38)}${cell(statementRow.rps, 8, 0)}${cell(statementRow.p50, 9)}${cell(statementRow.p99, 9)}${cell(0, 8, 0)}${cell(statementRow.clientCpu, 16, 2)}${cell(statementRow.dbCpu, 15, 2)}`);
   if (hybrid.baseline) {
     const baseline = runs.get(gateways[1].name)!;
+    const floors = runs.get(floor.name)!;
     log(`baseline's ratios by round: ${baseline.map((b, i) => (b.rps / floors[i].rps).toFixed(2)).join(', ')}; by CPU ${baseline.map((b, i) => cpuRatio(b, floors[i]).toFixed(2)).join(', ')}`);
   }
   const ratio = middle(ratios);
   log('');
   log(`uncached hybrid search ${(ratio * 100).toFixed(0)}% of the ranking statement's floor (median of ${rounds} rounds: ${ratios.map((r) => r.toFixed(2)).join(', ')}; target >= ${floorTarget * 100}%): ` +
     `${ratio >= floorTarget ? 'met' : 'NOT met'}`);
-  log(`by CPU (the floor's CPU per statement over the gateway's, PostgreSQL's and autocannon's per request: the ratio the throughputs tend to ` +
+  log(`by CPU (the floor's CPU per request over the gateway's, each with PostgreSQL's and autocannon's: the ratio the throughputs tend to ` +
     `when the cores are the limit, and steadier than they are on a loaded machine): median ${middle(cpuRatios).toFixed(2)} (${cpuRatios.map((r) => r.toFixed(2)).join(', ')})`);
+  log(`against the statement alone from this process's client (no HTTP, no autocannon): ${middle(statementRatios).toFixed(2)} (${statementRatios.map((r) => r.toFixed(2)).join(', ')})`);
   log(`load average (1 min) ${loadBefore.toFixed(1)} before the runs, ${loadavg()[0].toFixed(1)} after; the target assumes an otherwise idle machine`);
-  await Promise.all([hybrid.uncached, hybrid.baseline].map((s) => s?.stop()));
+  await Promise.all([hybrid.uncached, hybrid.baseline, floorServer].map((s) => s?.stop()));
 }
 
 async function main() {
