@@ -342,7 +342,7 @@ function goesOnAboutTheDead(p: Passage, ref: Ref): boolean {
 
 /**
  * "Lady Elliot had been an excellent woman…; she had humoured his failings…; on her friend's advice Lady Elliot mainly
- * relied": a paragraph that first tells of a dead character in the pluperfect is their life before the story's now,
+ * relied": a paragraph that first describes a dead character in the pluperfect is their life before the story's now,
  * and the preterite that goes on about them in it continues that, until the narration comes back to its now ("now",
  * "tonight", a verb in the present). Not where the pluperfect tells the death itself ("had been dead a year").
  */
@@ -356,7 +356,8 @@ function inFlashback(p: Passage, ref: Ref): boolean {
   const opening = mentions.find((r) => r.subject);
   if (!opening || mentions.some((r) => r.first < opening.first)) return false;
   const told = predicatesOf(syntax, opening.last).find((pr) => !pr.relative);
-  if (!told || !moodOf(syntax, told).pluperfect) return false;
+  // A portrait of their life ("had been an excellent woman"), not an event ("had gone to the inn before he fell").
+  if (!told || !told.copula || !moodOf(syntax, told).pluperfect) return false;
   const s = sentences[tokens[opening.first].sentence];
   for (let k = s.first; k <= sentences[here].last; k++) {
     const t = tokens[k];
