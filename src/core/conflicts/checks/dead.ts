@@ -11,10 +11,10 @@
 // too.
 import type { SliceEntity } from '../canonSlice.ts';
 import type { ConflictDraft } from '../kinds.ts';
-import { actNouns, actRemembered, actTimes, aliveAdjectives, aliveVerbs, arrivalPassives, burial, company, deathWords, depicting, duties, fronting, images, inverting, kinWord, motion, people, personNouns, placing, possessives, reporting, resting, sceneMaking, sensing, standIns, stative, stretches, thinking, timeNouns, together } from '../reader/lexicon.ts';
-import { verbIn } from '../reader/nlp.ts';
+import { actNouns, actRemembered, actTimes, aliveAdjectives, aliveVerbs, arrivalPassives, burial, company, deathWords, depicting, duties, fronting, images, genderOfWord, inverting, kinWord, lifetimes, motion, nowWords, people, personNouns, placing, possessives, reporting, resting, sceneMaking, sensing, standIns, stative, stretches, thinking, timeNouns, together } from '../reader/lexicon.ts';
+import { finiteTense, verbIn } from '../reader/nlp.ts';
 import type { Ref } from '../reader/references.ts';
-import { asserts, clauseEnd, clauseStart, deniedBefore, participleAfter, predicatesOf, speechTagBefore, type Predicate } from '../reader/syntax.ts';
+import { asserts, clauseEnd, clauseStart, deniedBefore, moodOf, participleAfter, predicatesOf, speechTagBefore, type Predicate } from '../reader/syntax.ts';
 import { quoteAt, refsOf, spanAt, type Passage } from './passage.ts';
 
 /** Particles before a place: "is out in the barn", "was back at the yard", "is down on the dock". */
@@ -295,10 +295,84 @@ function doneWith(p: Passage, ref: Ref): number | undefined {
   return assertedVerb(p, v) ? v : undefined;
 }
 
+/**
+ * Whether a named mention brings its character in as dead, a body or a time gone: "the dead man, O'Brien", "the body
+ * of X", "X's body", "in his father's lifetime" (lexicon `standIns`, `lifetimes`).
+ */
+function broughtInDead(p: Passage, m: Ref): boolean {
+  const { tokens } = p.reading;
+  const owned = tokens[m.last + 2];
+  if (/^['’]s$/.test(tokens[m.last + 1]?.lower ?? '') && owned && (standIns.has(owned.lemma) || lifetimes.has(owned.lower))) return true;
+  if (tokens[m.first - 1]?.lower === 'of' && standIns.has(tokens[m.first - 2]?.lemma ?? '')) return true;
+  // "the dead man, O'Brien", "poor dead Will": a death word in the phrase the name stands in or is set off after.
+  let k = tokens[m.first - 1]?.text === ',' ? m.first - 2 : m.first - 1;
+  for (let n = 0; n < 4 && k >= 0 && tokens[k].sentence === tokens[m.first].sentence && ['DET', 'ADJ', 'NOUN', 'VERB'].includes(tokens[k].pos); n++, k--) {
+    if (deathWords.has(tokens[k].lower)) return true;
+  }
+  return false;
+}
+
+/**
+ * "the dead man, O'Brien. He had pitched against the bulwarks… I tumbled him overboard. He went in with a sounding
+ * plunge": a pronoun that goes on, with no gap of more than two sentences, from a mention bringing its character in
+ * as dead, a body or a time gone (broughtInDead) is about the body or the memory, not one acting. The nearest mention
+ * by name decides: named again as anyone else, they may act.
+ */
+function goesOnAboutTheDead(p: Passage, ref: Ref): boolean {
+  if (!ref.pronoun) return false;
+  const { tokens } = p.reading;
+  const earlier = refsOf(p, ref.entity).filter((r) => r.first < ref.first);
+  // "walked right up to the man where he stood": someone unnamed of the pronoun's gender, brought in by an article in
+  // its sentence after the last mention, is who it means.
+  const from = Math.max(earlier.at(-1)?.last ?? 0, p.reading.sentences[tokens[ref.first].sentence].first);
+  const gender = genderOfWord(tokens[ref.first].lower);
+  for (let k = from + 1; k < ref.first; k++) {
+    if (tokens[k].pos === 'NOUN' && ['a', 'an', 'the', 'this', 'that'].includes(tokens[k - 1]?.lower ?? '') && gender !== undefined && genderOfWord(tokens[k].lemma) === gender) return true;
+  }
+  let sentence = tokens[ref.first].sentence;
+  for (let n = earlier.length - 1; n >= 0; n--) {
+    const m = earlier[n];
+    if (sentence - tokens[m.first].sentence > 2) return false;
+    sentence = tokens[m.first].sentence;
+    if (m.pronoun || m.narrator) continue;
+    return broughtInDead(p, m);
+  }
+  return false;
+}
+
+/**
+ * "Lady Elliot had been an excellent woman…; she had humoured his failings…; on her friend's advice Lady Elliot mainly
+ * relied": a paragraph that first describes a dead character in the pluperfect is their life before the story's now,
+ * and the preterite that goes on about them in it continues that, until the narration comes back to its now ("now",
+ * "tonight", a verb in the present). Not where the pluperfect tells the death itself ("had been dead a year").
+ */
+function inFlashback(p: Passage, ref: Ref): boolean {
+  const { syntax } = p;
+  const { tokens, sentences, text } = p.reading;
+  const here = tokens[ref.first].sentence;
+  let first = here;
+  while (first > 0 && !text.slice(tokens[sentences[first - 1].last].end, tokens[sentences[first].first].start).includes('\n')) first--;
+  const mentions = refsOf(p, ref.entity).filter((r) => r.first < ref.first && tokens[r.first].sentence >= first && tokens[r.first].sentence < here);
+  const opening = mentions.find((r) => r.subject);
+  if (!opening || mentions.some((r) => r.first < opening.first)) return false;
+  const told = predicatesOf(syntax, opening.last).find((pr) => !pr.relative);
+  // A portrait of their life ("had been an excellent woman"), not an event ("had gone to the inn before he fell").
+  if (!told || !told.copula || !moodOf(syntax, told).pluperfect) return false;
+  const s = sentences[tokens[opening.first].sentence];
+  for (let k = s.first; k <= sentences[here].last; k++) {
+    const t = tokens[k];
+    if (t.quoted) continue;
+    if (k <= s.last && deathWords.has(t.lower)) return false;
+    if (nowWords.has(t.lower) || finiteTense(tokens, k) === 'present') return false;
+  }
+  return true;
+}
+
 function trigger(p: Passage, ref: Ref): Trigger | undefined {
   const { syntax } = p;
   const { tokens } = p.reading;
   if (syntax.unasserted[ref.first] !== undefined) return undefined;
+  if (goesOnAboutTheDead(p, ref) || inFlashback(p, ref)) return undefined;
   const tag = speechTagBefore(syntax, ref.first);
   if (tag !== undefined && syntax.unasserted[tag] === undefined) return { from: tag, to: ref.last, alive: false };
   const thing = describesThing(p, ref);

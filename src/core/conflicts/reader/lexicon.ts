@@ -64,6 +64,11 @@ export const noticing = set('see spot find notice glimpse watch observe discover
 /** What stands in for a person, dead or absent: "Danny's body", "Osric's portrait". A pronoun after it is about it. */
 export const standIns = set('body corpse remains grave coffin casket tomb ghost spirit shade photograph photo picture portrait image statue likeness effigy death funeral burial');
 /**
+ * Nouns of a time gone that someone owned: "in his father's lifetime", "in my grandfather's day". Pronouns that go on
+ * from such a mention, or from "the dead man, X", are about the dead one remembered or their body (checks/dead.ts).
+ */
+export const lifetimes = set('lifetime life time day days memory');
+/**
  * Nouns of the mind and of mourning: one they are "of", "about" or "for" is only thought of, remembered or mourned, and
  * not who a pronoun after them goes on about ("full of sad thoughts about my father, when I saw someone… He was blind").
  */

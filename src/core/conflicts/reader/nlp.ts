@@ -3,7 +3,7 @@
 // runs offline inside Node (the model ships in its npm package); it is loaded once, on the first check.
 import winkNLP from 'wink-nlp';
 import model from 'wink-eng-lite-web-model';
-import { possessives } from './lexicon.ts';
+import { kinWord, possessives } from './lexicon.ts';
 
 export type Token = {
   text: string;
@@ -109,6 +109,18 @@ function readWith(nlp: Engine['nlp'], text: string): Reading {
       split.add(tokens.length);
       tokens.push({ text: 'I', lower: 'i', lemma: 'i', pos: 'PRON', start, end: start + 1, sentence: 0, negated: false, quoted: false });
       tokens.push({ text: am[1], lower: am[1].toLowerCase(), lemma: 'be', pos: 'AUX', start: start + 1, end: offset, sentence: 0, negated: negations[k], quoted: false });
+      continue;
+    }
+    // A possessive the tokenizer kept whole ("March's" before a comma or a full stop, and after that everywhere in
+    // the passage) is the name or noun and its "'s", as the model splits it elsewhere: "Uncle March's big watch" is
+    // his watch, not his act.
+    const owner = /^(\p{L}(?:[\p{L}'’.-]*\p{L})?)(['’]s)$/u.exec(value);
+    if (owner && (tags[k] === 'PROPN' || tags[k] === 'NOUN')) {
+      split.add(tokens.length);
+      const [word, mark] = [owner[1], owner[2]];
+      const pos = /^\p{Lu}/u.test(word) ? 'PROPN' : 'NOUN';
+      tokens.push({ text: word, lower: word.toLowerCase(), lemma: word.toLowerCase(), pos, start, end: start + word.length, sentence: 0, negated: negations[k], quoted: false });
+      tokens.push({ text: mark, lower: mark.toLowerCase(), lemma: mark.toLowerCase(), pos: 'PART', start: start + word.length, end: offset, sentence: 0, negated: negations[k], quoted: false });
       continue;
     }
     // The model has no lemma for some words before punctuation ("cannot,", "cant,"): the word stands for itself.
@@ -222,6 +234,8 @@ export function verbLike(tokens: Token[], j: number, known: (word: string) => bo
   const t = tokens[j];
   if (!t || !/^\p{Ll}+$/u.test(t.text) || (t.pos !== 'NOUN' && t.pos !== 'ADJ')) return false;
   const next = tokens[j + 1];
+  // "Georgiana wife of the above", "Tom son of Josiah": a kin word before "of" is the name's apposition.
+  if (kinWord(t.lower) && next?.lower === 'of') return false;
   const objectFollows = next !== undefined && (next.pos === 'DET' || next.pos === 'ADP' || possessives.has(next.lower));
   // "Ezra branded forty calves", "Hale baked bread": an -ed word between a subject and its object.
   if (t.pos === 'ADJ' && t.lower.endsWith('ed') && next !== undefined && ['NUM', 'NOUN', 'PRON'].includes(next.pos) && !possessives.has(next.lower)) return true;

@@ -437,6 +437,9 @@ function findPredicates(syntax: Syntax, last: number): Predicate[] {
     // so too a name in the middle of one ("where Lady Ann, Sir Giles, her daughter, and Mrs. Dale were sitting").
     const listed = t.text === ',' ? listEnd(tokens, k) : undefined;
     if (listed !== undefined && ['VERB', 'AUX', 'ADV'].includes(tokens[listed].pos)) {
+      // "I had seen the captain, and Black Dog, and the blind man, Pew, and I thought": an item of a list a verb or a
+      // preposition governs is its object, and the list's last item the subject of a clause of its own.
+      if (governedItem(tokens, last)) return found;
       k = listed;
       continue;
     }
@@ -513,6 +516,34 @@ function listEnd(tokens: Token[], k: number): number | undefined {
     if (tokens[j].text !== ',' && tokens[j].lower !== 'and' && tokens[j].lower !== 'or') return undefined;
   }
   return undefined;
+}
+
+/**
+ * Whether the noun phrase ending at `last` continues a list that a verb or a preposition before it governs: back over
+ * items parted by commas to the verb or preposition, across an "and"/"or" or two items at least ("had seen the
+ * captain, and Black Dog, and the blind man, Pew"; not "In the morning, Tom, …").
+ */
+function governedItem(tokens: Token[], last: number): boolean {
+  const sentence = tokens[last].sentence;
+  const inPhrase = (t: Token | undefined) => t !== undefined && t.sentence === sentence && (listable.has(t.pos) || /^['’]s$/.test(t.lower) || possessives.has(t.lower));
+  let j = last;
+  while (inPhrase(tokens[j])) j--;
+  let items = 0;
+  let joined = false;
+  for (;;) {
+    const separated = tokens[j]?.text === ',' || ['and', 'or'].includes(tokens[j]?.lower ?? '');
+    if (!separated) break;
+    while (tokens[j]?.text === ',' || ['and', 'or'].includes(tokens[j]?.lower ?? '')) {
+      if (tokens[j].text !== ',') joined = true;
+      j--;
+    }
+    const end = j;
+    while (inPhrase(tokens[j])) j--;
+    if (j === end) return false;
+    items++;
+  }
+  const governor = tokens[j];
+  return items > 0 && (joined || items >= 2) && governor?.sentence === sentence && (governor.pos === 'VERB' || governor.pos === 'ADP');
 }
 
 /**
