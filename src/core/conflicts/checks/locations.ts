@@ -10,7 +10,8 @@
 // pluperfect, and what is thought, dreamt, reported or disjoined ("in X or at Y") place nobody. A placement not on the
 // move also clashes with where the canon holds the character as of the passage (state `location`), unless one place
 // lies inside the other; so do, against the canon only, the places dialogue gives its speaker, the one spoken to or a
-// third person by name, a writer's place ("writes from X"), and a pluperfect stay whose span runs up to the now.
+// third person by name, a writer's place ("writes from X"), a pluperfect stay whose span runs up to the now, a
+// journey's end told in a main clause ("reached X"), a speaker's "here" after their coming to X, and the one written to at X.
 import type { ConflictDraft } from '../kinds.ts';
 import { addressing, arrivalNouns, arrivals, collective, containedIn, deictic, elsewhen, missives, returning, contains, directional, formerly, future, hearsay, hypothetical, inside, kinWord, manners, modals, motion, namesOneMoment, pastSpans, pathMotion, people, placedPassives, placing, planning, pointing, portions, possessives, residences, rooms, simultaneity, spanClosers, spanOpeners, spokenSubjects, stays, stretches, thinking, timeNouns, timeShifts, unspecific, untilNow, writing } from '../reader/lexicon.ts';
 import { finiteTense, verbIn, type Token } from '../reader/nlp.ts';
