@@ -381,7 +381,7 @@ function spokenClaims(p: Passage, startingAt: Map<number, Ref>): Claim[] {
  * '“…!” cried Biddy, in a burst of happiness, “and I am…”'. The narration between the two quotes is short and names
  * no one but the previous quote's speaker. `i` is a token in the later quote.
  */
-function continuedSpeaker(p: Passage, i: number, startingAt: Map<number, Ref>): Ref | undefined {
+export function continuedSpeaker(p: Passage, i: number, startingAt: Map<number, Ref>): Ref | undefined {
   const { tokens, text } = p.reading;
   let first = i;
   while (tokens[first - 1]?.quoted) first--;

@@ -10,13 +10,14 @@
 // pluperfect, and what is thought, dreamt, reported or disjoined ("in X or at Y") place nobody. A placement not on the
 // move also clashes with where the canon holds the character as of the passage (state `location`), unless one place
 // lies inside the other; so do, against the canon only, the places dialogue gives its speaker, the one spoken to or a
-// third person by name, a writer's place ("writes from X"), and a pluperfect stay whose span runs up to the now.
+// third person by name, a writer's place ("writes from X"), a pluperfect stay whose span runs up to the now, a
+// journey's end told in a main clause ("reached X"), a speaker's "here" after their coming to X, and the one written to at X.
 import type { ConflictDraft } from '../kinds.ts';
-import { collective, containedIn, contains, directional, formerly, future, hearsay, hypothetical, inside, kinWord, manners, modals, motion, namesOneMoment, pastSpans, pathMotion, people, placedPassives, placing, planning, pointing, portions, possessives, residences, rooms, simultaneity, spanClosers, spanOpeners, spokenSubjects, stays, stretches, thinking, timeNouns, timeShifts, unspecific, untilNow, writing } from '../reader/lexicon.ts';
+import { addressing, arrivalNouns, arrivals, collective, containedIn, deictic, elsewhen, missives, returning, contains, directional, formerly, future, hearsay, hypothetical, inside, kinWord, manners, modals, motion, namesOneMoment, pastSpans, pathMotion, people, placedPassives, placing, planning, pointing, portions, possessives, residences, rooms, simultaneity, spanClosers, spanOpeners, spokenSubjects, stays, stretches, thinking, timeNouns, timeShifts, unspecific, untilNow, writing } from '../reader/lexicon.ts';
 import { finiteTense, verbIn, type Token } from '../reader/nlp.ts';
 import type { Ref } from '../reader/references.ts';
-import { asserts, atSubjectPosition, clauseEnd, clauseStart, moodOf, predicatesOf, wheneverAfterHabit, type Predicate } from '../reader/syntax.ts';
-import { addresseeOf, speakerOf } from './kinship.ts';
+import { asserts, atSubjectPosition, clauseEnd, clauseStart, inSubordinate, moodOf, predicatesOf, wheneverAfterHabit, type Predicate } from '../reader/syntax.ts';
+import { addresseeOf, continuedSpeaker, speakerOf } from './kinship.ts';
 import { sentenceOf, spanAt, words, type Passage } from './passage.ts';
 
 const dayShifts = new Set(['next', 'following', 'later', 'after', 'afterwards', 'tomorrow', 'yesterday', 'previous', 'before', 'earlier']);
@@ -306,8 +307,12 @@ function spokenPlacements(p: Passage): Placement[] {
     let verb = prep - 1;
     while (verb > 0 && tokens[verb].pos === 'ADV') verb--;
     const v = tokens[verb];
-    if (!v || !(v.pos === 'AUX' || v.pos === 'VERB') || !verbIn(stays, v) || finiteTense(tokens, verb) !== 'present' || v.negated) continue;
-    let subject = verb - 1;
+    if (!v || !(v.pos === 'AUX' || v.pos === 'VERB') || !verbIn(stays, v) || v.negated) continue;
+    // "“We are staying at X”": a progressive of the present as the simple present ("“I stay at X”"), not a perfect.
+    const progressive = predicateAt(p, verb).auxes;
+    const ongoing = v.lower.endsWith('ing') && progressive.length === 1 && tokens[progressive[0]].lemma === 'be' && progressive[0] === verb - 1;
+    if (finiteTense(tokens, ongoing ? verb - 1 : verb) !== 'present' || (ongoing && tokens[verb - 1].negated)) continue;
+    let subject = ongoing ? verb - 2 : verb - 1;
     while (subject > 0 && tokens[subject].pos === 'ADV') subject--;
     const who = spokenSubjects[tokens[subject]?.lower ?? ''];
     // "“Mr. Darcy is at Pemberley now,”": a third person the speaker places, not on hearsay ("I hear Darcy is…").
@@ -452,6 +457,164 @@ function heldUntilNow(p: Passage): Placement[] {
   return found;
 }
 
+/** The subject of a verb among `characters`: one whose predicates include it (not in a relative clause). */
+function subjectOf(p: Passage, characters: Ref[], verb: number): Ref | undefined {
+  return characters.find((c) => c.last < verb && predicatesOf(p.syntax, c.last).some((pr) => pr.verb === verb && !pr.relative));
+}
+
+/** Whether a main clause of the narration asserts the verb at token `verb` now: finite, not future, not subordinate. */
+function toldNow(p: Passage, verb: number): boolean {
+  const { tokens } = p.reading;
+  const predicate = predicateAt(p, verb);
+  if (finiteTense(tokens, predicate.auxes[0] ?? verb) === undefined || !asserts(p.syntax, predicate)) return false;
+  if (predicate.auxes.some((a) => future.has(tokens[a].lower)) || inSubordinate(p.syntax, verb)) return false;
+  const clause = tokens.slice(clauseStart(p.syntax, verb), clauseEnd(p.syntax, verb) + 1);
+  return !clause.some((t) => ['or', 'either', 'whether', 'nor'].includes(t.lower) || elsewhen.has(t.lower));
+}
+
+/** The verb of arrival whose place starts at token `first`: "arrived at X", "reached X", "set foot in X", "went back to X". */
+function arrivalBefore(p: Passage, first: number): number | undefined {
+  const { tokens } = p.reading;
+  let k = first - 1;
+  if (tokens[k]?.pos === 'DET') k--;
+  const at = tokens[k];
+  if (!at) return undefined;
+  if (at.pos === 'VERB' && arrivals[at.lemma]?.includes('')) return k;
+  let j = k - 1;
+  while (j >= 0 && tokens[j].pos === 'ADV' && !returning.has(tokens[j].lower)) j--;
+  const v = tokens[j];
+  if (!v) return undefined;
+  if (v.pos === 'VERB' && arrivals[v.lemma]?.includes(at.lower)) return j;
+  if (arrivalNouns.has(v.lower) && ['in', 'on', 'upon'].includes(at.lower) && tokens[j - 1]?.lemma === 'set') return j - 1;
+  if (!returning.has(v.lower) || at.lower !== 'to') return undefined;
+  j--;
+  while (j >= 0 && tokens[j].pos === 'ADV') j--;
+  return tokens[j]?.pos === 'VERB' && verbIn(motion, tokens[j]) ? j : undefined;
+}
+
+/**
+ * "Nora arrived at Fenwick after dark", "Ruth reached Fenwick", "set foot in Carrow", "walked slowly back to Fenwick":
+ * a journey's end told in a main clause of the narration (lexicon `arrivals`, `arrivalNouns`, `returning`) places its
+ * subject there, against the canon only. Not a plan, a denial, the pluperfect, a habit, a clause of time ("when I
+ * reached X"), another time ("then", "later"), nor a journey from X.
+ */
+function journeysEnds(p: Passage): Placement[] {
+  const { tokens } = p.reading;
+  const characters = [...p.refs.filter((r) => r.entity.type === 'character' && r.subject && !r.kin && r.pronoun !== 'possessive' && r.pronoun !== 'object'), ...narratorsWe(p)];
+  const found: Placement[] = [];
+  for (const ref of p.refs.filter((r) => r.entity.type === 'location' && !tokens[r.first].quoted)) {
+    const verb = arrivalBefore(p, ref.first);
+    if (verb === undefined || tokens[verb].quoted || !toldNow(p, verb)) continue;
+    const traveller = subjectOf(p, characters, verb);
+    if (!traveller || traveller.entity.type !== 'character' || p.syntax.unasserted[traveller.first] !== undefined) continue;
+    found.push({ character: traveller.entity, place: ref.entity, prep: verb, ref, clause: p.syntax.clause[verb], moving: false, direct: true, present: false });
+  }
+  return found;
+}
+
+/**
+ * "“…before I came to Fenwick. But since I have come here, …”": a speaker's "here" in the present (or a perfect
+ * reaching it) after their own coming to a place in the same quotation is that place (lexicon `deictic`), when no
+ * other place is named between; "“I am here in X”" is read by `spokenPlacements`.
+ */
+function spokenHere(p: Passage): Placement[] {
+  const { tokens } = p.reading;
+  const startingAt = new Map(p.refs.filter((r) => r.entity.type === 'character' && !r.kin).map((r) => [r.first, r]));
+  const places = p.refs.filter((r) => r.entity.type === 'location' && tokens[r.first].quoted);
+  const found: Placement[] = [];
+  const subjectBefore = (verb: number) => {
+    let k = (predicateAt(p, verb).auxes[0] ?? verb) - 1;
+    while (k >= 0 && tokens[k].pos === 'ADV') k--;
+    return k;
+  };
+  for (let i = 0; i < tokens.length; i++) {
+    if (!tokens[i].quoted || !deictic.has(tokens[i].lower)) continue;
+    let verb = i - 1;
+    while (verb >= 0 && tokens[verb].pos === 'ADV') verb--;
+    const v = tokens[verb];
+    if (!v?.quoted || !(v.pos === 'VERB' || v.pos === 'AUX') || !(verbIn(stays, v) || arrivals[v.lemma] || v.lemma === 'come')) continue;
+    const predicate = predicateAt(p, verb);
+    const mood = moodOf(p.syntax, predicate);
+    if (mood.negated || mood.modal || mood.tense !== 'present' || predicate.auxes.some((a) => future.has(tokens[a].lower))) continue;
+    const subject = subjectBefore(verb);
+    if (spokenSubjects[tokens[subject]?.lower ?? ''] !== 'speaker' || !spokenNow(p, subject, i, false)) continue;
+    // Back through the same quotation to the place the speaker came to, the last place named before "here".
+    let start = i;
+    while (tokens[start - 1]?.quoted) start--;
+    const named = places.filter((r) => r.first >= start && r.last < i).at(-1);
+    if (!named) continue;
+    const goal = tokens[named.first - 1]?.pos === 'DET' ? named.first - 2 : named.first - 1;
+    if (!['to', 'at', 'in'].includes(tokens[goal]?.lower ?? '')) continue;
+    let came = goal - 1;
+    while (came >= 0 && tokens[came].pos === 'ADV') came--;
+    if (!(tokens[came]?.lemma === 'come' || arrivals[tokens[came]?.lemma ?? ''])) continue;
+    // Its own words deny the coming ("I never came to X"); the tagger's negation scope runs on from an earlier verb
+    // ("I had hardly heard his name before I came to X").
+    const from = subjectBefore(came);
+    if (tokens[from]?.lower !== tokens[subject].lower || tokens.slice(from, came).some((t) => ['not', "n't", 'never'].includes(t.lower))) continue;
+    const speaker = speakerOf(p, subject, startingAt) ?? continuedSpeaker(p, subject, startingAt);
+    if (!speaker || speaker.entity.type !== 'character') continue;
+    found.push({ character: speaker.entity, place: named.entity, prep: i, ref: named, clause: p.syntax.clause[i], moving: false, direct: true, present: true });
+  }
+  return found;
+}
+
+/**
+ * "Tom said here we were at Fenwick": "here" with "we" or "I" and a placing preposition kept in reported speech is
+ * the narrator's own scene (an arrival announced to them), so it places the narrator, as the narration's "we" does.
+ */
+function reportedHere(p: Passage): Placement[] {
+  const { tokens } = p.reading;
+  const storyNarrators = p.slice.entities.filter((e) => e.type === 'character' && e.state.narrator === true);
+  const found: Placement[] = [];
+  for (const ref of p.refs.filter((r) => r.entity.type === 'location' && !tokens[r.first].quoted)) {
+    const prep = prepositionOf(p, ref);
+    if (prep === undefined || !['at', 'in'].includes(tokens[prep].lower)) continue;
+    const [be, who, here] = [tokens[prep - 1], tokens[prep - 2], tokens[prep - 3]];
+    if (be?.lemma !== 'be' || !['we', 'i'].includes(who?.lower ?? '') || !deictic.has(here?.lower ?? '') || be.negated) continue;
+    const words = tokens.slice(clauseStart(p.syntax, prep - 3), clauseEnd(p.syntax, prep) + 1);
+    if (words.some((t) => t.quoted || future.has(t.lower) || modals.has(t.lower) || hypothetical.has(t.lower) || elsewhen.has(t.lower))) continue;
+    const narrator = p.refs.filter((r) => r.narrator && r.first < prep).at(-1)?.entity ?? (storyNarrators.length === 1 ? storyNarrators[0] : undefined);
+    if (!narrator) continue;
+    found.push({ character: narrator, place: ref.entity, prep: prep - 3, ref, clause: p.syntax.clause[prep], moving: false, direct: true, present: false });
+  }
+  return found;
+}
+
+/**
+ * "I wrote to Ruth at Fenwick", "The letter was addressed to Nora Hale, at Fenwick": the one written or sent to (by
+ * name) at a place is there (lexicon `addressing`, `missives`), in the narration's now: not a plan, a denial, the
+ * pluperfect, the future or another time ("last spring").
+ */
+function addressedTo(p: Passage): Placement[] {
+  const { tokens } = p.reading;
+  const namedEndingAt = new Map(p.refs.filter((r) => r.entity.type === 'character' && !r.kin && !r.pronoun).map((r) => [r.last, r]));
+  const found: Placement[] = [];
+  for (const ref of p.refs.filter((r) => r.entity.type === 'location' && !tokens[r.first].quoted)) {
+    let prep = ref.first - 1;
+    if (tokens[prep]?.pos === 'DET') prep--;
+    if (!['at', 'in'].includes(tokens[prep]?.lower ?? '')) continue;
+    const addressee = namedEndingAt.get(tokens[prep - 1]?.text === ',' ? prep - 2 : prep - 1);
+    if (!addressee || addressee.entity.type !== 'character' || tokens[addressee.first - 1]?.lower !== 'to') continue;
+    // Back from "to" over the object ("a long letter") to the verb of sending or the noun of what is sent.
+    let k = addressee.first - 2;
+    while (k >= 0 && k > addressee.first - 8 && ['DET', 'ADJ', 'ADV', 'PRON'].includes(tokens[k].pos)) k--;
+    const t = tokens[k];
+    if (!t || t.quoted) continue;
+    const sent = t.pos === 'VERB' && verbIn(addressing, t) ? k : t.pos === 'NOUN' && missives.has(t.lemma) ? undefined : -1;
+    if (sent === -1) continue;
+    // A verb of sending is read for its time; a noun of what is sent, for its clause's verb.
+    const verb = sent ?? governingVerb(p, k);
+    if (verb === undefined) continue;
+    const predicate = predicateAt(p, verb);
+    if (finiteTense(tokens, predicate.auxes[0] ?? verb) === undefined || !asserts(p.syntax, predicate, { passiveCounts: true })) continue;
+    const clause = tokens.slice(clauseStart(p.syntax, verb), clauseEnd(p.syntax, prep) + 1);
+    if (predicate.auxes.some((a) => future.has(tokens[a].lower)) || clause.some((w) => ['or', 'either', 'whether', 'nor'].includes(w.lower) || elsewhen.has(w.lower))) continue;
+    found.push({ character: addressee.entity, place: ref.entity, prep, ref, clause: p.syntax.clause[prep], moving: false, direct: true, present: false });
+  }
+  return found;
+}
+
 /** A name set off by commas in the quote after token i, before its sentence ends: "“You are at X now, Nora, and…”". */
 function vocativeAround(p: Passage, i: number, startingAt: Map<number, Ref>): Ref | undefined {
   const { tokens } = p.reading;
@@ -556,7 +719,7 @@ function heldElsewhere(p: Passage, characterId: string, mine: Placement[]): Conf
 
 export function locations(p: Passage): ConflictDraft[] {
   const all = placements(p);
-  const canonOnly = [...spokenPlacements(p), ...writtenPlacements(p), ...heldUntilNow(p)];
+  const canonOnly = [...spokenPlacements(p), ...writtenPlacements(p), ...heldUntilNow(p), ...journeysEnds(p), ...spokenHere(p), ...reportedHere(p), ...addressedTo(p)];
   const hits: ConflictDraft[] = [];
   for (const character of p.slice.entities.filter((e) => e.type === 'character')) {
     const mine = all.filter((x) => x.character.id === character.id);

@@ -264,6 +264,29 @@ export const untilNow = set('since');
 export const spanOpeners = set('these more above upwards nearly full');
 /** Words that close such a span before the now: "had been at X a week before…", "…until the spring", "…years ago". */
 export const spanClosers = set('before until till after ago once formerly then when');
+/**
+ * A journey's end told in a main clause of the narration places its subject there: a verb of arrival and the
+ * prepositions that take its place ("arrived at X", "landed in X"; "" for a direct object: "reached X"), "set foot in
+ * X", and a way back ("walked slowly back to X", "returned to X").
+ */
+export const arrivals: Record<string, string[]> = { arrive: ['at', 'in'], reach: [''], gain: [''], land: ['at', 'in'], return: ['to'] };
+/** Nouns after a verb of arrival that make it one: "set foot in X". */
+export const arrivalNouns = set('foot');
+/** The adverb after a verb of motion that makes its goal the place it came from: "went back to X". */
+export const returning = set('back');
+/**
+ * The one written or sent to at a place is there: "wrote to Ruth at X", "a letter addressed to Nora Hale, at X" (verbs
+ * by lemma, and the nouns of what is sent).
+ */
+export const addressing = set('write address direct send post forward');
+export const missives = set('letter note line lines parcel packet message');
+/**
+ * Words that set a journey's end or a letter at another time than the narration's now: "once reached X", "wrote to
+ * Ruth at X years ago". Sequence ("then", "after dark", "at last") keeps the now.
+ */
+export const elsewhen = set('once ago formerly tomorrow yesterday sometimes often usually ever');
+/** The deictic "here" of a speaker: after their own coming to X, "since I have come here" is X. */
+export const deictic = set('here');
 
 // Eye and hair colours. A colour names the families it belongs to; two colours agree when they share one. Eye colours
 // follow the usual six (brown, blue, grey, green, hazel, amber), so hazel eyes are neither green nor brown ones. Vague
