@@ -15,6 +15,7 @@ import { promisesPaidEarly } from './checks/promises.ts';
 import { locations } from './checks/locations.ts';
 import type { Passage } from './checks/passage.ts';
 import type { ConflictDraft } from './kinds.ts';
+import { chapterAntecedent } from './reader/lexicon.ts';
 import { read, type Reading } from './reader/nlp.ts';
 import { canonPronouns, type Pronouns } from './reader/pronouns.ts';
 import { heldKinship } from './reader/kin.ts';
@@ -75,7 +76,7 @@ export function findDeterministicConflicts(text: string, slice: CanonSlice, epis
  */
 function withChapterAntecedents(syntax: Syntax, refs: Ref[], withBefore: () => Ref[] | undefined): Ref[] {
   const { tokens } = syntax.reading;
-  const open = (k: number) => tokens[k].pos === 'PRON' && !tokens[k].quoted && ['he', 'she', 'his', 'her', 'him', 'hers', 'himself', 'herself'].includes(tokens[k].lower);
+  const open = (k: number) => tokens[k].pos === 'PRON' && !tokens[k].quoted && chapterAntecedent.open.has(tokens[k].lower);
   const taken = new Set<number>();
   for (const r of refs) for (let k = r.first; k <= r.last; k++) taken.add(k);
   if (!tokens.some((_, k) => open(k) && !taken.has(k))) return refs;

@@ -15,8 +15,9 @@ import type { ConflictDraft } from '../kinds.ts';
 import { collective, containedIn, contains, directional, formerly, future, hearsay, hypothetical, inside, kinWord, manners, modals, motion, namesOneMoment, pastSpans, pathMotion, people, placedPassives, placing, planning, pointing, portions, possessives, residences, rooms, simultaneity, spanClosers, spanOpeners, spokenSubjects, stays, stretches, thinking, timeNouns, timeShifts, unspecific, untilNow, writing } from '../reader/lexicon.ts';
 import { finiteTense, verbIn, type Token } from '../reader/nlp.ts';
 import type { Ref } from '../reader/references.ts';
+import { speakerOf } from '../reader/speech.ts';
 import { asserts, atSubjectPosition, clauseEnd, clauseStart, moodOf, predicatesOf, wheneverAfterHabit, type Predicate } from '../reader/syntax.ts';
-import { addresseeOf, speakerOf } from './kinship.ts';
+import { addresseeOf } from './kinship.ts';
 import { sentenceOf, spanAt, words, type Passage } from './passage.ts';
 
 const dayShifts = new Set(['next', 'following', 'later', 'after', 'afterwards', 'tomorrow', 'yesterday', 'previous', 'before', 'earlier']);
