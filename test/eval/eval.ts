@@ -19,7 +19,7 @@ import { loadConfig } from '../../src/config.ts';
 import { loadCanonSlice, type SliceStore } from '../../src/core/conflicts/canonSlice.ts';
 import { checkChapter } from '../../src/core/conflicts/chapterCheck.ts';
 import { readBefore } from '../../src/core/conflicts/chapterBefore.ts';
-import { findDeterministicConflicts } from '../../src/core/conflicts/deterministic.ts';
+import { findDeterministicConflicts, parse } from '../../src/core/conflicts/deterministic.ts';
 import { conflictKinds } from '../../src/core/conflicts/kinds.ts';
 import type { PrismaClient } from '../../src/generated/prisma/client.ts';
 import { newId } from '../../src/ids.ts';
@@ -274,9 +274,10 @@ export async function runEvaluation(options: { databaseUrl?: string; large?: boo
           : undefined;
         const position = chapter && { ordinal: chapter.ordinal, ...(passage.line !== undefined && { line: passage.line }) };
         // As the check reads it: a pronoun the passage leaves with no antecedent may take one from the chapter before it.
-        const before = chapter ? await readBefore(prisma, projectId, chapter, passage.text, passage.line) : undefined;
+        const parsed = parse(passage.text);
+        const before = chapter ? await readBefore(prisma, projectId, chapter, parsed, passage.line) : undefined;
         const slice = await loadCanonSlice(runtime.db, projectId, passage.text, position, before?.text);
-        const found = findDeterministicConflicts(passage.text, slice, passage.chapter ?? null, undefined, before);
+        const found = findDeterministicConflicts(passage.text, slice, passage.chapter ?? null, parsed, before);
         deterministic.add(passage, found, canon);
         setDeterministic.add(passage, found, canon);
 

@@ -6,12 +6,17 @@
 // `chapterAntecedent`.
 import type { PrismaClient } from '../../generated/prisma/client.ts';
 import { lineStarts, parseKept, stretchesOf } from './chapterParses.ts';
+import { mayBeOpen, type Parsed } from './deterministic.ts';
 import { chapterAntecedent } from './reader/lexicon.ts';
 import type { Reading } from './reader/nlp.ts';
 
-/** The reading of the words before the passage in its chapter, within reach; undefined when it is not found or nothing precedes it. */
-export async function readBefore(prisma: PrismaClient, projectId: string, chapter: { id: string; text: string }, passage: string, line?: number): Promise<Reading | undefined> {
-  const start = locate(chapter.text, passage, line);
+/**
+ * The reading of the words before the passage in its chapter, within reach; undefined when no pronoun of the passage
+ * may need it (read only then: the chapter's parse is the cost), when it is not found, or when nothing precedes it.
+ */
+export async function readBefore(prisma: PrismaClient, projectId: string, chapter: { id: string; text: string }, passage: Parsed, line?: number): Promise<Reading | undefined> {
+  if (!passage.reading.tokens.some(mayBeOpen)) return undefined;
+  const start = locate(chapter.text, passage.reading.text, line);
   if (start === undefined || !chapter.text.slice(0, start).trim()) return undefined;
   const stretch = (await stretchesOf(prisma, projectId, chapter)).filter((s) => s.from <= start).at(-1);
   if (!stretch) return undefined;

@@ -12,7 +12,7 @@ import { text } from '../validation.ts';
 import { checkChapter, type ChapterCheck } from './chapterCheck.ts';
 import { loadCanonSlice, type CanonSlice, type SlicePosition, type SliceStore } from './canonSlice.ts';
 import { readBefore } from './chapterBefore.ts';
-import { findDeterministicConflicts } from './deterministic.ts';
+import { findDeterministicConflicts, parse } from './deterministic.ts';
 import type { Reading } from './reader/nlp.ts';
 import { conflictKinds, severities, type ConflictDraft } from './kinds.ts';
 
@@ -149,16 +149,17 @@ export class ConflictChecker {
   async check(input: { projectId: string; text: string; chapter?: string; line?: number; llm: LlmChoice }): Promise<CheckResult> {
     let position: SlicePosition | undefined;
     let before: Reading | undefined;
+    const parsed = parse(input.text);
     if (input.chapter) {
       const chapter = await this.prisma.chapter.findFirst({ where: { projectId: input.projectId, externalId: input.chapter }, select: { id: true, ordinal: true, text: true } });
       if (!chapter) throw new LoreError('not_found', `Chapter ${input.chapter} not found in project ${input.projectId}.`);
       position = { id: chapter.id, ordinal: chapter.ordinal, line: input.line };
       // The sentences before the passage in its chapter, for a pronoun the passage leaves with no antecedent.
-      before = await readBefore(this.prisma, input.projectId, chapter, input.text, input.line);
+      before = await readBefore(this.prisma, input.projectId, chapter, parsed, input.line);
     }
     const episode = input.chapter ?? null;
     const slice = await loadCanonSlice(this.store, input.projectId, input.text, position, before?.text);
-    const found = findDeterministicConflicts(input.text, slice, episode, undefined, before);
+    const found = findDeterministicConflicts(input.text, slice, episode, parsed, before);
 
     const prompt = buildCheckPrompt(slice, input.text, episode);
     const reply = await generateStructured(input.llm, this.llmConfig, { schema: modelReplySchema, system: checkSystemPrompt, prompt });

@@ -15,7 +15,8 @@ import { promisesPaidEarly } from './checks/promises.ts';
 import { locations } from './checks/locations.ts';
 import type { Passage } from './checks/passage.ts';
 import type { ConflictDraft } from './kinds.ts';
-import { read, type Reading } from './reader/nlp.ts';
+import { chapterAntecedent } from './reader/lexicon.ts';
+import { read, type Reading, type Token } from './reader/nlp.ts';
 import { canonPronouns, type Pronouns } from './reader/pronouns.ts';
 import { heldKinship } from './reader/kin.ts';
 import { chapterAntecedents, findReferences, type Ref } from './reader/references.ts';
@@ -69,13 +70,20 @@ export function findDeterministicConflicts(text: string, slice: CanonSlice, epis
 }
 
 /**
+ * A pronoun the passage may leave with no antecedent, which the chapter before it may resolve (lexicon
+ * `chapterAntecedent.open`, outside quotations). The names the canon retags are never pronouns, so a passage with none
+ * of these as parsed has none once read.
+ */
+export const mayBeOpen = (t: Token): boolean => t.pos === 'PRON' && !t.quoted && chapterAntecedent.open.has(t.lower);
+
+/**
  * The passage's references, with those a reading that knows the chapter's antecedents adds: a pronoun it resolves
  * that the passage alone left unresolved, and the relative its possessive names ("her mother"). A reference the
  * passage alone makes is never replaced, so every hit it gives stands.
  */
 function withChapterAntecedents(syntax: Syntax, refs: Ref[], withBefore: () => Ref[] | undefined): Ref[] {
   const { tokens } = syntax.reading;
-  const open = (k: number) => tokens[k].pos === 'PRON' && !tokens[k].quoted && ['he', 'she', 'his', 'her', 'him', 'hers', 'himself', 'herself'].includes(tokens[k].lower);
+  const open = (k: number) => mayBeOpen(tokens[k]);
   const taken = new Set<number>();
   for (const r of refs) for (let k = r.first; k <= r.last; k++) taken.add(k);
   if (!tokens.some((_, k) => open(k) && !taken.has(k))) return refs;

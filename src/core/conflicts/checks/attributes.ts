@@ -47,9 +47,9 @@ import { verbIn, type Token } from '../reader/nlp.ts';
 import { matchAround, type Classes, type Rule, type Slot } from '../reader/patterns.ts';
 import { fits } from '../reader/pronouns.ts';
 import type { Ref } from '../reader/references.ts';
+import { continuedSpeaker, quotations, speakerNear, type Quotation } from '../reader/speech.ts';
 import { asserts, clauseStart, moodOf, predicatesOf } from '../reader/syntax.ts';
 import { addresseeOf } from './kinship.ts';
-import { quotations, speakerOf, type Quotation } from './knowledge.ts';
 import { quoteAt, refsOf, spanAt, type Passage } from './passage.ts';
 
 type Attribute = ColourAttribute | 'age' | 'title';
@@ -635,25 +635,18 @@ function ageStatements(p: Passage, ref: Ref): Statement[] {
 }
 
 /**
- * The speaker of each quotation: the one its speech tag names, else, for a quotation right after a tagged one in the
- * same paragraph with only the tag's sentence between them, that one's speaker ('“I am tired,” said Mr. Hale. “I'm
- * forty-five…”').
+ * The speaker of each quotation: the one its speech tag names, else, for a quotation that goes on after a tagged one,
+ * that one's speaker ('“I am tired,” said Mr. Hale. “I'm forty-five…”').
  */
 function speakers(p: Passage): { q: Quotation; speaker: SliceEntity | undefined }[] {
   const { tokens, text } = p.reading;
   const found: { q: Quotation; speaker: SliceEntity | undefined }[] = [];
   for (const q of quotations(text, tokens)) {
-    let speaker = speakerOf(p, q);
-    const previous = found.at(-1);
-    if (!speaker && previous?.speaker && !text.slice(tokens[previous.q.last].end, tokens[q.first].start).includes('\n')) {
-      const between = tokens.slice(previous.q.last + 1, q.first).filter((t) => !t.quoted);
-      if (between.filter((t) => sentenceEnds.has(t.text)).length <= 1) speaker = previous.speaker;
-    }
+    const speaker = speakerNear(p, q) ?? continuedSpeaker(p, q.first, (end) => found.findLast((f) => f.q.first <= end)?.speaker);
     found.push({ q, speaker });
   }
   return found;
 }
-const sentenceEnds = new Set(['.', '!', '?']);
 const quoteOpeners = new Set(['“', '"', '‘']);
 
 /**

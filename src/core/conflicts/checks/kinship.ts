@@ -13,6 +13,7 @@ import { heldKinship, kinAfter, kinWordAt, type Held, type Kin } from '../reader
 import { addressingTags, closeKin, courtesyKin, documents, genderOfWord, kinAgrees, kinRanks, letterAffection, marriageWords, normaliseTitle, speechTags, type Gender, type KinRole } from '../reader/lexicon.ts';
 import { fits, statedPronouns } from '../reader/pronouns.ts';
 import type { Ref } from '../reader/references.ts';
+import { continuedSpeaker, speakerOf } from '../reader/speech.ts';
 import { asserts, listedAfter, predicatesOf } from '../reader/syntax.ts';
 import { isDead } from './dead.ts';
 import { quoteAt, spanAt, type Passage } from './passage.ts';
@@ -268,26 +269,6 @@ function claims(p: Passage): Claim[] {
   return found.filter((c) => c.possessor.id !== c.named.id);
 }
 
-/**
- * The character a quote is tagged with: '"…," returned Meg', '"…," Meg said', or 'Meg said, "…"'. `i` is a token in
- * the quote.
- */
-export function speakerOf(p: Passage, i: number, startingAt: Map<number, Ref>): Ref | undefined {
-  const { tokens } = p.reading;
-  const isTag = (k: number) => tokens[k] !== undefined && !tokens[k].quoted && (tokens[k].pos === 'VERB' || tokens[k].pos === 'AUX') && speechTags.has(tokens[k].lemma);
-  let after = i;
-  while (tokens[after]?.quoted) after++;
-  while (tokens[after] && tokens[after].pos === 'PUNCT' && !['.', '!', '?'].includes(tokens[after].text)) after++;
-  if (isTag(after) && startingAt.has(after + 1)) return startingAt.get(after + 1);
-  const named = startingAt.get(after);
-  if (named && isTag(named.last + 1)) return named;
-  let before = i;
-  while (tokens[before]?.quoted) before--;
-  while (tokens[before] && tokens[before].pos === 'PUNCT' && !['.', '!', '?'].includes(tokens[before].text)) before--;
-  if (!isTag(before)) return undefined;
-  return [...startingAt.values()].find((r) => r.last === before - 1);
-}
-
 const isTitle = (t: { text: string } | undefined) => t !== undefined && normaliseTitle([t.text.replace(/\.$/, '')]) !== undefined;
 
 /**
@@ -362,7 +343,7 @@ function spokenClaims(p: Passage, startingAt: Map<number, Ref>): Claim[] {
     const named = startingAt.get(next);
     if (!named || named.pronoun || (next === kin.at + 2 && listedAfter(tokens, named.last))) continue;
     if (tokens.slice(i, named.last + 1).some((t) => !t.quoted || t.negated)) continue;
-    const possessor = tokens[i].lower === 'my' ? speakerOf(p, i, startingAt) ?? continuedSpeaker(p, i, startingAt) : addresseeOf(p, i, startingAt);
+    const possessor = tokens[i].lower === 'my' ? speakerOf(p, i, startingAt) ?? continuedSpeaker(p, i, (end) => speakerOf(p, end, startingAt), (r) => r.entity) : addresseeOf(p, i, startingAt);
     if (possessor && !possessor.pronoun) found.push({ possessor: possessor.entity, named: named.entity, kin: kin.kin, word: kin.word, from: i, to: named.last });
   }
   // "“…and I am married to Orlick!”": the speaker's own marriage, stated in the present or the past.
@@ -370,28 +351,10 @@ function spokenClaims(p: Passage, startingAt: Map<number, Ref>): Claim[] {
     if (!tokens[i].quoted || tokens[i].lower !== 'i' || !['am', "'m", '’m', 'was'].includes(tokens[i + 1]?.lower ?? '')) continue;
     const spouse = marriedTo(p, i + 2, startingAt);
     if (!spouse || tokens.slice(i, spouse.last + 1).some((t) => !t.quoted || t.negated)) continue;
-    const speaker = speakerOf(p, i, startingAt) ?? continuedSpeaker(p, i, startingAt);
+    const speaker = speakerOf(p, i, startingAt) ?? continuedSpeaker(p, i, (end) => speakerOf(p, end, startingAt), (r) => r.entity);
     if (speaker && !speaker.pronoun) found.push({ possessor: spouse.entity, named: speaker.entity, kin: { role: 'spouse' }, word: 'spouse', from: i, to: spouse.last });
   }
   return found;
-}
-
-/**
- * The speaker of a quote that goes on after its tag in the same paragraph: '“…,” said Mr. Fairlie. “My daughter…”',
- * '“…!” cried Biddy, in a burst of happiness, “and I am…”'. The narration between the two quotes is short and names
- * no one but the previous quote's speaker. `i` is a token in the later quote.
- */
-export function continuedSpeaker(p: Passage, i: number, startingAt: Map<number, Ref>): Ref | undefined {
-  const { tokens, text } = p.reading;
-  let first = i;
-  while (tokens[first - 1]?.quoted) first--;
-  let end = first - 1;
-  while (tokens[end] && !tokens[end].quoted && end > first - 14) end--;
-  if (!tokens[end]?.quoted || first - end > 13 || text.slice(tokens[end].end, tokens[first].start).includes('\n')) return undefined;
-  const speaker = speakerOf(p, end, startingAt);
-  if (!speaker) return undefined;
-  const others = p.refs.some((r) => r.first > end && r.last < first && r.entity.type === 'character' && r.entity.id !== speaker.entity.id);
-  return others ? undefined : speaker;
 }
 
 /**
@@ -411,7 +374,7 @@ function spokenUnnamedKin(p: Passage, startingAt: Map<number, Ref>): Unnamed[] {
     if (startingAt.has(apposed) || tokens[apposed]?.pos === 'PROPN') continue;
     if (tokens.slice(i, kin.at + 1).some((t) => !t.quoted || t.negated)) continue;
     if (own && (!tokens[kin.at + 1] || tokens[kin.at + 1].pos === 'PUNCT')) continue;
-    const possessor = own ? namedCharacter(speakerOf(p, i, startingAt) ?? continuedSpeaker(p, i, startingAt)) : addresseeOf(p, i, startingAt);
+    const possessor = own ? namedCharacter(speakerOf(p, i, startingAt) ?? continuedSpeaker(p, i, (end) => speakerOf(p, end, startingAt), (r) => r.entity)) : addresseeOf(p, i, startingAt);
     if (possessor) found.push({ possessor: possessor.entity, kin: kin.kin, word: kin.word, from: i, to: kin.at });
   }
   return found;

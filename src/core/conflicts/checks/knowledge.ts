@@ -10,66 +10,19 @@
 //   only, or learned by the speaker later) while the reader does;
 // - not flagged: a quotation that asks (ends with "?") or denies ("not", "never" before its words).
 // A hit cites the speaker and the fact, and quotes the quotation.
-import type { SliceEntity, UnawareFact } from '../canonSlice.ts';
+import type { UnawareFact } from '../canonSlice.ts';
 import type { ConflictDraft } from '../kinds.ts';
-import { reporting } from '../reader/lexicon.ts';
 import { read, type Token } from '../reader/nlp.ts';
+import { quotations, speakerNear } from '../reader/speech.ts';
 import { quoteAt, spanAt, type Passage } from './passage.ts';
 
 const contentTags = new Set(['NOUN', 'PROPN', 'VERB', 'ADJ', 'NUM']);
-const quoteMarks = /^["“”‘’«»']$/;
-const sentenceEnd = new Set(['.', '!', '?']);
-/** How far a speech tag may stand from its quotation, in tokens. */
-const tagReach = 8;
 
 const isContent = (t: Token) => contentTags.has(t.pos) && /[\p{L}\p{N}]/u.test(t.text);
 
 /** The content words of a fact's text, as lemmas (and lower-case forms, for names the lemmatiser leaves alone). */
 function contentOf(text: string): string[] {
   return [...new Set(read(text).tokens.filter(isContent).map((t) => t.lemma))];
-}
-
-export type Quotation = { first: number; last: number };
-
-/** Whether a paragraph break stands between tokens a and b. */
-const paragraphBetween = (text: string, tokens: Token[], a: number, b: number) => text.slice(tokens[a].end, tokens[b].start).includes('\n');
-
-/** The runs of quoted words, quotation marks left out; a paragraph break ends one. */
-export function quotations(text: string, tokens: Token[]): Quotation[] {
-  const found: Quotation[] = [];
-  let open: Quotation | undefined;
-  for (let i = 0; i < tokens.length; i++) {
-    if (quoteMarks.test(tokens[i].text)) continue;
-    if (!tokens[i].quoted) open = undefined;
-    else if (open && !paragraphBetween(text, tokens, open.last, i)) open.last = i;
-    else found.push((open = { first: i, last: i }));
-  }
-  return found;
-}
-
-/** The character a speech tag next to the quotation names: after it first, else before it. */
-export function speakerOf(p: Passage, q: Quotation): SliceEntity | undefined {
-  const { tokens, text } = p.reading;
-  const within = (from: number, to: number) => {
-    if (!tokens.slice(from, to + 1).some((t) => reporting.has(t.lemma) && !t.quoted)) return undefined;
-    const ref = p.refs.find((r) => r.first >= from && r.last <= to && r.entity.type === 'character' && !tokens[r.first].quoted);
-    return ref?.entity;
-  };
-  // After: from the closing mark to the end of the sentence, the next quotation or paragraph, at most tagReach tokens.
-  let end = q.last;
-  for (let i = q.last + 1; i < tokens.length && i <= q.last + tagReach; i++) {
-    if (paragraphBetween(text, tokens, i - 1, i) || (tokens[i].quoted && !quoteMarks.test(tokens[i].text) && i > q.last + 1)) break;
-    end = i;
-    if (!tokens[i].quoted && sentenceEnd.has(tokens[i].text)) break;
-  }
-  const after = end > q.last ? within(q.last + 1, end) : undefined;
-  if (after) return after;
-  let start = q.first;
-  for (let i = q.first - 1; i >= 0 && i >= q.first - tagReach; i--) {
-    if (paragraphBetween(text, tokens, i, i + 1) || (!tokens[i].quoted && sentenceEnd.has(tokens[i].text)) || (tokens[i].quoted && !quoteMarks.test(tokens[i].text))) break;
-    start = i;
-  }
-  return start < q.first ? within(start, q.first - 1) : undefined;
 }
 
 export function knowledgeViolations(p: Passage): ConflictDraft[] {
@@ -80,7 +33,7 @@ export function knowledgeViolations(p: Passage): ConflictDraft[] {
   const contents = new Map<string, string[]>();
   const wordsOf = (f: UnawareFact) => contents.get(f.id) ?? contents.set(f.id, contentOf(f.text)).get(f.id)!;
   for (const q of quotations(text, tokens)) {
-    const speaker = speakerOf(p, q);
+    const speaker = speakerNear(p, q);
     const facts = speaker && unaware[speaker.id];
     if (!speaker || !facts) continue;
     const said = tokens.slice(q.first, q.last + 1);

@@ -16,8 +16,9 @@ import type { ConflictDraft } from '../kinds.ts';
 import { addressing, arrivalNouns, arrivals, collective, containedIn, deictic, elsewhen, missives, returning, contains, directional, formerly, future, hearsay, hypothetical, inside, kinWord, manners, modals, motion, namesOneMoment, pastSpans, pathMotion, people, placedPassives, placing, planning, pointing, portions, possessives, residences, rooms, simultaneity, spanClosers, spanOpeners, spokenSubjects, stays, stretches, thinking, timeNouns, timeShifts, unspecific, untilNow, writing } from '../reader/lexicon.ts';
 import { finiteTense, verbIn, type Token } from '../reader/nlp.ts';
 import type { Ref } from '../reader/references.ts';
+import { continuedSpeaker, speakerOf } from '../reader/speech.ts';
 import { asserts, atSubjectPosition, clauseEnd, clauseStart, inSubordinate, moodOf, predicatesOf, wheneverAfterHabit, type Predicate } from '../reader/syntax.ts';
-import { addresseeOf, continuedSpeaker, speakerOf } from './kinship.ts';
+import { addresseeOf } from './kinship.ts';
 import { sentenceOf, spanAt, words, type Passage } from './passage.ts';
 
 const dayShifts = new Set(['next', 'following', 'later', 'after', 'afterwards', 'tomorrow', 'yesterday', 'previous', 'before', 'earlier']);
@@ -552,7 +553,7 @@ function spokenHere(p: Passage): Placement[] {
     // ("I had hardly heard his name before I came to X").
     const from = subjectBefore(came);
     if (tokens[from]?.lower !== tokens[subject].lower || tokens.slice(from, came).some((t) => ['not', "n't", 'never'].includes(t.lower))) continue;
-    const speaker = speakerOf(p, subject, startingAt) ?? continuedSpeaker(p, subject, startingAt);
+    const speaker = speakerOf(p, subject, startingAt) ?? continuedSpeaker(p, subject, (end) => speakerOf(p, end, startingAt), (r) => r.entity);
     if (!speaker || speaker.entity.type !== 'character') continue;
     found.push({ character: speaker.entity, place: named.entity, prep: i, ref: named, clause: p.syntax.clause[i], moving: false, direct: true, present: true });
   }

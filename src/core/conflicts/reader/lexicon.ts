@@ -641,6 +641,8 @@ export const chapterAntecedent = {
   /** runs that must agree on where the passage starts, and how far (in words) they may drift apart and still agree */
   agreeing: 2,
   drift: 3,
+  /** the pronouns a passage may leave open (outside quotations), for which the chapter before it is read */
+  open: set('he she his her him hers himself herself'),
 };
 
 /** Gendered words in names, titles and relationship kinds: "Lady Vell", "Brother Cael", "mother_of". */
