@@ -11,10 +11,10 @@
 // too.
 import type { SliceEntity } from '../canonSlice.ts';
 import type { ConflictDraft } from '../kinds.ts';
-import { actNouns, actRemembered, actTimes, aliveAdjectives, aliveVerbs, arrivalPassives, burial, company, deathWords, depicting, duties, fronting, hereafter, images, inverting, kinWord, laments, mindNouns, motion, people, personNouns, placing, pleas, possessives, reporting, resting, returning, sceneMaking, sensing, standIns, stative, stretches, thinking, timeNouns, together } from '../reader/lexicon.ts';
+import { actNouns, actRemembered, actTimes, aliveAdjectives, aliveVerbs, arrivalPassives, burial, company, deathWords, depicting, duties, fronting, hereafter, images, inverting, kinWord, laments, mindNouns, motion, people, personNouns, placing, planAuxes, pleas, possessives, reporting, resting, returning, sceneMaking, sensing, settling, standIns, stative, stretches, thinking, timeNouns, together } from '../reader/lexicon.ts';
 import { verbIn } from '../reader/nlp.ts';
 import type { Ref } from '../reader/references.ts';
-import { asserts, clauseEnd, clauseStart, deniedBefore, participleAfter, predicatesOf, speechTagBefore, type Predicate } from '../reader/syntax.ts';
+import { asserts, clauseEnd, clauseStart, deniedBefore, moodOf, participleAfter, predicatesOf, speechTagBefore, type Predicate } from '../reader/syntax.ts';
 import { quotations, speakerOf } from './knowledge.ts';
 import { quoteAt, refsOf, spanAt, type Passage } from './passage.ts';
 
@@ -354,6 +354,38 @@ function addressedAsPresent(p: Passage, ref: Ref): Trigger | undefined {
   return { from: ref.first, to: verb, alive: false, addressed: true };
 }
 
+/**
+ * "it was suggested by the Professor that … we should enter the house; that the two doctors should remain there,
+ * whilst X found the lairs": one given a part in a plan the narration settles (lexicon `settling`, a that-clause with
+ * "should" or "was to" before the part) is counted on as living. Not a plan whose maker does not know of the death
+ * (an unaware fact about them in the clause that settles it), a part that is no act (a passive, a perfect, a copula, a
+ * verb of rest), nor a sentence of graves, mourning or the hereafter.
+ */
+function partInPlan(p: Passage, ref: Ref): number | undefined {
+  const { tokens, sentences } = p.reading;
+  if (ref.pronoun || tokens[ref.first].quoted || possessor(p, ref)) return undefined;
+  const s = sentences[tokens[ref.first].sentence];
+  let plan: number | undefined;
+  let modal = false;
+  for (let k = ref.first - 1; k >= s.first && plan === undefined; k--) {
+    if (planAuxes.has(tokens[k].lower) && tokens[k].pos === 'AUX') modal = true;
+    if (tokens[k].lower !== 'that' || tokens[k].quoted) continue;
+    for (let v = k - 1; v >= Math.max(s.first, k - 5); v--) if (tokens[v].pos === 'VERB' && settling.has(tokens[v].lemma) && !tokens[v].quoted) plan = v;
+  }
+  if (plan === undefined || !assertedVerb(p, plan, { passiveCounts: true })) return undefined;
+  const predicate = predicatesOf(p.syntax, ref.last).find((pr) => !pr.relative && !pr.copula);
+  if (!predicate) return undefined;
+  const verb = tokens[predicate.verb];
+  const auxes = predicate.auxes.map((a) => tokens[a]);
+  if (auxes.some((a) => planAuxes.has(a.lower))) modal = true;
+  const mood = moodOf(p.syntax, predicate);
+  if (!modal || mood.negated || mood.passive || auxes.some((a) => a.lemma === 'have') || verb.pos !== 'VERB' || verbIn(stative, verb) || verbIn(resting, verb) || verbIn(thinking, verb) || pleas.has(verb.lemma) || deathWords.has(verb.lower)) return undefined;
+  for (let k = s.first; k <= s.last; k++) if ([burial, standIns, hereafter, mindNouns].some((words) => words.has(tokens[k].lemma) || words.has(tokens[k].lower))) return undefined;
+  const makers = p.refs.filter((r) => r.first >= s.first && r.last < plan + 6 && r.entity.type === 'character');
+  if (makers.some((m) => (p.slice.unaware[m.entity.id] ?? []).some((f) => f.about === ref.entity.id))) return undefined;
+  return predicate.verb;
+}
+
 function trigger(p: Passage, ref: Ref): Trigger | undefined {
   const { syntax } = p;
   const { tokens } = p.reading;
@@ -407,7 +439,8 @@ export function deadCharacters(p: Passage): ConflictDraft[] {
   for (const character of p.slice.entities.filter((e) => e.type === 'character' && isDead(e, p))) {
     // A narrator who tells the story from beyond the grave is a device of the book, not a slip of it.
     for (const ref of refsOf(p, character).filter((r) => !r.narrator)) {
-      const found = trigger(p, ref) ?? addressedAsPresent(p, ref);
+      const planned = partInPlan(p, ref);
+      const found = trigger(p, ref) ?? addressedAsPresent(p, ref) ?? (planned === undefined ? undefined : { from: ref.first, to: planned, alive: false });
       if (!found) continue;
       const deathFact = character.facts.find((f) => /\b(died|dead|killed|drowned|murdered|death|slain|perished|executed)\b/i.test(f.text));
       const status = character.state.status ?? character.state.state;

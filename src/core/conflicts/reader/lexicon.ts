@@ -274,6 +274,13 @@ export const laments = set('oh o ah alas poor ay aye farewell goodbye good-bye a
 export const returning = set('back home again to');
 /** Nouns of the hereafter and of mourning that set a quotation spoken to the dead apart from one to the living. */
 export const hereafter = set('heaven paradise hereafter angel angels saint saints soul prayer prayers peace eternity');
+/**
+ * Verbs that settle a plan in a that-clause ("it was suggested that … we should enter the house, whilst X found the
+ * lairs", "they agreed that X should row"): one the plan gives a part is counted on as living.
+ */
+export const settling = set('suggest propose arrange settle agree decide resolve determine plan');
+/** Auxiliaries of a part in a plan: "that X should row", "that X was to row". */
+export const planAuxes = set("should shall would was were to");
 
 // Eye and hair colours. A colour names the families it belongs to; two colours agree when they share one. Eye colours
 // follow the usual six (brown, blue, grey, green, hazel, amber), so hazel eyes are neither green nor brown ones. Vague
