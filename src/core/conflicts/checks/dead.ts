@@ -379,7 +379,7 @@ function partInPlan(p: Passage, ref: Ref): number | undefined {
   const auxes = predicate.auxes.map((a) => tokens[a]);
   if (auxes.some((a) => planAuxes.has(a.lower))) modal = true;
   const mood = moodOf(p.syntax, predicate);
-  if (!modal || mood.negated || mood.passive || auxes.some((a) => a.lemma === 'have') || verb.pos !== 'VERB' || verbIn(stative, verb) || verbIn(resting, verb) || verbIn(thinking, verb) || pleas.has(verb.lemma) || deathWords.has(verb.lower)) return undefined;
+  if (!modal || mood.negated || mood.passive || auxes.some((a) => a.lemma === 'have') || verb.pos !== 'VERB' || verbIn(stative, verb) || verbIn(resting, verb) || verbIn(thinking, verb) || deathWords.has(verb.lower)) return undefined;
   for (let k = s.first; k <= s.last; k++) if ([burial, standIns, hereafter, mindNouns].some((words) => words.has(tokens[k].lemma) || words.has(tokens[k].lower))) return undefined;
   const makers = p.refs.filter((r) => r.first >= s.first && r.last < plan + 6 && r.entity.type === 'character');
   if (makers.some((m) => (p.slice.unaware[m.entity.id] ?? []).some((f) => f.about === ref.entity.id))) return undefined;
