@@ -3,7 +3,8 @@
 // speaker of a speech tag; "sees Halloran standing"; a passive's agent; the one helped ("helped Aldric up the
 // stair"); after a fronted place, "Into the hall came X"; through an act noun, "X's kiss woke her", "at X's knock";
 // in company, "with X beside me", "X at their head"; with someone, "talked with X"), or of "is alive", "still lives",
-// "survived". Left alone:
+// "survived"; one a quotation gives an order by name ("Pew, run and help Harry"); one given a part in a plan the
+// narration settles ("it was agreed that X should carve"). Left alone:
 // dialogue, conditions, what a character thinks, dreams, remembers or reports, negations, modals ("would have
 // liked"), the passive's subject ("was buried"), the pluperfect and "used to" (backstory), past tense inside
 // present-tense narration, one who acts out of a picture ("grins out of a booking photo"), and verbs that are no act
