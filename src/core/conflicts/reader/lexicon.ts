@@ -570,6 +570,13 @@ export const marriageWords = set('married wedded wed');
 export const kinRanks: Record<string, 'least' | 'most' | 'younger' | 'older' | 'only'> = {
   youngest: 'least', eldest: 'most', oldest: 'most', younger: 'younger', elder: 'older', older: 'older', only: 'only',
 };
+/** Marks that set a kin word beside a name: "Cador, Wenna's husband,", "Uncle Pumblechook (Joe's uncle, …)", "Morgan--his brother--". */
+export const kinApposing = new Set([',', '(', '--', '—', '–']);
+/**
+ * Words that deny the kin phrase they stand before or in ("Joe, not Pip's father,"); a denial elsewhere in the clause
+ * ("had never shown to his wife Bessy's memory") leaves kin set beside a name standing.
+ */
+export const kinDenials = set('not no never nor neither');
 
 /**
  * A subject or possessive pronoun whose sentence and the two before name nobody it fits is carried back to the
