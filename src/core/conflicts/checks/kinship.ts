@@ -124,42 +124,29 @@ function unnamedKin(p: Passage): Unnamed[] {
  */
 function surely(p: Passage, ref: Ref): boolean {
   if (!ref.pronoun || ref.narrator) return true;
-  const { tokens, sentences } = p.reading;
-  const gender = genderOfWord(tokens[ref.first].lower);
-  if (!gender) return false;
-  const sentence = tokens[ref.first].sentence;
-  const from = sentences[Math.max(0, sentence - 1)].first;
-  const window = p.refs.filter((r) => r.first >= from && r.first < ref.first);
-  const candidates = new Set(window.filter((r) => !r.pronoun && !r.narrator && r.entity.type === 'character' && fits(gender, p.pronounsOf(r.entity))).map((r) => r.entity.id));
-  if (candidates.size !== 1 || !candidates.has(ref.entity.id)) return false;
-  const inRef = (k: number) => window.some((r) => r.first <= k && k <= r.last);
-  for (let k = from; k < ref.first; k++) {
-    const t = tokens[k];
-    if (t.pos === 'NOUN' && /^\p{Ll}/u.test(t.text) && genderOfWord(t.lower) === gender && !inRef(k)) return false;
-  }
-  return true;
+  return soleOfGender(p, ref)?.id === ref.entity.id;
 }
 
 /**
- * The one a possessive pronoun set beside a name means ("…, but a Captain Wentworth, his brother, who…"): never that
- * name, but the one other character of its gender named in its sentence before it or in the sentence before, with no
- * one else of that gender there (as `surely` asks).
+ * The one character of a third-person pronoun's gender named in its sentence before it or in the sentence before
+ * (leaving out `except`), when no one else of that gender is named there nor brought in by a common noun or an
+ * unresolved kin word.
  */
-function apposedPossessor(p: Passage, ref: Ref, apposed: Ref): SliceEntity | undefined {
+function soleOfGender(p: Passage, ref: Ref, except?: string): SliceEntity | undefined {
   const { tokens, sentences } = p.reading;
   const gender = genderOfWord(tokens[ref.first].lower);
   if (!gender) return undefined;
-  const from = sentences[Math.max(0, tokens[ref.first].sentence - 1)].first;
+  const sentence = tokens[ref.first].sentence;
+  const from = sentences[Math.max(0, sentence - 1)].first;
   const window = p.refs.filter((r) => r.first >= from && r.first < ref.first);
-  const others = window.filter((r) => !r.pronoun && !r.narrator && r.entity.type === 'character' && r.entity.id !== apposed.entity.id && fits(gender, p.pronounsOf(r.entity)));
-  const candidates = new Set(others.map((r) => r.entity.id));
-  if (candidates.size !== 1) return undefined;
+  const named = window.filter((r) => !r.pronoun && !r.narrator && r.entity.type === 'character' && r.entity.id !== except && fits(gender, p.pronounsOf(r.entity)));
+  if (new Set(named.map((r) => r.entity.id)).size !== 1) return undefined;
   const inRef = (k: number) => window.some((r) => r.first <= k && k <= r.last);
   for (let k = from; k < ref.first; k++) {
     const t = tokens[k];
     if (t.pos === 'NOUN' && /^\p{Ll}/u.test(t.text) && genderOfWord(t.lower) === gender && !inRef(k)) return undefined;
   }
-  return others[0].entity;
+  return named[0].entity;
 }
 
 const possessiveAfter = (p: Passage, ref: Ref) => !ref.pronoun && /^['’]s$/.test(p.reading.tokens[ref.last + 1]?.lower ?? '');
@@ -248,8 +235,9 @@ function claims(p: Passage): Claim[] {
         // ("Lady Catherine, Sir Lewis, her daughter, and Mrs. Jenkinson").
         const closes = !tokens[kin.at + 1] || (tokens[kin.at + 1].pos === 'PUNCT' && !openingQuotes.has(tokens[kin.at + 1].text));
         const inList = before !== undefined && (listedAfter(tokens, kin.at) || (tokens[before.first - 1]?.text === ',' && characters.some((r) => r.last === before.first - 2)));
-        // "a Captain Wentworth, his brother,": a pronoun set beside a name is someone else's, the one its sentence names.
-        const possessor = before && ref.pronoun && ref.entity.id === before.entity.id ? apposedPossessor(p, ref, before) : ref.entity;
+        // "but a Captain Wentworth, his brother,": a pronoun set beside a name is never that name's, but the one other
+        // character of its gender its sentence or the one before names.
+        const possessor = before && ref.pronoun && ref.entity.id === before.entity.id ? soleOfGender(p, ref, before.entity.id) : ref.entity;
         if (before && possessor && closes && !inList && presupposed(before.first, kin.at)) found.push({ possessor, named: before.entity, kin: kin.kin, word: kin.word, from: before.first, to: kin.at });
       }
     }
