@@ -10,7 +10,7 @@
 import type { SliceEntity } from '../canonSlice.ts';
 import type { ConflictDraft } from '../kinds.ts';
 import { heldKinship, kinAfter, kinWordAt, type Held, type Kin } from '../reader/kin.ts';
-import { addressingTags, closeKin, courtesyKin, kinApposing, kinDenials, documents, genderOfWord, kinAgrees, kinRanks, letterAffection, marriageWords, normaliseTitle, speechTags, type Gender, type KinRole } from '../reader/lexicon.ts';
+import { addressingTags, closeKin, courtesyKin, documents, genderOfWord, kinAgrees, kinRanks, letterAffection, marriageWords, normaliseTitle, speechTags, type Gender, type KinRole } from '../reader/lexicon.ts';
 import { fits, statedPronouns } from '../reader/pronouns.ts';
 import type { Ref } from '../reader/references.ts';
 import { continuedSpeaker, speakerOf } from '../reader/speech.ts';
@@ -125,29 +125,20 @@ function unnamedKin(p: Passage): Unnamed[] {
  */
 function surely(p: Passage, ref: Ref): boolean {
   if (!ref.pronoun || ref.narrator) return true;
-  return soleOfGender(p, ref)?.id === ref.entity.id;
-}
-
-/**
- * The one character of a third-person pronoun's gender named in its sentence before it or in the sentence before
- * (leaving out `except`), when no one else of that gender is named there nor brought in by a common noun or an
- * unresolved kin word.
- */
-function soleOfGender(p: Passage, ref: Ref, except?: string): SliceEntity | undefined {
   const { tokens, sentences } = p.reading;
   const gender = genderOfWord(tokens[ref.first].lower);
-  if (!gender) return undefined;
+  if (!gender) return false;
   const sentence = tokens[ref.first].sentence;
   const from = sentences[Math.max(0, sentence - 1)].first;
   const window = p.refs.filter((r) => r.first >= from && r.first < ref.first);
-  const named = window.filter((r) => !r.pronoun && !r.narrator && r.entity.type === 'character' && r.entity.id !== except && fits(gender, p.pronounsOf(r.entity)));
-  if (new Set(named.map((r) => r.entity.id)).size !== 1) return undefined;
+  const candidates = new Set(window.filter((r) => !r.pronoun && !r.narrator && r.entity.type === 'character' && fits(gender, p.pronounsOf(r.entity))).map((r) => r.entity.id));
+  if (candidates.size !== 1 || !candidates.has(ref.entity.id)) return false;
   const inRef = (k: number) => window.some((r) => r.first <= k && k <= r.last);
   for (let k = from; k < ref.first; k++) {
     const t = tokens[k];
-    if (t.pos === 'NOUN' && /^\p{Ll}/u.test(t.text) && genderOfWord(t.lower) === gender && !inRef(k)) return undefined;
+    if (t.pos === 'NOUN' && /^\p{Ll}/u.test(t.text) && genderOfWord(t.lower) === gender && !inRef(k)) return false;
   }
-  return named[0].entity;
+  return true;
 }
 
 const possessiveAfter = (p: Passage, ref: Ref) => !ref.pronoun && /^['’]s$/.test(p.reading.tokens[ref.last + 1]?.lower ?? '');
@@ -213,33 +204,27 @@ function claims(p: Passage): Claim[] {
   // A kin reference ("June's husband") is itself what the graph says: its possessor is the one to read claims from.
   const characters = p.refs.filter((r) => r.entity.type === 'character' && !r.kin);
   const startingAt = new Map(characters.map((r) => [r.first, r]));
-  // Kin set beside a name is presupposed, not stated: a denial of its clause ("had never shown to his wife Bessy's
-  // memory") leaves it standing; one of the phrase itself ("Joe, not Pip's father,") does not.
-  const presupposed = (from: number, to: number) =>
-    tokens.slice(from, to + 1).every((t, j) => syntax.unasserted[from + j] === undefined && !kinDenials.has(t.lower)) && !kinDenials.has(tokens[from - 1]?.lower ?? '');
+  const asserted = (from: number, to: number) => tokens.slice(from, to + 1).every((t, j) => syntax.unasserted[from + j] === undefined && !t.negated);
   for (const ref of characters) {
     const after = ref.pronoun === 'possessive' ? ref.last + 1 : possessiveAfter(p, ref) ? ref.last + 2 : -1;
     if (after >= 0) {
       // "his brother Cador", "Tam's daughter Isolde", "his mother, Lena Halloran,"
       const kin = kinAt(p, after);
       if (kin) {
-        const next = kinApposing.has(tokens[kin.at + 1]?.text ?? '') ? kin.at + 2 : kin.at + 1;
+        const next = tokens[kin.at + 1]?.text === ',' ? kin.at + 2 : kin.at + 1;
         // "Eleanor's uncle, the Reverend Mr. Crane,", "her father, old Mr. Bellamy,": an article, adjectives and titles
         // before the name.
         const named = startingAt.get(next) ?? startingAt.get(nameAfter(p, next, startingAt));
         // "Nell's brother, Tom, and Jem": a list, not an apposition.
         const listed = next === kin.at + 2 && named !== undefined && listedAfter(tokens, named.last);
-        if (named && !named.pronoun && !listed && presupposed(ref.first, named.last)) found.push({ possessor: ref.entity, named: named.entity, kin: kin.kin, word: kin.word, from: ref.first, to: named.last });
-        // "Cador, Wenna's husband,", "Uncle Pumblechook (Joe's uncle, …)": the name before the appositive.
-        const before = kinApposing.has(tokens[ref.first - 1]?.text ?? '') ? characters.find((r) => r.last === ref.first - 2 && !r.pronoun) : undefined;
+        if (named && !named.pronoun && !listed && asserted(ref.first, named.last)) found.push({ possessor: ref.entity, named: named.entity, kin: kin.kin, word: kin.word, from: ref.first, to: named.last });
+        // "Cador, Wenna's husband,": the name before the appositive.
+        const before = tokens[ref.first - 1]?.text === ',' ? characters.find((r) => r.last === ref.first - 2 && !r.pronoun) : undefined;
         // Not the subject of a quoted verb ("for Joe, my sister “went on the Rampage”"), nor an item of a list
         // ("Lady Catherine, Sir Lewis, her daughter, and Mrs. Jenkinson").
         const closes = !tokens[kin.at + 1] || (tokens[kin.at + 1].pos === 'PUNCT' && !openingQuotes.has(tokens[kin.at + 1].text));
         const inList = before !== undefined && (listedAfter(tokens, kin.at) || (tokens[before.first - 1]?.text === ',' && characters.some((r) => r.last === before.first - 2)));
-        // "but a Captain Wentworth, his brother,": a pronoun set beside a name is never that name's, but the one other
-        // character of its gender its sentence or the one before names.
-        const possessor = before && ref.pronoun && ref.entity.id === before.entity.id ? soleOfGender(p, ref, before.entity.id) : ref.entity;
-        if (before && possessor && closes && !inList && presupposed(before.first, kin.at)) found.push({ possessor, named: before.entity, kin: kin.kin, word: kin.word, from: before.first, to: kin.at });
+        if (before && closes && !inList && asserted(before.first, kin.at)) found.push({ possessor: ref.entity, named: before.entity, kin: kin.kin, word: kin.word, from: before.first, to: kin.at });
       }
     }
     // "Tam was Edda's husband", "Ayo is Kit's sister", "Tam was the husband of Edda"
@@ -278,7 +263,7 @@ function claims(p: Passage): Claim[] {
     if (ref.pronoun || tokens[ref.last + 1]?.text !== ',' || tokens[ref.last + 2]?.lower !== 'the') continue;
     const kin = kinAt(p, ref.last + 3);
     const of = kin && tokens[kin.at + 1]?.lower === 'of' ? startingAt.get(kin.at + 2) : undefined;
-    if (kin && of && !of.pronoun && presupposed(ref.first, of.last)) found.push({ possessor: of.entity, named: ref.entity, kin: kin.kin, word: kin.word, from: ref.first, to: of.last });
+    if (kin && of && !of.pronoun && asserted(ref.first, of.last)) found.push({ possessor: of.entity, named: ref.entity, kin: kin.kin, word: kin.word, from: ref.first, to: of.last });
   }
   found.push(...spokenClaims(p, startingAt), ...letterClaims(p, startingAt));
   return found.filter((c) => c.possessor.id !== c.named.id);

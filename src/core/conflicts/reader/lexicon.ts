@@ -292,7 +292,7 @@ export const deictic = set('here');
  * The dead spoken to as present: a vocative set off at a quotation's or sentence's edge with an order beside it
  * ("Pew, run and help Harry", "Emmeline, you go and wake up Buck", "Come here, Nell"). Not a plea to the dead (verbs
  * `pleas`: "Beth, come back!", "Forgive me, Mother", "Rest now, Father"), nor one after a cry (`laments`: "Oh, Beth,"),
- * nor "come" with a particle of return (`comingBack`: "come back", "come home", "come to me").
+ * nor "come" with a particle of return (`returning`: "come back", "come home", "come to me").
  */
 export const pleas = set(`
   return forgive rest sleep bless watch look hear listen speak answer wait pray guide save keep remember stay leave
@@ -620,13 +620,6 @@ export const marriageWords = set('married wedded wed');
 export const kinRanks: Record<string, 'least' | 'most' | 'younger' | 'older' | 'only'> = {
   youngest: 'least', eldest: 'most', oldest: 'most', younger: 'younger', elder: 'older', older: 'older', only: 'only',
 };
-/** Marks that set a kin word beside a name: "Cador, Wenna's husband,", "Uncle Pumblechook (Joe's uncle, …)", "Morgan--his brother--". */
-export const kinApposing = new Set([',', '(', '--', '—', '–']);
-/**
- * Words that deny the kin phrase they stand before or in ("Joe, not Pip's father,"); a denial elsewhere in the clause
- * ("had never shown to his wife Bessy's memory") leaves kin set beside a name standing.
- */
-export const kinDenials = set('not no never nor neither');
 
 /**
  * A subject or possessive pronoun whose sentence and the two before name nobody it fits is carried back to the
