@@ -3,8 +3,7 @@
 // speaker of a speech tag; "sees Halloran standing"; a passive's agent; the one helped ("helped Aldric up the
 // stair"); after a fronted place, "Into the hall came X"; through an act noun, "X's kiss woke her", "at X's knock";
 // in company, "with X beside me", "X at their head"; with someone, "talked with X"), or of "is alive", "still lives",
-// "survived"; one a quotation gives an order by name ("Pew, run and help Harry"); one given a part in a plan the
-// narration settles ("it was agreed that X should carve"). Left alone:
+// "survived"; one given a part in a plan the narration settles ("it was agreed that X should carve"). Left alone:
 // dialogue, conditions, what a character thinks, dreams, remembers or reports, negations, modals ("would have
 // liked"), the passive's subject ("was buried"), the pluperfect and "used to" (backstory), past tense inside
 // present-tense narration, one who acts out of a picture ("grins out of a booking photo"), and verbs that are no act
@@ -12,10 +11,9 @@
 // too.
 import type { SliceEntity } from '../canonSlice.ts';
 import type { ConflictDraft } from '../kinds.ts';
-import { actNouns, actRemembered, actTimes, aliveAdjectives, aliveVerbs, arrivalPassives, burial, comingBack, company, deathWords, depicting, duties, fronting, genderOfWord, hereafter, images, inverting, kinWord, laments, lifetimes, mindNouns, motion, nowWords, people, personNouns, placing, planAuxes, pleas, possessives, reporting, resting, sceneMaking, sensing, settling, standIns, stative, stretches, thinking, timeNouns, together } from '../reader/lexicon.ts';
+import { actNouns, actRemembered, actTimes, aliveAdjectives, aliveVerbs, arrivalPassives, burial, company, deathWords, depicting, duties, fronting, genderOfWord, hereafter, images, inverting, kinWord, lifetimes, mindNouns, motion, nowWords, people, personNouns, placing, planAuxes, possessives, reporting, resting, sceneMaking, sensing, settling, standIns, stative, stretches, thinking, timeNouns, together } from '../reader/lexicon.ts';
 import { finiteTense, verbIn } from '../reader/nlp.ts';
 import type { Ref } from '../reader/references.ts';
-import { quotations, speakerNear } from '../reader/speech.ts';
 import { asserts, clauseEnd, clauseStart, deniedBefore, moodOf, participleAfter, predicatesOf, speechTagBefore, type Predicate } from '../reader/syntax.ts';
 import { quoteAt, refsOf, spanAt, type Passage } from './passage.ts';
 
@@ -49,7 +47,7 @@ function participleAdjunct(p: Passage, verb: number): number | undefined {
   return undefined;
 }
 
-type Trigger = { from: number; to: number; alive: boolean; addressed?: boolean };
+type Trigger = { from: number; to: number; alive: boolean };
 
 /** "grins out of a 2011 booking photo", "glared down from his portrait": the one who does it is a picture of them. */
 function pictured(p: Passage, verb: number): boolean {
@@ -370,64 +368,6 @@ function inFlashback(p: Passage, ref: Ref): boolean {
   return true;
 }
 
-const edges = new Set(['.', '!', ';', ':']);
-const openingMark = (p: Passage, k: number) => /^[‘']$/.test(p.reading.tokens[k].text) && p.reading.tokens[k].start > (p.reading.tokens[k - 1]?.end ?? -1);
-
-/** An order given with a verb at token v: the bare verb, not negated, no plea to the dead (lexicon `pleas`, `comingBack`). */
-function order(p: Passage, v: number): boolean {
-  const t = p.reading.tokens[v];
-  if (!t || !t.quoted || t.pos !== 'VERB' || t.lower !== t.lemma || t.negated || pleas.has(t.lemma) || verbIn(stative, t) || verbIn(thinking, t)) return false;
-  return !(t.lemma === 'come' && comingBack.has(p.reading.tokens[v + 1]?.lower ?? ''));
-}
-
-/**
- * "Pew, run and help Harry", "and Emmeline, you go and wake up Buck", "Come here, Nell,": one a quotation calls by
- * name at its edge, with an order beside the name, is spoken to as one there. Not a plea to the dead ("Oh, Beth, come
- * back!"), a quotation inside a quotation (a scene retold), one the speaker does not know to be dead (an unaware fact
- * about them), nor a paragraph that buries, pictures, mourns or remembers someone, tells of the hereafter or is not the
- * narration's now.
- */
-function addressedAsPresent(p: Passage, ref: Ref): Trigger | undefined {
-  const { tokens, text } = p.reading;
-  if (ref.pronoun || !tokens[ref.first].quoted || possessor(p, ref)) return undefined;
-  const q = quotations(text, tokens).find((r) => r.first <= ref.first && ref.last <= r.last);
-  if (!q) return undefined;
-  for (let k = q.first; k < ref.first; k++) if (openingMark(p, k)) return undefined;
-  const before = (k: number) => k < q.first || /^["“”‘’«»']$/.test(tokens[k].text) || edges.has(tokens[k].text);
-  let verb: number | undefined;
-  // At the opening: "Pew, run…", "; and Emmeline, you go…".
-  let b = ref.first - 1;
-  if (tokens[b]?.lower === 'and') b--;
-  if (before(b) && tokens[ref.last + 1]?.text === ',') {
-    const v = tokens[ref.last + 2]?.lower === 'you' ? ref.last + 3 : ref.last + 2;
-    if (order(p, v)) verb = v;
-  }
-  // At the close: "Come here, Nell," after an order opening its sentence.
-  const after = tokens[ref.last + 1];
-  if (verb === undefined && tokens[ref.first - 1]?.text === ',' && (!after || !after.quoted || ['.', '!', ','].includes(after.text))) {
-    let k = ref.first - 2;
-    while (k > ref.first - 10 && !before(k - 1)) k--;
-    if (before(k - 1) && order(p, k)) verb = k;
-  }
-  if (verb === undefined) return undefined;
-  for (let k = ref.first - 1; k >= Math.max(q.first, ref.first - 3); k--) if (laments.has(tokens[k].lower)) return undefined;
-  // The paragraph around the quotation: no grave, picture, mourning or hereafter, no thought or memory told, no
-  // backstory, report or condition in its narration, no pluperfect ("had called").
-  let first = q.first;
-  while (first > 0 && !text.slice(tokens[first - 1].end, tokens[first].start).includes('\n')) first--;
-  let last = q.last;
-  while (last < tokens.length - 1 && !text.slice(tokens[last].end, tokens[last + 1].start).includes('\n')) last++;
-  for (let k = first; k <= last; k++) {
-    const t = tokens[k];
-    if ([burial, standIns, images, hereafter, mindNouns].some((words) => words.has(t.lemma) || words.has(t.lower))) return undefined;
-    if (t.quoted) continue;
-    if (p.syntax.unasserted[k] !== undefined || verbIn(thinking, t) || verbIn(sceneMaking, t) || (t.pos === 'AUX' && t.lower === 'had')) return undefined;
-  }
-  const speaker = speakerNear(p, q);
-  if (speaker && (speaker.id === ref.entity.id || isDead(speaker, p) || (p.slice.unaware[speaker.id] ?? []).some((f) => f.about === ref.entity.id))) return undefined;
-  return { from: ref.first, to: verb, alive: false, addressed: true };
-}
-
 /**
  * "it was suggested by the Professor that … we should enter the house; that the two doctors should remain there,
  * whilst X found the lairs": one given a part in a plan the narration settles (lexicon `settling`, a that-clause with
@@ -515,7 +455,7 @@ export function deadCharacters(p: Passage): ConflictDraft[] {
     // A narrator who tells the story from beyond the grave is a device of the book, not a slip of it.
     for (const ref of refsOf(p, character).filter((r) => !r.narrator)) {
       const planned = partInPlan(p, ref);
-      const found = trigger(p, ref) ?? addressedAsPresent(p, ref) ?? (planned === undefined ? undefined : { from: ref.first, to: planned, alive: false });
+      const found = trigger(p, ref) ?? (planned === undefined ? undefined : { from: ref.first, to: planned, alive: false });
       if (!found) continue;
       const deathFact = character.facts.find((f) => /\b(died|dead|killed|drowned|murdered|death|slain|perished|executed)\b/i.test(f.text));
       const status = character.state.status ?? character.state.state;
@@ -524,7 +464,7 @@ export function deadCharacters(p: Passage): ConflictDraft[] {
         kind: 'dead_character_active',
         episode: p.episode,
         title: `${character.name} acts after their death`,
-        rationale: `The canon has ${character.name} ${typeof status === 'string' ? status : 'dead'}${deathFact ? ` ("${deathFact.text}")` : ''}${p.episode ? ` as of ${p.episode}` : ''}, yet the passage ${found.alive ? 'says they are alive' : found.addressed ? 'speaks to them as one there' : 'has them act or speak'}: ${quoteAt(p, Math.min(found.from, found.to), Math.max(found.from, found.to))}.`,
+        rationale: `The canon has ${character.name} ${typeof status === 'string' ? status : 'dead'}${deathFact ? ` ("${deathFact.text}")` : ''}${p.episode ? ` as of ${p.episode}` : ''}, yet the passage ${found.alive ? 'says they are alive' : 'has them act or speak'}: ${quoteAt(p, Math.min(found.from, found.to), Math.max(found.from, found.to))}.`,
         refs: [character.id, ...(deathFact ? [deathFact.id] : [])],
         at: spanAt(p, Math.min(found.from, found.to), Math.max(found.from, found.to)),
       });

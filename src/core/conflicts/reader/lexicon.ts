@@ -288,19 +288,7 @@ export const elsewhen = set('once ago formerly tomorrow yesterday sometimes ofte
 /** The deictic "here" of a speaker: after their own coming to X, "since I have come here" is X. */
 export const deictic = set('here');
 
-/**
- * The dead spoken to as present: a vocative set off at a quotation's or sentence's edge with an order beside it
- * ("Pew, run and help Harry", "Emmeline, you go and wake up Buck", "Come here, Nell"). Not a plea to the dead (verbs
- * `pleas`: "Beth, come back!", "Forgive me, Mother", "Rest now, Father"), nor one after a cry (`laments`: "Oh, Beth,"),
- * nor "come" with a particle of return (`returning`: "come back", "come home", "come to me").
- */
-export const pleas = set(`
-  return forgive rest sleep bless watch look hear listen speak answer wait pray guide save keep remember stay leave
-  wake open breathe live die weep cry mourn pity spare help love miss haunt
-`);
-export const laments = set('oh o ah alas poor ay aye farewell goodbye good-bye adieu');
-export const comingBack = set('back home again to');
-/** Nouns of the hereafter and of mourning that set a quotation spoken to the dead apart from one to the living. */
+/** Nouns of the hereafter and of mourning: a plan in their sentence is no part counted on for the living (partInPlan). */
 export const hereafter = set('heaven paradise hereafter angel angels saint saints soul prayer prayers peace eternity');
 /**
  * Verbs that settle a plan in a that-clause ("it was suggested that … we should enter the house, whilst X found the
