@@ -156,13 +156,19 @@ export class Metering {
     }),
   );
 
-  // Requests admitted with their key (admitKey) that arrived together: one statement for all of them.
-  private readonly admissions = batched<AdmitRequest, AdmitRow | undefined>(async (requests) => {
+  // Requests admitted with their key (admitKey) that arrived together: one statement for all of them, sent in the
+  // keys' order. Each admission locks its key's rows until the statement ends, so two batches meeting the same keys in
+  // opposite orders (other gateways, other ticks) would each wait for the other: a deadlock, answered with a 500.
+  private readonly admissions = batched<AdmitRequest, AdmitRow | undefined>(async (arrived) => {
+    const order = arrived.map((_, i) => i).sort((a, b) => (arrived[a].hash < arrived[b].hash ? -1 : arrived[a].hash > arrived[b].hash ? 1 : a - b));
+    const requests = order.map((i) => arrived[i]);
     const found = await rows<AdmitRow>(this.sql, admitStatement, [
       requests.map((r) => r.hash), requests.map((r) => r.scope), requests.map((r) => r.cost), requests.map((r) => r.now.getTime()),
       requests.map((r) => utcTimestamp(r.day)), requests.map((r) => utcTimestamp(r.month)), ...tierTable,
     ]);
-    return found.map((row) => (row.id === null ? undefined : row));
+    const answers: (AdmitRow | undefined)[] = new Array(arrived.length);
+    order.forEach((i, position) => (answers[i] = found[position].id === null ? undefined : found[position]));
+    return answers;
   });
 
   /** `sql`: the database's metering connections (see src/db/database.ts). */
