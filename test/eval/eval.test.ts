@@ -125,6 +125,12 @@ const heldOut: Record<string, { precision: number; recall: number; alarmsPerTenT
   // clauses placing; attrs26: gender from a fact's description, "Mr." as a title, a lone shade, ages in a continued
   // quotation; speech26, kinrank26, antecedent26): 1.00 (13/13) and 0.46 (13/28), whole book 0.00.
   northsouth: { precision: 0.9, recall: 0.4, alarmsPerTenThousandWords: 0.3 },
+  // Silas Marner (development, session 34; 22 chapters, 70,851 words, deaths told inside their chapters, ages across
+  // sixteen years), by a fresh helper, labels committed before the first run: first read at 0.71 (5/7) and 0.18 (5/28),
+  // its whole book at 0.56 false alarms per 10,000 words (4 alarms). Both false positives were passages before a death
+  // told later in their chapter, read as of the chapter's end: with each passage's line added (no label changed),
+  // 1.00 (5/5) and 0.18.
+  silas: { precision: 0.9, recall: 0.15, alarmsPerTenThousandWords: 0.7 },
 };
 
 // Floors, not targets: `npm run eval` prints the figures; this fails CI when the check regresses below them.

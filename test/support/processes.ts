@@ -1,11 +1,13 @@
 // Real gateway processes (`node bin/lore.mjs serve`), for what only holds across processes sharing one database.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { appendFileSync, readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { ApiResponse, TestGateway } from './gateway.ts';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 const startTimeoutMs = 90_000;
+// TEST_SERVER_LOG=<file>: spawned servers log their errors there (a bench's failed answers have a cause to read); silent otherwise.
+const serverLog = process.env.TEST_SERVER_LOG;
 
 export type ServerProcess = { url: string; child: ChildProcess; stop(): Promise<void> };
 
@@ -18,9 +20,10 @@ export type GatewayProcess = ServerProcess & { api: string; request: TestGateway
 export async function spawnServer(args: string[], listening: RegExp, env: Record<string, string> = {}): Promise<ServerProcess> {
   const child = spawn(process.execPath, args, {
     cwd: repoRoot,
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LORE_LOG_LEVEL: 'silent', ...env },
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LORE_LOG_LEVEL: serverLog ? 'error' : 'silent', ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
+  if (serverLog) child.stderr!.on('data', (chunk: Buffer | string) => appendFileSync(serverLog, chunk));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   let stderr = '';
   const url = await new Promise<string>((resolve, reject) => {
