@@ -225,6 +225,9 @@ export async function benchWrites(server: ServerProcess, projects: WriteProjects
     o.log(line('read-only (recall/search/entity 50/20/10)', reads));
     o.log(`${line(`with ${(mix.fact + mix.state + mix.create).toFixed(0)}% writes (fact/state/entity)`, both)}   ` +
       `ratio ${ratio.toFixed(2)} (target >= ${ratioTarget}), p99 target < ${p99Target} ms: ${verdict(ratio >= ratioTarget && both.p99 < p99Target && both.failed === 0)}`);
+    // Each connection waits for its answer before it asks again, so the mean latency is connections / throughput
+    // (Little's law) and the p99 is at least that: a p99 target is also a throughput target.
+    o.log(`  ${''.padEnd(42)} mean latency ${o.connections} / ${both.rps.toFixed(0)} req/s = ${ms((o.connections / both.rps) * 1000)} (Little's law; p99 < ${p99Target} ms needs over ${((o.connections * 1000) / p99Target).toFixed(0)} req/s)`);
     return { reads, mixed: both };
   };
   return {
