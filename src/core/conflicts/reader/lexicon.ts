@@ -608,6 +608,18 @@ export const marriageWords = set('married wedded wed');
 export const kinRanks: Record<string, 'least' | 'most' | 'younger' | 'older' | 'only'> = {
   youngest: 'least', eldest: 'most', oldest: 'most', younger: 'younger', elder: 'older', older: 'older', only: 'only',
 };
+/**
+ * Kin set beside a name is presupposed, not stated: a denial of its clause leaves it standing ("had never once spoken
+ * of his wife Grace"); one of these words in the kin phrase or just before it denies the kin itself ("Eli, not Sam's
+ * cousin, rowed").
+ */
+export const presupposedKinDenials = set('not no never nor neither');
+/**
+ * Brackets that set a named possessor's kin word beside the name before them, as a comma does ("Felix, Lena's
+ * uncle,"): "Felix Marsh (Lena's uncle, though …)". Not after a pronoun's kin, and not dashes, which break off speech
+ * as often as they set a phrase beside a name.
+ */
+export const kinParentheses = new Set(['(', '[']);
 
 /**
  * A subject or possessive pronoun whose sentence and the two before name nobody it fits is carried back to the
