@@ -175,9 +175,18 @@ const byIdAuditedStatement = statement('entity_by_id_audited', `
   ),
   audit AS (
     INSERT INTO "AuditEntry" (id, "accountId", "keyId", "requestId", operation, targets, summary, "createdAt")
-    SELECT $4, $5, $6, $7, $8, lore_audit_targets(lore_audit_targets($11::text[], row_to_json(a), 4), json_build_object(
-             'state', e."baseState",
-             'stateChanges', COALESCE((SELECT json_agg(json_build_object('state', spans.state) ORDER BY spans.first) FROM spans), '[]')), 3),
+    SELECT $4, $5, $6, $7, $8,
+           -- The answer's fields in order: its ids, its state (user JSON), the ids of its mentions, pending conflicts and
+           -- facts (the only id fields of those lists' items), then its authored state (user JSON).
+           lore_audit_targets(
+             lore_audit_ids(
+               lore_audit_targets(lore_audit_ids($11::text[], ARRAY[a.id, a."projectId"]), json_build_object('state', a.state), 4),
+               ARRAY(SELECT m->>'id' FROM json_array_elements(a."lastMentions") m) || a."pendingConflictIds"
+                 || ARRAY(SELECT f->>'id' FROM json_array_elements(a."approvedFacts") f) || ARRAY(SELECT f->>'id' FROM json_array_elements(a."suggestedFacts") f)),
+             json_build_object(
+               'state', e."baseState",
+               'stateChanges', COALESCE((SELECT json_agg(json_build_object('state', spans.state) ORDER BY spans.first) FROM spans), '[]')),
+             3),
            $9::jsonb, $10::timestamp(3)
     FROM a JOIN "Entity" e ON e.id = a.id
     WHERE e.xmin = pg_current_xact_id_if_assigned()::xid
