@@ -183,6 +183,27 @@ describe('audit log: writes', () => {
     expect(res.body.data).toBeNull();
   });
 
+  it("when an entity's state is changed, then its entry names the project, the entity and the ids its answer holds (ids in its state, its facts), as every write's does, and a refused change records nothing", async () => {
+    const studio = await gw.createKey('studio');
+    const project = (await gw.request('/projects', { method: 'POST', key: studio.key, json: { name: 'Audited states' } })).body.id as string;
+    const entity = (path: string, json: Record<string, unknown>) => gw.request(`/projects/${project}/entities${path}`, { method: path ? 'PATCH' : 'POST', key: studio.key, json });
+    const owner = (await entity('', { type: 'character', name: 'Wren Hale' })).body.id as string;
+    const boat = (await entity('', { type: 'object', name: 'The Curlew', state: { ownerId: owner, moored: { placeId: 'plc_harbour' } } })).body.id as string;
+    const facts: string[] = [];
+    for (const text of ['The Curlew leaks at the bow.', 'The Curlew was built in the north.']) {
+      const fact = await gw.request(`/projects/${project}/facts`, { method: 'POST', key: studio.key, json: { entity_id: boat, text } });
+      expect(fact.status, fact.text).toBe(201);
+      facts.push(fact.body.id);
+    }
+    const changed = await entity(`/${boat}`, { state: { mood: 'listing' }, expected_version: 1 });
+    expect(changed.status, changed.text).toBe(200);
+    expectProblem(await entity(`/${boat}`, { state: { mood: 'sunk' }, expected_version: 1 }), 409, 'version_conflict');
+    const [entry, ...earlier] = (await wholeLog(studio.key)).filter((e) => e.operation === 'updateEntity');
+    expect(earlier).toEqual([]);
+    // The state's fields in the order PostgreSQL keeps them (shorter names first), then the facts in the order of their ids.
+    expect(entry).toMatchObject({ request_id: requestId(changed), targets: [project, boat, 'plc_harbour', owner, ...facts.sort()] });
+  });
+
   it('when a mutation fails (bad input, unknown ids, an invalid bundle), then nothing is recorded', async () => {
     const studio = await gw.createKey('studio');
     const { projectId } = await importSaltmarsh(studio.key);

@@ -1,7 +1,9 @@
 // Writes alone from one client on two checkouts of Lore, interleaved on one seeded database: each round starts each
 // checkout's gateway in turn and times POST fact, PATCH state, POST entity and a rename (p50/p99), with the CPU per write of the
 // gateway and of PostgreSQL's backends and the load average. `npx tsx test/bench/writesAB.ts <checkout A> <checkout B>
-// [rounds]`; WRITES_PROF=<dir> writes each gateway's CPU profile there. The database (BENCH_DB, default
+// [rounds]`; WRITES_PROF=<dir> writes each gateway's CPU profile there; WRITES_WARMUP=<n> sends n facts and n state
+// edits untimed before timing each (default 5: V8 compiles the paths over the first thousands), and with a profile leaves a second idle
+// before and after each timed kind, so the profile's warm-up is told from the rest by that gap; WRITES_KINDS=fact,state: those kinds only. The database (BENCH_DB, default
 // lore_bench_writes_ab) is seeded once and kept; BENCH_DB_B, a copy of it made beforehand (CREATE DATABASE ... TEMPLATE),
 // gives B a database of its own, for a B whose migrations A's code should not run on.
 import { execFileSync } from 'node:child_process';
@@ -17,6 +19,8 @@ process.env.BENCH_KEEP_DB = '1';
 const bench = benchDatabase(process.env.BENCH_DB ?? 'lore_bench_writes_ab');
 const [checkoutA, checkoutB, roundsArg] = process.argv.slice(2);
 const rounds = Number(roundsArg ?? 2);
+const warmup = Number(process.env.WRITES_WARMUP ?? 5);
+const kinds = ([['fact', 200], ['state', 200], ['create', 60], ['rename', 60]] as const).filter(([kind]) => !process.env.WRITES_KINDS || process.env.WRITES_KINDS.split(',').includes(kind));
 const clockTicks = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }));
 const cpuMs = (pid: number) => {
   try {
@@ -62,8 +66,11 @@ async function measure(server: ServerProcess, database: typeof bench, p: WritePr
   const times: number[] = [];
   let gateway = 0;
   let backends = 0;
-  for (let i = -5; i < count; i++) {
-    if (i === 0) [gateway, backends] = [cpuMs(server.child.pid!), await backendsCpu(database)];
+  for (let i = kind === 'fact' || kind === 'state' ? -warmup : -5; i < count; i++) {
+    if (i === 0) {
+      if (process.env.WRITES_PROF) await new Promise((resolve) => setTimeout(resolve, 1000));
+      [gateway, backends] = [cpuMs(server.child.pid!), await backendsCpu(database)];
+    }
     const r = request();
     const started = performance.now();
     const res = await fetch(`${server.url}${r.path}`, { method: r.method, body: r.body, headers: { authorization: `Bearer ${p.key}`, 'content-type': 'application/json' } });
@@ -71,6 +78,7 @@ async function measure(server: ServerProcess, database: typeof bench, p: WritePr
     if (res.status >= 300) throw new Error(`${r.method} ${r.path}: ${res.status} ${text}`);
     if (i >= 0) times.push(performance.now() - started);
   }
+  if (process.env.WRITES_PROF) await new Promise((resolve) => setTimeout(resolve, 1000));
   const gatewayMs = (cpuMs(server.child.pid!) - gateway) / count;
   const backendMs = ((await backendsCpu(database)) - backends) / count;
   times.sort((a, b) => a - b);
@@ -82,12 +90,12 @@ const p = (await projects()).large[0];
 try {
   for (let round = 1; round <= rounds; round++) {
     for (const [label, checkout] of [['A', checkoutA], ['B', checkoutB]] as const) {
-      const prof = process.env.WRITES_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.WRITES_PROF}/${label}`] : [];
+      const prof = process.env.WRITES_PROF ? ['--cpu-prof', '--cpu-prof-interval=100', `--cpu-prof-dir=${process.env.WRITES_PROF}/${label}`] : [];
       const database = label === 'B' ? benchB : bench;
       const server = await spawnServer([...prof, `${checkout}/bin/lore.mjs`, 'serve'], gatewayListening, { NODE_ENV: 'production', DATABASE_URL: database.databaseUrl });
       try {
         const lines = [];
-        for (const [kind, count] of [['fact', 200], ['state', 200], ['create', 60], ['rename', 60]] as const) lines.push(await measure(server, database, p, kind, count));
+        for (const [kind, count] of kinds) lines.push(await measure(server, database, p, kind, count));
         console.log(`round ${round} ${label} (${checkout}), load ${loadavg().map((l) => l.toFixed(1)).join(' ')}\n  ${lines.join('\n  ')}`);
       } finally {
         await server.stop();

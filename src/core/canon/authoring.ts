@@ -4,7 +4,7 @@
 import type { PrismaClient } from '../../generated/prisma/client.ts';
 import type { EntityType } from '../../generated/prisma/enums.ts';
 import { rows, statement, utcTimestamp, type SqlClient, type SqlTransaction, type TransactionSql } from '../../db/sql.ts';
-import { recordAudit, type PendingAudit } from '../audit/inTransaction.ts';
+import { auditValues, recordAudit, type PendingAudit } from '../audit/inTransaction.ts';
 import { newId } from '../../ids.ts';
 import { LoreError } from '../errors.ts';
 import { chaptersDigestSql, currentNamesHash, findEntityMentions, foundMentionsWrites, namesChange, recordEntityMentions, recordFoundMentions } from '../ingest/mentions.ts';
@@ -345,9 +345,9 @@ export class AuthoringService {
 
   /**
    * updateEntity for a change of the state, confidence or status alone, the commonest edit: nothing about names, the
-   * graph or timed values moves, so it runs straight through the driver in one transaction of two round trips (the
-   * BEGIN with the lock, the project and entity, the change with the state recomputed, and the answer's two reads; the
-   * audit entry with the COMMIT). The project's writer lock is taken shared and the entity's row locked, so edits
+   * graph or timed values moves, so it runs straight through the driver in one transaction of one round trip (the
+   * BEGIN with the lock, the project and entity, the change with the state recomputed, the answer's two reads with the
+   * audit entry, and the COMMIT). The project's writer lock is taken shared and the entity's row locked, so edits
    * of other entities go side by side (projectLockName).
    */
   private async updateFields(
@@ -355,20 +355,25 @@ export class AuthoringService {
   ): Promise<AuthoredEntity> {
     type Current = { owned: boolean; version: number | null };
     const expected = input.expectedVersion;
-    const answer = this.entities.byIdsBatched(accountId, projectId, [entityId]);
-    return this.sqlTransaction<AuthoredEntity, Current>(async (sql, [current], [, found, states]) => {
-      // The change went with the BEGIN only where these checks pass; where one fails, the rollback undoes nothing.
+    // The audit entry goes with the answer's read, its targets those of the arguments completed there with the answer's
+    // ids, so the transaction commits in its one round trip.
+    const entry = auditValues(audit, undefined);
+    const answer = entry
+      ? this.entities.byIdAuditedBatched(accountId, projectId, entityId, [...entry.values.slice(0, 5), ...entry.values.slice(6), entry.values[5]])
+      : this.entities.byIdsBatched(accountId, projectId, [entityId]);
+    return this.sqlTransaction<AuthoredEntity, Current>(async (_sql, [current], [, found, states]) => {
+      // The change and the audit entry were written only where these checks pass; where one fails, nothing was.
       if (!current.owned) throw projectNotFound(projectId);
       if (current.version === null) throw entityNotFound(projectId, entityId);
       if (expected !== undefined && expected !== current.version) throw versionConflict(entityId, current.version, expected);
       const [record] = answer.read(found as EntityRecord[])!;
       const [authored] = authoredStatesOf([entityId], states as AuthoredStateRow[]);
-      const entity = { ...record, authored };
-      recordAudit(sql, audit, entity);
-      return entity;
+      entry?.recorded();
+      return { ...record, authored };
     }, {
-      // The request's admission goes ahead of the BEGIN, in the same round trip.
+      // The request's admission goes ahead of the BEGIN, in the same round trip, and the COMMIT after the answer.
       ahead: admission,
+      commit: true,
       sharedLock: projectLockName(projectId),
       first: { statement: entityForUpdate, values: [projectId, accountId, entityId] },
       then: [

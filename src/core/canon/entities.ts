@@ -158,6 +158,40 @@ const byIdsStatement = entityStatement('entities_by_id', byIdsPicked, 'e.id');
 // expects its generic plan to cost more, which it does for a list parameter (ten ids guessed): planning the page's read
 // took 1.1 ms of PostgreSQL's CPU and running it 0.25. With one id, the generic plan is kept and runs as fast.
 const byIdStatement = entityStatement('entity_by_id', `SELECT * FROM "Entity" WHERE ${inProject} AND id = $3::text`, 'e.id');
+// byIdStatement's entity as a write in this transaction leaves it, with the write's audit entry (auditInsert's values
+// but the targets: $4-$10; $11, the targets of the mutation's arguments) inserted by the same statement when this
+// transaction wrote the entity, its targets completed with the ids of the answer (the entity and its authored state,
+// authoredStatesOf's), as the gateway would add them: the entry needs no round trip of its own after the answer.
+const byIdAuditedStatement = statement('entity_by_id_audited', `
+  WITH a AS (${byIdStatement.text}),
+  spans AS (
+    SELECT min(r.position) AS first, json_object_agg(r.key, r.value ORDER BY r.position) AS state
+    FROM (
+      SELECT v."fromChapterId", v."untilChapterId", v.key, v.value,
+             row_number() OVER (ORDER BY fc.ordinal NULLS FIRST, uc.ordinal NULLS LAST, v.id) AS position
+      FROM "StateValue" v LEFT JOIN "Chapter" fc ON fc.id = v."fromChapterId" LEFT JOIN "Chapter" uc ON uc.id = v."untilChapterId"
+      WHERE v."entityId" = $3::text
+    ) r GROUP BY r."fromChapterId", r."untilChapterId"
+  ),
+  audit AS (
+    INSERT INTO "AuditEntry" (id, "accountId", "keyId", "requestId", operation, targets, summary, "createdAt")
+    SELECT $4, $5, $6, $7, $8,
+           -- The answer's fields in order: its ids, its state (user JSON), the ids of its mentions, pending conflicts and
+           -- facts (the only id fields of those lists' items), then its authored state (user JSON).
+           lore_audit_targets(
+             lore_audit_ids(
+               lore_audit_targets(lore_audit_ids($11::text[], ARRAY[a.id, a."projectId"]), json_build_object('state', a.state), 4),
+               ARRAY(SELECT m->>'id' FROM json_array_elements(a."lastMentions") m) || a."pendingConflictIds"
+                 || ARRAY(SELECT f->>'id' FROM json_array_elements(a."approvedFacts") f) || ARRAY(SELECT f->>'id' FROM json_array_elements(a."suggestedFacts") f)),
+             json_build_object(
+               'state', e."baseState",
+               'stateChanges', COALESCE((SELECT json_agg(json_build_object('state', spans.state) ORDER BY spans.first) FROM spans), '[]')),
+             3),
+           $9::jsonb, $10::timestamp(3)
+    FROM a JOIN "Entity" e ON e.id = a.id
+    WHERE e.xmin = pg_current_xact_id_if_assigned()::xid
+  )
+  SELECT * FROM a`);
 const byIdsAsOfStatement = entityStatement('entities_by_id_as_of', byIdsPicked, 'e.id', { asOf: '$4' });
 
 const searchStatement = entityStatement(
@@ -373,6 +407,14 @@ export class EntityReader {
         return ids.flatMap((id) => byId.get(id) ?? []);
       },
     };
+  }
+
+  /**
+   * byIdsBatched for one entity a write of this transaction changed, the write's audit entry (`audit`: auditValues'
+   * values, their targets those of the arguments) inserted with it, its targets completed with the answer's ids.
+   */
+  byIdAuditedBatched(accountId: string, projectId: string, id: string, audit: readonly Literal[]) {
+    return { ...this.byIdsBatched(accountId, projectId, [id]), statement: byIdAuditedStatement, values: [projectId, accountId, id, ...audit] };
   }
 
   async byIds(accountId: string, projectId: string, ids: readonly string[], sql: SqlClient = this.sql, asOf?: string): Promise<EntityRecord[] | undefined> {
