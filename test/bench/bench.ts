@@ -44,6 +44,7 @@ import { embedText, startFakeEmbeddings } from '../support/fakeEmbeddings.ts';
 import { childProcesses, gatewayListening, spawnServer, type ServerProcess } from '../support/processes.ts';
 import { waitFor } from '../support/wait.ts';
 import { benchDatabase } from './benchDatabase.ts';
+import { ensureBuilt } from './builtGateway.ts';
 import { benchBrief } from './brief.ts';
 import { benchConflictCore } from './conflictCore.ts';
 import { mixStatsOn, readCacheStatsFile } from './mixStats.ts';
@@ -58,6 +59,7 @@ if (!['reads', 'writes', 'search', 'all'].includes(flags.part!)) throw new Error
 if (!['postgres', 'embedded', 'both'].includes(flags.store!)) throw new Error('--store: postgres, embedded or both');
 if (flags.alone && (flags.part !== 'writes' || flags.store !== 'postgres')) throw new Error('--alone goes with --part writes (on PostgreSQL)');
 
+ensureBuilt();
 const bench = benchDatabase(process.env.BENCH_DB ?? 'lore_bench');
 const { databaseUrl } = bench;
 const duration = Number(flags.duration ?? process.env.BENCH_DURATION ?? 10);

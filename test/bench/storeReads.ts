@@ -16,6 +16,7 @@ import { openDatabase } from '../../src/db/database.ts';
 import { largeBundle } from '../embeddedStore/largeBundle.ts';
 import { saltmarshBundle } from '../support/fixtures.ts';
 import { gatewayListening, spawnServer } from '../support/processes.ts';
+import { ensureBuilt } from './builtGateway.ts';
 
 /** CPU ms of each thread of a process (Linux /proc). */
 function threadCpu(pid: number): Map<number, number> {
@@ -78,6 +79,7 @@ for (let i = 0; i < 3; i++) keys.push((await new KeyService(db.prisma, db.sql).c
 await db.close();
 const env: Record<string, string> = { NODE_ENV: 'production', LORE_DATA_DIR: dataDir };
 if (databaseUrl) env.DATABASE_URL = databaseUrl;
+ensureBuilt();
 const server = await spawnServer([...(process.env.GATEWAY_NODE_ARGS?.split(' ') ?? []), 'bin/lore.mjs', 'serve'], gatewayListening, env);
 try {
   type Planned = { method: string; path: string; headers: Record<string, string>; body?: string };

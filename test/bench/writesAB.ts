@@ -13,12 +13,14 @@ import pg from 'pg';
 import { gatewayListening, spawnServer, type ServerProcess } from '../support/processes.ts';
 import { prng } from '../support/prng.ts';
 import { benchDatabase } from './benchDatabase.ts';
+import { ensureBuilt } from './builtGateway.ts';
 import { prepareWriteProjects, type WriteProjects } from './writes.ts';
 
 process.env.BENCH_KEEP_DB = '1';
 const bench = benchDatabase(process.env.BENCH_DB ?? 'lore_bench_writes_ab');
 const [checkoutA, checkoutB, roundsArg] = process.argv.slice(2);
 const rounds = Number(roundsArg ?? 2);
+for (const checkout of [checkoutA, checkoutB]) ensureBuilt(checkout);
 const warmup = Number(process.env.WRITES_WARMUP ?? 5);
 const kinds = ([['fact', 200], ['state', 200], ['create', 60], ['rename', 60]] as const).filter(([kind]) => !process.env.WRITES_KINDS || process.env.WRITES_KINDS.split(',').includes(kind));
 const clockTicks = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }));
