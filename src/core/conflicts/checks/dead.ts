@@ -2,7 +2,8 @@
 // of any verb the narration asserts (named, by an alias, or by a resolved pronoun; in a relative clause; as the
 // speaker of a speech tag; "sees Halloran standing"; a passive's agent; the one helped ("helped Aldric up the
 // stair"); after a fronted place, "Into the hall came X"; through an act noun, "X's kiss woke her", "at X's knock";
-// in company, "with X beside me", "X at their head"; with someone, "talked with X"), or of "is alive", "still lives",
+// in company, "with X beside me", "X at their head"; with someone, "talked with X"; seen or met somewhere, "saw X at
+// the window", or found well, "found X in good health"), or of "is alive", "still lives",
 // "survived"; one given a part in a plan the narration settles ("it was agreed that X should carve"). Left alone:
 // dialogue, conditions, what a character thinks, dreams, remembers or reports, negations, modals ("would have
 // liked"), the passive's subject ("was buried"), the pluperfect and "used to" (backstory), past tense inside
@@ -11,7 +12,7 @@
 // too.
 import type { SliceEntity } from '../canonSlice.ts';
 import type { ConflictDraft } from '../kinds.ts';
-import { actNouns, actRemembered, actTimes, aliveAdjectives, aliveVerbs, arrivalPassives, burial, company, deathWords, depicting, duties, fronting, genderOfWord, hereafter, images, inverting, kinWord, lifetimes, mindNouns, motion, nowWords, people, personNouns, placing, planAuxes, possessives, reporting, resting, sceneMaking, sensing, settling, standIns, stative, stretches, thinking, timeNouns, together } from '../reader/lexicon.ts';
+import { actNouns, actRemembered, actTimes, aliveAdjectives, aliveVerbs, arrivalPassives, burial, company, deathVerbs, deathWords, depicting, duties, fronting, genderOfWord, hereafter, images, inverting, kinWord, lifetimes, mindNouns, motion, nowWords, people, personNouns, placing, planAuxes, possessives, reporting, resting, sceneMaking, sceneNouns, seenPresent, sensing, settling, standIns, stative, stretches, thinking, timeNouns, together } from '../reader/lexicon.ts';
 import { finiteTense, verbIn } from '../reader/nlp.ts';
 import type { Ref } from '../reader/references.ts';
 import { asserts, clauseEnd, clauseStart, deniedBefore, moodOf, participleAfter, predicatesOf, speechTagBefore, type Predicate } from '../reader/syntax.ts';
@@ -279,6 +280,41 @@ function inCompany(p: Passage, ref: Ref): number | undefined {
   return undefined;
 }
 
+/**
+ * "I saw Swales at the window", "met Mr. Hale in the lane", "found my father and mother in good health": the one a
+ * verb the narration asserts sees or meets somewhere, or finds in a state of the living, is there (lexicon
+ * `seenPresent`). Named only, as for act nouns; not found at a place (bodies are), nor where the sentence or the two
+ * before it speak of death, a grave, a body, a picture, a dream or a ghost.
+ */
+function seenAsPresent(p: Passage, ref: Ref): number | undefined {
+  const { tokens, sentences } = p.reading;
+  if (ref.pronoun || ref.subject || possessor(p, ref) || saidDead(p, ref.first - 1, ref.last) || tokens[ref.first].quoted) return undefined;
+  let v = ref.first - 1;
+  while (v > ref.first - 3 && tokens[v] && (tokens[v].pos === 'DET' || tokens[v].pos === 'ADJ')) v--;
+  const verb = tokens[v];
+  if (!verb || verb.pos !== 'VERB' || !verbIn(seenPresent.verbs, verb) || verb.lower.endsWith('ing')) return undefined;
+  // Over others seen with them: "found my father and mother in good health".
+  let k = ref.last + 1;
+  while (k < ref.last + 6 && tokens[k] && tokens[k].sentence === verb.sentence && !placing.has(tokens[k].lower) && (['and', ','].includes(tokens[k].lower) || ['PROPN', 'NOUN', 'DET'].includes(tokens[k].pos) || possessives.has(tokens[k].lower))) k++;
+  const at = tokens[k];
+  if (!at || at.sentence !== verb.sentence) return undefined;
+  let present = seenPresent.well.has(at.lower) || aliveAdjectives.has(at.lower);
+  if (!present && placing.has(at.lower)) {
+    // The phrase after the preposition, to the next word that is not of a noun phrase: a state ("in good health") or a place.
+    let end = k + 1;
+    while (end < tokens.length && tokens[end].sentence === verb.sentence && (['DET', 'ADJ', 'NOUN', 'PROPN', 'NUM'].includes(tokens[end].pos) || possessives.has(tokens[end].lower))) end++;
+    const phrase = tokens.slice(k + 1, end);
+    if (phrase.some((t) => t.pos === 'NOUN' || t.pos === 'PROPN')) present = phrase.some((t) => seenPresent.states.has(t.lemma) || seenPresent.states.has(t.lower)) || !verbIn(seenPresent.finding, verb);
+  }
+  if (!present) return undefined;
+  const here = verb.sentence;
+  const from = sentences[Math.max(0, here - 2)].first;
+  const apart = [deathWords, deathVerbs, standIns, burial, images, sceneNouns, seenPresent.apart];
+  // "in good spirits" is a state of the living, not a ghost.
+  for (let j = from; j <= sentences[here].last; j++) if (!seenPresent.states.has(tokens[j].lower) && apart.some((words) => words.has(tokens[j].lower) || words.has(tokens[j].lemma))) return undefined;
+  return assertedVerb(p, v) ? v : undefined;
+}
+
 /** "talked with X", "shook hands with X", "was dancing with X": the one an act is done with does it too (lexicon `together`). */
 function doneWith(p: Passage, ref: Ref): number | undefined {
   const { tokens } = p.reading;
@@ -436,7 +472,7 @@ function trigger(p: Passage, ref: Ref): Trigger | undefined {
     if ((verbIn(stative, verb) && !heldDuty(p, predicate.verb)) || deathWords.has(verb.lower) || pictured(p, predicate.verb) || atRest(p, predicate.verb) || deadBeside(p, predicate.verb)) continue;
     if (asserts(syntax, predicate)) return { from: ref.first, to: predicate.verb, alive: false };
   }
-  const agent = passiveAgent(p, ref) ?? invertedSubject(p, ref) ?? helpedObject(p, ref) ?? actByNoun(p, ref) ?? inCompany(p, ref) ?? doneWith(p, ref);
+  const agent = passiveAgent(p, ref) ?? invertedSubject(p, ref) ?? helpedObject(p, ref) ?? actByNoun(p, ref) ?? inCompany(p, ref) ?? doneWith(p, ref) ?? seenAsPresent(p, ref);
   if (agent !== undefined) return { from: agent, to: ref.last, alive: false };
   const participle = participleAfter(syntax, ref.first, ref.last);
   if (participle) {

@@ -154,6 +154,20 @@ export const aliveVerbs = set('live survive');
 export const arrivalPassives = set('announce usher');
 /** Nouns of a duty held: "who had charge of them", "has the care of the children" is the act of one alive. */
 export const duties = set('charge care command custody keeping management');
+/**
+ * The dead seen or met as one there: the object of one of these verbs (`verbs`) with a place after it ("saw X at the
+ * window", "met X in the lane") or a state only the living are in (`states`: "found X in good health", "X at
+ * supper"; `well`: "found X well"). Verbs that find a body (`finding`) count only with a state. Not where the
+ * sentence or the two before it have a word of the dead, a grave, a body, a picture, a dream or a ghost (`apart`,
+ * beside `deathWords`, `standIns`, `burial`, `depictions`, `sceneNouns`).
+ */
+export const seenPresent = {
+  verbs: set('see meet spy glimpse behold spot notice observe watch find discover encounter overtake greet join'),
+  finding: set('find discover'),
+  states: set('health spirits tears conversation talk work supper breakfast dinner tea luncheon prayers'),
+  well: set('well awake busy'),
+  apart: set('apparition phantom spectre specter wraith spectral ghostly bier shroud hearse heaven dreamt dreamed dreaming fancied vision visions'),
+};
 
 /** Motion: a clause with one of these moves its subject, so two places in it are a journey, not two at once. */
 export const motion = set(`
