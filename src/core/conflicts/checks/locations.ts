@@ -10,11 +10,13 @@
 // pluperfect, and what is thought, dreamt, reported or disjoined ("in X or at Y") place nobody. A placement not on the
 // move also clashes with where the canon holds the character as of the passage (state `location`), unless one place
 // lies inside the other; so do, against the canon only, the places dialogue gives its speaker, the one spoken to or a
-// third person by name, a writer's place ("writes from X"), a pluperfect stay whose span runs up to the now, a
-// journey's end told in a main clause ("reached X"), a speaker's "here" after their coming to X, and the one written to at X.
+// third person (by name, or by a pronoun when the speaker's turn names one person it fits), a writer's place ("writes
+// from X"), a pluperfect stay whose span runs up to the now, a journey's end told in a main clause ("reached X"), a
+// speaker's "here" after their coming to X, and the one written to at X.
 import type { ConflictDraft } from '../kinds.ts';
-import { addressing, arrivalNouns, arrivals, collective, containedIn, deictic, elsewhen, missives, returning, contains, directional, formerly, future, hearsay, hypothetical, inside, kinWord, manners, modals, motion, namesOneMoment, pastSpans, pathMotion, people, placedPassives, placing, planning, pointing, portions, possessives, residences, rooms, simultaneity, spanClosers, spanOpeners, spokenSubjects, stays, stretches, thinking, timeNouns, timeShifts, unspecific, untilNow, writing } from '../reader/lexicon.ts';
+import { addressing, arrivalNouns, arrivals, collective, containedIn, deictic, elsewhen, missives, returning, contains, directional, formerly, future, hearsay, hypothetical, inside, kinWord, manners, modals, motion, namesOneMoment, pastSpans, pathMotion, people, placedPassives, placedStates, placeParts, placing, planning, pointing, portions, possessives, residences, roomEntries, rooms, simultaneity, spanClosers, spanOpeners, spokenOfPronouns, spokenSubjects, stays, stretches, thinking, timeNouns, timeShifts, unspecific, untilNow, writing } from '../reader/lexicon.ts';
 import { finiteTense, verbIn, type Token } from '../reader/nlp.ts';
+import { fits } from '../reader/pronouns.ts';
 import type { Ref } from '../reader/references.ts';
 import { continuedSpeaker, speakerOf } from '../reader/speech.ts';
 import { asserts, atSubjectPosition, clauseEnd, clauseStart, inSubordinate, moodOf, predicatesOf, wheneverAfterHabit, type Predicate } from '../reader/syntax.ts';
@@ -84,19 +86,21 @@ function predicateAt(p: Passage, verb: number): Predicate {
 }
 
 /**
- * A room or a piece of furniture at token k that someone is in ("in the drawing-room at X", "in the apple barrel in the
- * yard of X", "within the park at X"): its place is its occupant's; returns the room's own preposition. Not a thing's
- * ("the key of the cottage in X"), nor one no particular room ("to fix on any house in X").
+ * A room, a piece of furniture or a part out of doors (lexicon `placeParts`) at token k that someone is in ("in the
+ * drawing-room at X", "on the quay at X", "in the apple barrel in the yard of X", "within the park at X", "got into the
+ * loft at X"): its place is its occupant's; returns the room's own preposition. Not a thing's ("the key of the cottage
+ * in X"), nor one no particular room ("to fix on any house in X").
  */
 function occupied(p: Passage, k: number): number | undefined {
   const { tokens } = p.reading;
-  if (!tokens[k] || (!rooms.has(tokens[k].lemma) && !rooms.has(tokens[k].lower))) return undefined;
+  if (!tokens[k] || ![tokens[k].lemma, tokens[k].lower].some((w) => rooms.has(w) || placeParts.has(w))) return undefined;
   let j = k - 1;
   while (j >= 0 && (['DET', 'ADJ', 'NOUN', 'NUM'].includes(tokens[j].pos) || tokens[j].text === '-' || possessives.has(tokens[j].lower))) {
     if (unspecific.has(tokens[j].lower)) return undefined;
     j--;
   }
-  return j >= 0 && placing.has(tokens[j].lower) ? j : undefined;
+  // "got into the apple barrel in the yard of X": a way into the room ends in it (intoRoom), so it holds its comer too.
+  return j >= 0 && (placing.has(tokens[j].lower) || roomEntries.has(tokens[j].lower)) ? j : undefined;
 }
 
 /**
@@ -116,7 +120,7 @@ function relativeAntecedent(p: Passage, characters: Ref[], prep: number): Ref | 
 function intoRoom(p: Passage, room: number): boolean {
   const { tokens } = p.reading;
   for (let j = room - 1; j >= 0 && j >= room - 8; j--) {
-    if (['into', 'onto'].includes(tokens[j].lower)) return true;
+    if (roomEntries.has(tokens[j].lower)) return true;
     if (!['DET', 'ADJ', 'NOUN', 'NUM', 'ADP'].includes(tokens[j].pos) && !possessives.has(tokens[j].lower)) return false;
   }
   return false;
@@ -307,6 +311,12 @@ function spokenPlacements(p: Passage): Placement[] {
     if (tokens[prep - 1]?.pos === 'NOUN') continue;
     let verb = prep - 1;
     while (verb > 0 && tokens[verb].pos === 'ADV') verb--;
+    // "“she is so happy at Randalls”": a state of being where one is, between the copula and a place named right after.
+    if (placedStates.has(tokens[verb]?.lower ?? '') && (ref.first === prep + 1 || (ref.first === prep + 2 && tokens[prep + 1].pos === 'DET'))) {
+      verb--;
+      while (verb > 0 && tokens[verb].pos === 'ADV') verb--;
+      if (tokens[verb]?.lemma !== 'be') continue;
+    }
     const v = tokens[verb];
     if (!v || !(v.pos === 'AUX' || v.pos === 'VERB') || !verbIn(stays, v) || v.negated) continue;
     // "“We are staying at X”": a progressive of the present as the simple present ("“I stay at X”"), not a perfect.
@@ -322,6 +332,13 @@ function spokenPlacements(p: Passage): Placement[] {
       placed(third.entity);
       continue;
     }
+    // "“…while she is so happy at Randalls, … to Emma”": a third person by a pronoun, the one the turn is about.
+    const spokenOf = spokenOfPronouns[tokens[subject]?.lower ?? ''];
+    if (spokenOf && tokens[subject].pos === 'PRON' && tokens[subject].quoted && spokenNow(p, subject, prep, true, true)) {
+      const meant = spokenAbout(p, subject, spokenOf, startingAt);
+      if (meant) placed(meant);
+      continue;
+    }
     if (!who || tokens[subject].pos !== 'PRON' || !tokens[subject].quoted || !spokenNow(p, subject, prep, false)) continue;
     const character = who === 'speaker' ? speakerOf(p, subject, startingAt) : (vocativeAround(p, prep, startingAt) ?? addresseeOf(p, subject, startingAt));
     if (!character || character.entity.type !== 'character') continue;
@@ -335,7 +352,7 @@ function spokenPlacements(p: Passage): Placement[] {
  * question, after a wish, a condition, a thought or a plan ("“I wish I were at X”", "“If I am at X by noon”"), nor moved
  * off the now ("tomorrow", "will"); `third`: nor on hearsay ("“They say Darcy is at X”").
  */
-function spokenNow(p: Passage, subject: number, prep: number, third: boolean): boolean {
+function spokenNow(p: Passage, subject: number, prep: number, third: boolean, ownClause = false): boolean {
   const { tokens } = p.reading;
   const sentence = p.reading.sentences[tokens[subject].sentence];
   const quoted = tokens.slice(sentence.first, sentence.last + 1).filter((t) => t.quoted);
@@ -345,7 +362,32 @@ function spokenNow(p: Passage, subject: number, prep: number, third: boolean): b
   if (third && before.some((k) => verbIn(hearsay, tokens[k]) || modals.has(tokens[k].lower))) return false;
   // "as I am at X" opens a clause of time; "as ever was" does not.
   const opensClause = (k: number) => tokens[k].lower === 'when' || (tokens[k].lower === 'as' && !(third && ['ADV', 'ADJ'].includes(tokens[k + 1]?.pos ?? '')));
-  return !before.some((k) => hypothetical.has(tokens[k].lower) || opensClause(k) || verbIn(thinking, tokens[k]) || verbIn(planning, tokens[k]));
+  // `ownClause`: a clause of time opens the subject's own clause ("as can well be; and while she is…" is no "as she is").
+  const opens = (k: number) => opensClause(k) && (!ownClause || k >= clauseStart(p.syntax, subject));
+  return !before.some((k) => hypothetical.has(tokens[k].lower) || opens(k) || verbIn(thinking, tokens[k]) || verbIn(planning, tokens[k]));
+}
+
+/**
+ * Whom a speaker's "she" or "he" means (`gender`): the one character of that gender the speaker's turn names (the
+ * paragraph's quotations and tags), not the speaker, named in the speaker's own words and not spoken to ("…, Emma,");
+ * none when another may be meant (a second of that gender, one whose pronouns are unknown).
+ */
+function spokenAbout(p: Passage, i: number, gender: 'he' | 'she', startingAt: Map<number, Ref>): Ref['entity'] | undefined {
+  const { tokens, text } = p.reading;
+  const speaker = speakerOf(p, i, startingAt) ?? continuedSpeaker(p, i, (end) => speakerOf(p, end, startingAt), (r) => r.entity);
+  if (!speaker || speaker.entity.type !== 'character') return undefined;
+  const breakBetween = (a: number, b: number) => text.slice(tokens[a].end, tokens[b].start).includes('\n');
+  let [first, last] = [i, i];
+  while (first > 0 && !breakBetween(first - 1, first)) first--;
+  while (last + 1 < tokens.length && !breakBetween(last, last + 1)) last++;
+  const named = p.refs.filter(
+    (r) => r.first >= first && r.last <= last && r.entity.type === 'character' && !r.pronoun && !r.kin && !r.narrator && r.entity.id !== speaker.entity.id && fits(gender, p.pronounsOf(r.entity)),
+  );
+  const meant = named[0];
+  if (!meant || named.some((r) => r.entity.id !== meant.entity.id) || p.pronounsOf(meant.entity) !== gender) return undefined;
+  const spokenTo = (r: Ref) => [',', '“', '"'].includes(tokens[r.first - 1]?.text ?? '') && [',', '.', '!', '?'].includes(tokens[r.last + 1]?.text ?? '');
+  if (!named.some((r) => tokens[r.first].quoted) || named.some((r) => tokens[r.first].quoted && spokenTo(r))) return undefined;
+  return meant.entity;
 }
 
 /**

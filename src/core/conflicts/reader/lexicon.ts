@@ -117,6 +117,13 @@ export const rooms = set(`
   gallery staircase stair stairs landing porch doorway door hearth fireside fire table desk rooms apartment apartments
   house home cell ward bar taproom stable stables loft park grounds lawn shrubbery orchard paddock
 `);
+/**
+ * Parts of a place out of doors: one who is on or in them is at the place ("stood on the quay at X", "in the market
+ * square at X"), as in its rooms.
+ */
+export const placeParts = set('quay pier wharf jetty dock square street lane market churchyard terrace platform bridge green');
+/** Prepositions of a way into a room: "got into the apple barrel in the yard of X" ends in the room, at X. */
+export const roomEntries = set('into onto');
 /** Determiners that make a room no particular one: "to fix on any house in X", "no chair in X" put nobody there. */
 export const unspecific = set('any no every each whichever whatever');
 
@@ -301,6 +308,17 @@ export const missives = set('letter note line lines parcel packet message');
 export const elsewhen = set('once ago formerly tomorrow yesterday sometimes often usually ever');
 /** The deictic "here" of a speaker: after their own coming to X, "since I have come here" is X. */
 export const deictic = set('here');
+/**
+ * A third person a speaker places by a pronoun ("“…while she is so happy at Randalls, … to Emma”"): the pronouns read,
+ * by the gender they take; the one person of that gender the speaker's turn (the paragraph's quotations and tags)
+ * names, not the speaker, is the one meant.
+ */
+export const spokenOfPronouns: Record<string, 'he' | 'she'> = { he: 'he', she: 'she' };
+/**
+ * Adjectives of how someone is where they are, between a copula and a place in dialogue: "“she is so happy at X”",
+ * "“I am quite comfortable at X”" place their subject as "is at X" does.
+ */
+export const placedStates = set('happy unhappy comfortable uncomfortable settled safe snug well ill content contented miserable lonely busy');
 
 /** Nouns of the hereafter and of mourning: a plan in their sentence is no part counted on for the living (partInPlan). */
 export const hereafter = set('heaven paradise hereafter angel angels saint saints soul prayer prayers peace eternity');
