@@ -28,12 +28,15 @@ import {
   genderOfWord,
   hypothetical,
   feelings,
+  lifeYearDeterminers,
+  lifeYearNouns,
   type ColourAttribute,
   kinWord,
   linking,
   loneShades,
   longestTitle,
   normaliseTitle,
+  opposedShades,
   pastAge,
   people,
   personNouns,
@@ -246,6 +249,8 @@ const colourClasses: Classes = {
   be: (t) => t.lemma === 'be' && (t.pos === 'AUX' || t.pos === 'VERB'),
   // what opens an apposition: a comma, or a dash ("Morgan--an old, red-haired sailor--")
   apposing: (t) => apposing.has(t.text),
+  // "short, plump, and fair": adjectives in a row, parted by commas and "and" (the tagger reads some as nouns: "plump")
+  adjectives: (t) => t.pos === 'ADJ' || t.pos === 'ADV' || t.pos === 'NOUN' || t.text === ',' || t.lower === 'and',
 };
 const colourRun: Slot[] = [{ is: 'modifier', op: '*' }, { is: 'colour', op: '+', take: 'colour' }];
 const compound: Slot[] = [...colourRun, { words: ['-'] }, { is: 'compoundSuffix', take: 'noun' }];
@@ -256,7 +261,7 @@ const withFeature: Slot[] = [{ words: ['with'], take: 'with' }, { is: 'feature',
  * Literary phrasings of a colour, read around a reference to the one it is said of (the words `colour` takes, of the
  * attribute the word `noun` takes names). `subject`: only when the reference is its clause's subject.
  */
-const colourRules: Rule<{ subject?: boolean; whole?: boolean; list?: boolean }>[] = [
+const colourRules: Rule<{ subject?: boolean; whole?: boolean; list?: boolean; own?: boolean }>[] = [
   // "the deep auburn of Nell's hair", "the brown of his eyes"
   { id: 'colour-noun', before: [{ pos: ['DET'], op: '?' }, ...colourRun, { words: ['of'] }], after: [{ is: 'possessiveMark', op: '?' }, { is: 'modifier', op: '*' }, { is: 'attributeNoun', take: 'noun' }] },
   // "Nell, a grey-eyed girl of twenty-four,", "Morgan--an old, red-haired, mahogany-faced sailor--"
@@ -277,6 +282,10 @@ const colourRules: Rule<{ subject?: boolean; whole?: boolean; list?: boolean }>[
   { id: 'with-closing-apposition', after: [{ pos: ['VERB'] }, { pos: ['ADV', 'ADP'], op: '*' }, { is: 'apposing' }, { words: ['a', 'an'] }, { is: 'describing', op: '*' }, { is: 'person' }, { words: [','], op: '?' }, ...withFeature], meta: { subject: true, list: true } },
   // "Nell looked up with eyes of a deep grey", "Jem stared with wide blue eyes": the subject's own features
   { id: 'with-manner', after: [{ pos: ['VERB'] }, { pos: ['ADV', 'ADP'], op: '*' }, { words: ['with'], take: 'with' }, { is: 'modifier', op: '*' }, { is: 'attributeNoun', take: 'noun' }], meta: { subject: true, list: true } },
+  // "She was short, plump, and fair, with a fine bloom, blue eyes, dark hair": adjectives for a predicate, then the
+  // list after a comma and "with" (without the comma, "was angry with…" is what the adjective is said of); `own`: not a
+  // feature someone else's "of" follows ("She was silent, with the fair hair of her cousin against her cheek")
+  { id: 'with-adjective-predicate', after: [{ is: 'be' }, { pos: ['ADV'], op: '*' }, { pos: ['ADJ'] }, { is: 'adjectives', op: '*' }, { words: [','] }, ...withFeature], meta: { subject: true, list: true, own: true } },
 ];
 /**
  * The colours of each feature in a list after "with", from the token after it to `to`: the colours right before each
@@ -449,7 +458,7 @@ function colourStatements(p: Passage, ref: Ref): Statement[] {
     const noun = tokens[m.taken.noun[0]].lower;
     const attribute = attributeNouns[noun] ?? attributeCompounds[noun];
     const said = tokens.slice(m.from, m.to + 1).every((t, j) => syntax.unasserted[m.from + j] === undefined && !t.negated);
-    if (m.meta?.list) statements.push(...withList(p, m.taken.with[0] + 1, m.to, Math.min(m.from, ref.first)));
+    if (m.meta?.list) statements.push(...withList(p, m.taken.with[0] + 1, m.to, Math.min(m.from, ref.first)).filter((st) => !m.meta?.own || tokens[st.to + 1]?.lower !== 'of'));
     else if (said) statements.push({ attribute, value: m.taken.colour.map((k) => tokens[k].lower).join(' '), from: Math.min(m.from, ref.first), to: Math.max(m.to, ref.last) });
   }
   return statements;
@@ -533,9 +542,14 @@ function statedAge(tokens: Token[], k: number): { value: number; last: number; r
 }
 
 const ordinals: Record<string, string> = { first: 'one', second: 'two', third: 'three', fifth: 'five', eighth: 'eight', ninth: 'nine', twelfth: 'twelve' };
-/** "in her nineteenth year", "in his five-and-twentieth year": the count of the year of life, at token k ("in"). */
-function yearOfLifeAt(tokens: Token[], k: number): { value: number; last: number } | undefined {
-  if (tokens[k]?.lower !== 'in' || !['her', 'his', 'my', 'their', 'your', 'the'].includes(tokens[k + 1]?.lower ?? '')) return undefined;
+const lifeYearOwners = ['her', 'his', 'my', 'their', 'your'];
+/**
+ * "in her nineteenth year", "in his five-and-twentieth year", "in this six-and-thirtieth year of his life": the count of
+ * the year of life, at token k ("in"), and the possessive that says whose it is.
+ */
+function yearOfLifeAt(tokens: Token[], k: number): { value: number; last: number; owner?: string } | undefined {
+  const det = tokens[k + 1]?.lower ?? '';
+  if (tokens[k]?.lower !== 'in' || !(lifeYearOwners.includes(det) || lifeYearDeterminers.has(det))) return undefined;
   const words: string[] = [];
   let j = k + 2;
   while (tokens[j] && j < k + 8 && tokens[j].lower !== 'year') {
@@ -550,7 +564,13 @@ function yearOfLifeAt(tokens: Token[], k: number): { value: number; last: number
   const parts = [...words.slice(0, -1), cardinal];
   const units = parts.length === 3 && parts[1] === 'and' ? [parts[2], parts[0]] : parts;
   const value = numberValue(units.flatMap((p) => p.split('-')));
-  return value === undefined || value === 0 ? undefined : { value, last: j };
+  if (value === undefined || value === 0) return undefined;
+  // "of his life", "of her age": whose year it is, after a determiner that does not say it ("this", "the")
+  const tail = tokens[j + 1]?.lower === 'of' && lifeYearOwners.includes(tokens[j + 2]?.lower ?? '') && lifeYearNouns.has(tokens[j + 3]?.lower ?? '');
+  if (tail) return { value, last: j + 3, owner: tokens[j + 2].lower };
+  // "this" opens a year of life only with that tail ("in this third year" of a war is none)
+  if (det === 'this') return undefined;
+  return { value, last: j, ...(lifeYearOwners.includes(det) && { owner: det }) };
 }
 
 function ageStatements(p: Passage, ref: Ref): Statement[] {
@@ -572,6 +592,16 @@ function ageStatements(p: Passage, ref: Ref): Statement[] {
       const m = statedAge(tokens, of);
       if (m && endsAge(tokens, m.last + 1) && syntax.unasserted[of] === undefined) push(m.value, m.last, false, m.range);
     }
+  }
+  // "Godfrey Cass in this six-and-thirtieth year of his life", "Nell, in her nineteenth year,": a year of life right
+  // after the name, whose possessive is of the name's gender and of no one else of it named in the sentence before.
+  if (!ref.pronoun && !ref.kin) {
+    const k = ref.last + 1 + Number(tokens[ref.last + 1]?.text === ',');
+    const year = yearOfLifeAt(tokens, k);
+    const gender = year?.owner === 'her' ? 'she' : year?.owner === 'his' ? 'he' : undefined;
+    const sentence = p.reading.sentences[tokens[ref.first].sentence];
+    const others = p.refs.some((r) => r.entity.id !== ref.entity.id && r.first >= sentence.first && r.first < k && r.entity.type === 'character' && fits(gender ?? 'they', p.pronounsOf(r.entity)));
+    if (year && gender && p.pronounsOf(ref.entity) === gender && !others && syntax.unasserted[k] === undefined && endsAge(tokens, year.last + 1)) push(year.value, year.last, false, 'year');
   }
   // "X was thirty-five that winter", "X, who is twenty-five,", "X turned twenty", "X was about seventeen", "Here am
   // I, who shall be twenty in September"
@@ -805,8 +835,9 @@ function contradicts(attribute: Attribute, canon: string[], stated: string, bygo
   if (attribute === 'eyes' || attribute === 'hair' || attribute === 'eyebrows') {
     const words = stated.split(' ');
     const specific = words.filter((w) => !shades.has(w));
-    if (specific.length === 0) return false;
     const canonWords = canon.flatMap((c) => c.split(/[\s-]+/)).filter((w) => colours.has(w));
+    // a shade alone says little, but its opposite alone says the contrary ("dark hair" where the canon has it light)
+    if (specific.length === 0) return words.length === 1 && canonWords.length === 1 && (opposedShades[words[0]] ?? []).includes(canonWords[0]);
     const lone = canonWords.length === 1 ? loneShades[attribute][canonWords[0]] : undefined;
     // a statement with a shade of its own ("pale blue", "dark blue") is read as before: shades contradict little
     const held = lone && !words.some((w) => shades.has(w)) ? new Set(lone) : colourFamiliesOf(canonWords);

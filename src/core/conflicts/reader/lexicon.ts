@@ -373,6 +373,8 @@ export const loneShades: Record<string, Record<string, string[]>> = {
   hair: { dark: ['black', 'brown'], light: ['blond', 'sandy', 'white', 'grey'], pale: ['blond', 'sandy', 'white', 'grey'] },
   eyebrows: { dark: ['black', 'brown'], light: ['blond', 'sandy', 'white', 'grey'], pale: ['blond', 'sandy', 'white', 'grey'] },
 };
+/** Shades that say the opposite of one another when both stand alone ("dark hair" against a canon's "light"). */
+export const opposedShades: Record<string, string[]> = { dark: ['light', 'pale'], light: ['dark'], pale: ['dark'] };
 /** Red or pink eyes are sore eyes ("red from weeping"), not a colour, unless the canon says they are red. */
 export const soreEyeColours = set('red pink scarlet crimson');
 
@@ -427,6 +429,13 @@ export const ageReaching = set('turn reach attain');
 export const ageLabels = set('aged age ætat aetat æt aet');
 /** What after an age tells it of the past ("was six when…"). */
 export const pastAge = set('when then before once until till');
+/**
+ * A year of life told after a name ("Godfrey Cass in this six-and-thirtieth year of his life", "Nell, in her
+ * nineteenth year,"): the determiners that, besides a possessive, may open it when the possessive follows in its tail,
+ * and the nouns of that tail ("of his life", "of her age").
+ */
+export const lifeYearDeterminers = set('this the');
+export const lifeYearNouns = set('life age');
 
 // Titles, by family. Ranks and offices of one family exclude one another; forms of address agree with the offices
 // they are used for (a prior is "Father", an abbess "Mother"); honorifics (Mr, Ms…) agree with everything.
