@@ -64,7 +64,8 @@ export async function benchStores(store: StoreChoice, o: Options): Promise<void>
       const projects = await prepareWriteProjects(undefined, o.log, { dataDir, largeSize });
       const gateway = await spawnEmbedded(dataDir);
       try {
-        results.embedded = await benchWrites(gateway, projects, o);
+        // No server's sessions to sample: BENCH_MIX_STATS=1 read the PostgreSQL at DATABASE_URL instead (or failed, on none).
+        results.embedded = await benchWrites(gateway, projects, { ...o, databaseUrl: undefined });
       } finally {
         await gateway.stop();
       }
