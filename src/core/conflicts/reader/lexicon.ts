@@ -127,10 +127,14 @@ export const documents = set('journal diary log letter memorandum memoranda note
  * "My dear Sir,", "Madam,") is in its writer's voice, not the narrator's, up to a closing ("Yours faithfully,", "Your
  * loving sister"), a paragraph of dialogue (the narrator's scene come back) or the passage's end; after such a break,
  * a paragraph that follows one ending on a colon ("and read straight on:") is the letter again. `opening`: the words a
- * salutation starts with (then at most `words` more, ending on a comma or a dash); `closing`: a closing line's first word.
+ * salutation starts with (then at most `words` more, ending on a comma or a dash; "Sir," and "Madam," alone on their
+ * line); `closing`: a closing line's first word.
  */
 export const letterVoice = {
   opening: set('dear dearest sir madam madame gentlemen honoured honored respected'),
+  /** openings that need a name or title after them, and the words after them that make an exclamation ("Dear me,") */
+  endearing: set('dear dearest'),
+  exclaiming: set('me dear heart knows'),
   words: 4,
   closing: set('yours your ever believe faithfully sincerely truly affectionately respectfully'),
 };

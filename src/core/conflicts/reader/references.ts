@@ -322,7 +322,7 @@ function salutation(line: string): boolean {
   if (!head || !letterVoice.opening.has(head[1].toLowerCase())) return false;
   const after = head[2].trim().split(/\s+/).filter(Boolean);
   if (after.length > letterVoice.words) return false;
-  if (['dear', 'dearest'].includes(head[1].toLowerCase())) return after.length > 0 && !['me', 'dear', 'heart', 'knows'].includes(after[0].toLowerCase());
+  if (letterVoice.endearing.has(head[1].toLowerCase())) return after.length > 0 && !letterVoice.exclaiming.has(after[0].toLowerCase());
   return line.slice(head[0].length).trim() === '';
 }
 
