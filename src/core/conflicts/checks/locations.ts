@@ -17,7 +17,7 @@ import type { ConflictDraft } from '../kinds.ts';
 import { addressing, arrivalNouns, arrivals, collective, containedIn, deictic, elsewhen, missives, returning, contains, directional, formerly, future, hearsay, hypothetical, inside, kinWord, manners, modals, motion, namesOneMoment, pastSpans, pathMotion, people, placedPassives, placedStates, placeParts, placing, planning, pointing, portions, possessives, residences, roomEntries, rooms, simultaneity, spanClosers, spanOpeners, spokenOfPronouns, spokenSubjects, stays, stretches, thinking, timeNouns, timeShifts, unspecific, untilNow, writing } from '../reader/lexicon.ts';
 import { finiteTense, verbIn, type Token } from '../reader/nlp.ts';
 import { fits } from '../reader/pronouns.ts';
-import type { Ref } from '../reader/references.ts';
+import { letterSpans, type Ref } from '../reader/references.ts';
 import { continuedSpeaker, speakerOf } from '../reader/speech.ts';
 import { asserts, atSubjectPosition, clauseEnd, clauseStart, inSubordinate, moodOf, predicatesOf, wheneverAfterHabit, type Predicate } from '../reader/syntax.ts';
 import { addresseeOf } from './kinship.ts';
@@ -194,10 +194,14 @@ function narratorsWe(p: Passage): Ref[] {
   const { tokens } = p.reading;
   const found: Ref[] = [];
   const storyNarrators = p.slice.entities.filter((e) => e.type === 'character' && e.state.narrator === true);
+  const letters = letterSpans(p.reading);
   for (let i = 0; i < tokens.length; i++) {
     const t = tokens[i];
     if (!collective.has(t.lower) || t.pos !== 'PRON' || t.quoted || !atSubjectPosition(p.syntax, i)) continue;
-    const entity = p.refs.filter((r) => r.narrator && r.first < i).at(-1)?.entity ?? (storyNarrators.length === 1 ? storyNarrators[0] : undefined);
+    // In a letter the story reads out, "we" is its writer's: only an "I" of that letter may say who.
+    const letter = letters.find((l) => l.start <= t.start && t.start < l.end);
+    const mine = p.refs.filter((r) => r.narrator && r.first < i && (!letter || tokens[r.first].start >= letter.start)).at(-1)?.entity;
+    const entity = mine ?? (!letter && storyNarrators.length === 1 ? storyNarrators[0] : undefined);
     if (entity) found.push({ entity, first: i, last: i, pronoun: 'nominative', subject: true, narrator: true });
   }
   return found;
@@ -609,6 +613,7 @@ function spokenHere(p: Passage): Placement[] {
 function reportedHere(p: Passage): Placement[] {
   const { tokens } = p.reading;
   const storyNarrators = p.slice.entities.filter((e) => e.type === 'character' && e.state.narrator === true);
+  const letters = letterSpans(p.reading);
   const found: Placement[] = [];
   for (const ref of p.refs.filter((r) => r.entity.type === 'location' && !tokens[r.first].quoted)) {
     const prep = prepositionOf(p, ref);
@@ -617,7 +622,9 @@ function reportedHere(p: Passage): Placement[] {
     if (be?.lemma !== 'be' || !['we', 'i'].includes(who?.lower ?? '') || !deictic.has(here?.lower ?? '') || be.negated) continue;
     const words = tokens.slice(clauseStart(p.syntax, prep - 3), clauseEnd(p.syntax, prep) + 1);
     if (words.some((t) => t.quoted || future.has(t.lower) || modals.has(t.lower) || hypothetical.has(t.lower) || elsewhen.has(t.lower))) continue;
-    const narrator = p.refs.filter((r) => r.narrator && r.first < prep).at(-1)?.entity ?? (storyNarrators.length === 1 ? storyNarrators[0] : undefined);
+    const letter = letters.find((l) => l.start <= tokens[prep].start && tokens[prep].start < l.end);
+    const mine = p.refs.filter((r) => r.narrator && r.first < prep && (!letter || tokens[r.first].start >= letter.start)).at(-1)?.entity;
+    const narrator = mine ?? (!letter && storyNarrators.length === 1 ? storyNarrators[0] : undefined);
     if (!narrator) continue;
     found.push({ character: narrator, place: ref.entity, prep: prep - 3, ref, clause: p.syntax.clause[prep], moving: false, direct: true, present: false });
   }

@@ -129,6 +129,22 @@ export const unspecific = set('any no every each whichever whatever');
 
 /** The documents of a novel told in them, whose headings name their writer ("Mina Murray's Journal"). */
 export const documents = set('journal diary log letter memorandum memoranda notebook memoir memoirs narrative statement account telegram note notes record');
+/**
+ * A letter read out inside a first-person story (voice26): a paragraph that opens on a salutation ("Dear Livesey--",
+ * "My dear Sir,", "Madam,") is in its writer's voice, not the narrator's, up to a closing ("Yours faithfully,", "Your
+ * loving sister"), a paragraph of dialogue (the narrator's scene come back) or the passage's end; after such a break,
+ * a paragraph that follows one ending on a colon ("and read straight on:") is the letter again. `opening`: the words a
+ * salutation starts with (then at most `words` more, ending on a comma or a dash; "Sir," and "Madam," alone on their
+ * line); `closing`: a closing line's first word.
+ */
+export const letterVoice = {
+  opening: set('dear dearest sir madam madame gentlemen honoured honored respected'),
+  /** openings that need a name or title after them, and the words after them that make an exclamation ("Dear me,") */
+  endearing: set('dear dearest'),
+  exclaiming: set('me dear heart knows'),
+  words: 4,
+  closing: set('yours your ever believe faithfully sincerely truly affectionately respectfully'),
+};
 
 /**
  * Nouns of manner after a placing preposition ("sat in silence in the log-house", "waited in haste at X"): the place

@@ -14,7 +14,7 @@
 import type { SliceEntity } from '../canonSlice.ts';
 import { kinAfter, type Held } from './kin.ts';
 import { WordTrie } from '../../ingest/wordTrie.ts';
-import { calledByKin, chapterAntecedent, deathVerbs, documents, genderOfWord, kinNames, kinWord, mindNouns, normaliseTitle, noticing, people, personNouns, possessives, pronounCarry, standIns, titleSpellings } from './lexicon.ts';
+import { calledByKin, chapterAntecedent, deathVerbs, documents, genderOfWord, kinNames, kinWord, letterVoice, mindNouns, normaliseTitle, noticing, people, personNouns, possessives, pronounCarry, standIns, titleSpellings } from './lexicon.ts';
 import { verbIn, type Reading, type Token } from './nlp.ts';
 import { fits, type Pronouns } from './pronouns.ts';
 import { atSubjectPosition, inSubordinate, listedAfter, predicatesOf, speechTagBefore, type Syntax } from './syntax.ts';
@@ -169,11 +169,14 @@ export function findReferences(syntax: Syntax, entities: SliceEntity[], pronouns
   // makes its writer the "I" of what follows it, up to the next heading.
   const headings = documentHeadings(reading, named);
   let narrator = storyNarrator;
+  // A letter read out inside the story is its writer's, not the story narrator's; a heading's writer stays (voice26).
+  const letters = letterSpans(reading);
+  let headed = false;
   /** where the narration's "I" had no narrator to refer to, and where a "he" or "she" found nobody */
   const unknownI: number[] = [];
   const unresolved: number[] = [];
   for (let i = 0; i < tokens.length; i++) {
-    if (headings.has(i)) narrator = headings.get(i);
+    if (headings.has(i)) [narrator, headed] = [headings.get(i), true];
     const ref = startsAt.get(i);
     if (ref) {
       ref.subject = isSubject(syntax, ref);
@@ -184,9 +187,10 @@ export function findReferences(syntax: Syntax, entities: SliceEntity[], pronouns
       continue;
     }
     const t = tokens[i];
+    const voice = headed || !letterAt(letters, t.start) ? narrator : undefined;
     // "Mother came in": in a story its narrator tells, a kin word used as a name is the narrator's relative.
-    if (narrator && namesKin(tokens, i)) {
-      const kin = kinReference(syntax, { entity: narrator, first: i, last: i, subject: false, narrator: true }, namedAt, entities, kinship, pronounsOf, i);
+    if (voice && namesKin(tokens, i)) {
+      const kin = kinReference(syntax, { entity: voice, first: i, last: i, subject: false, narrator: true }, namedAt, entities, kinship, pronounsOf, i);
       if (kin) {
         kin.subject = isSubject(syntax, kin);
         kin.main = kin.subject && !inSubordinate(syntax, i);
@@ -195,9 +199,9 @@ export function findReferences(syntax: Syntax, entities: SliceEntity[], pronouns
       }
     }
     const own = firstPerson[t.lower];
-    if (!narrator && t.text === 'I' && t.pos === 'PRON' && !t.quoted) unknownI.push(i);
-    if (narrator && own && t.pos === 'PRON' && !t.quoted && (t.lower !== 'i' || t.text === 'I')) {
-      const mine: Ref = { entity: narrator, first: i, last: i, pronoun: own, subject: false, narrator: true };
+    if (!voice && t.text === 'I' && t.pos === 'PRON' && !t.quoted) unknownI.push(i);
+    if (voice && own && t.pos === 'PRON' && !t.quoted && (t.lower !== 'i' || t.text === 'I')) {
+      const mine: Ref = { entity: voice, first: i, last: i, pronoun: own, subject: false, narrator: true };
       mine.subject = own === 'nominative' && isSubject(syntax, mine);
       mine.main = mine.subject && !inSubordinate(syntax, i);
       refs.push(mine);
@@ -272,6 +276,62 @@ export function findReferences(syntax: Syntax, entities: SliceEntity[], pronouns
     return ref.last;
   }
 }
+
+/** A letter's stretch of a passage, in characters (end exclusive). */
+export type LetterSpan = { start: number; end: number };
+
+/**
+ * The letters a story reads out (lexicon `letterVoice`): from a paragraph opening on a salutation to its closing line,
+ * the last paragraph before one of dialogue, or the passage's end; after a break for dialogue, a paragraph that follows
+ * one ending on a colon goes on with the letter.
+ */
+export function letterSpans(reading: Reading): LetterSpan[] {
+  const { text } = reading;
+  const spans: LetterSpan[] = [];
+  const dialogue = /["“”‘]/;
+  let open: LetterSpan | undefined;
+  let letters = false;
+  let previous = '';
+  for (let start = 0; start < text.length; ) {
+    const newline = text.indexOf('\n', start);
+    const end = newline < 0 ? text.length : newline;
+    const line = text.slice(start, end).trim();
+    if (line) {
+      const words = line.match(/[\p{L}][\p{L}.'’]*/gu) ?? [];
+      if (open && dialogue.test(line)) open = undefined;
+      else if (!open && !dialogue.test(line) && (salutation(line) || (letters && (previous.endsWith(':') || postscript.test(line))))) {
+        open = { start, end };
+        spans.push(open);
+        letters = true;
+      }
+      if (open) open.end = end;
+      if (open && ((letterVoice.closing.has(words[0]?.toLowerCase() ?? '') && /,$/.test(line) && words.length <= 6) || signed.test(line))) open = undefined;
+      previous = line;
+    }
+    start = end + 1;
+  }
+  return spans;
+}
+
+/**
+ * "Dear Livesey--", "My dear Sir,", "Madam,": a salutation opening its line (lexicon `letterVoice`); not "Dear me, …";
+ * a "Sir," or "Madam," alone on its line ("Sir Walter Elliot, of…" is a title, "Gentlemen, which means…" an aside).
+ */
+function salutation(line: string): boolean {
+  const head = /^(?:my\s+(?:own\s+)?)?([\p{L}]+)((?:\s+[\p{L}][\p{L}.'’]*){0,8}?)\s*(?:,|--|—)/iu.exec(line);
+  if (!head || !letterVoice.opening.has(head[1].toLowerCase())) return false;
+  const after = head[2].trim().split(/\s+/).filter(Boolean);
+  if (after.length > letterVoice.words) return false;
+  if (letterVoice.endearing.has(head[1].toLowerCase())) return after.length > 0 && !letterVoice.exclaiming.has(after[0].toLowerCase());
+  return line.slice(head[0].length).trim() === '';
+}
+
+/** A postscript reopens the letter: "Postscript--I did not tell you…", "P.S.", "P.P.S.--". */
+const postscript = /^(?:postscript|(?:p\.\s?)+s\.)/i;
+/** A paragraph ending on its writer's signature after a full stop: ". John Trelawney", ". J. T." (not ". Mr. Smith."). */
+const signed = /[.!?]\s+(?:\p{Lu}\.\s?){1,3}$|[.!?]\s+\p{Lu}[\p{Ll}’'-]+(?:\s+\p{Lu}[\p{Ll}’'-]+){0,2}$/u;
+
+const letterAt = (spans: LetterSpan[], offset: number) => spans.some((s) => s.start <= offset && offset < s.end);
 
 /**
  * The headings of the documents a passage holds, by the token after each: a short line of its own naming a character's
