@@ -36,7 +36,6 @@ import {
   loneShades,
   longestTitle,
   normaliseTitle,
-  opposedShades,
   pastAge,
   people,
   personNouns,
@@ -835,9 +834,8 @@ function contradicts(attribute: Attribute, canon: string[], stated: string, bygo
   if (attribute === 'eyes' || attribute === 'hair' || attribute === 'eyebrows') {
     const words = stated.split(' ');
     const specific = words.filter((w) => !shades.has(w));
+    if (specific.length === 0) return false;
     const canonWords = canon.flatMap((c) => c.split(/[\s-]+/)).filter((w) => colours.has(w));
-    // a shade alone says little, but its opposite alone says the contrary ("dark hair" where the canon has it light)
-    if (specific.length === 0) return words.length === 1 && canonWords.length === 1 && (opposedShades[words[0]] ?? []).includes(canonWords[0]);
     const lone = canonWords.length === 1 ? loneShades[attribute][canonWords[0]] : undefined;
     // a statement with a shade of its own ("pale blue", "dark blue") is read as before: shades contradict little
     const held = lone && !words.some((w) => shades.has(w)) ? new Set(lone) : colourFamiliesOf(canonWords);

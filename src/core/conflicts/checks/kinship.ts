@@ -10,7 +10,7 @@
 import type { SliceEntity } from '../canonSlice.ts';
 import type { ConflictDraft } from '../kinds.ts';
 import { heldKinship, kinAfter, kinWordAt, type Held, type Kin } from '../reader/kin.ts';
-import { addressingTags, closeKin, courtesyKin, documents, genderOfWord, kinAgrees, kinParentheses, kinRanks, letterAffection, marriageWords, normaliseTitle, presupposedKinDenials, speechTags, type Gender, type KinRole } from '../reader/lexicon.ts';
+import { addressingTags, closeKin, courtesyKin, documents, genderOfWord, kinAgrees, kinParentheses, kinRanks, letterAffection, marriageWords, normaliseTitle, speechTags, type Gender, type KinRole } from '../reader/lexicon.ts';
 import { fits, statedPronouns } from '../reader/pronouns.ts';
 import type { Ref } from '../reader/references.ts';
 import { continuedSpeaker, speakerOf } from '../reader/speech.ts';
@@ -205,11 +205,6 @@ function claims(p: Passage): Claim[] {
   const characters = p.refs.filter((r) => r.entity.type === 'character' && !r.kin);
   const startingAt = new Map(characters.map((r) => [r.first, r]));
   const asserted = (from: number, to: number) => tokens.slice(from, to + 1).every((t, j) => syntax.unasserted[from + j] === undefined && !t.negated);
-  // Kin set beside a name stands under a denial of its clause ("had never shown to his wife Bessy's memory"), not
-  // under one of the kin phrase ("Eli, not Sam's cousin,"; lexicon `presupposedKinDenials`).
-  const presupposed = (from: number, to: number) =>
-    asserted(from, to) ||
-    (tokens.slice(from, to + 1).every((t, j) => syntax.unasserted[from + j] === undefined && !presupposedKinDenials.has(t.lower)) && !presupposedKinDenials.has(tokens[from - 1]?.lower ?? ''));
   for (const ref of characters) {
     const after = ref.pronoun === 'possessive' ? ref.last + 1 : possessiveAfter(p, ref) ? ref.last + 2 : -1;
     if (after >= 0) {
@@ -222,7 +217,7 @@ function claims(p: Passage): Claim[] {
         const named = startingAt.get(next) ?? startingAt.get(nameAfter(p, next, startingAt));
         // "Nell's brother, Tom, and Jem": a list, not an apposition.
         const listed = next === kin.at + 2 && named !== undefined && listedAfter(tokens, named.last);
-        if (named && !named.pronoun && !listed && presupposed(ref.first, named.last)) found.push({ possessor: ref.entity, named: named.entity, kin: kin.kin, word: kin.word, from: ref.first, to: named.last });
+        if (named && !named.pronoun && !listed && asserted(ref.first, named.last)) found.push({ possessor: ref.entity, named: named.entity, kin: kin.kin, word: kin.word, from: ref.first, to: named.last });
         // "Cador, Wenna's husband,", "Felix Marsh (Lena's uncle, …)": the name before the appositive; a parenthesis only
         // after a named possessor.
         const opener = tokens[ref.first - 1]?.text ?? '';
@@ -232,7 +227,7 @@ function claims(p: Passage): Claim[] {
         // ("Lady Catherine, Sir Lewis, her daughter, and Mrs. Jenkinson").
         const closes = !tokens[kin.at + 1] || (tokens[kin.at + 1].pos === 'PUNCT' && !openingQuotes.has(tokens[kin.at + 1].text));
         const inList = before !== undefined && (listedAfter(tokens, kin.at) || (tokens[before.first - 1]?.text === ',' && characters.some((r) => r.last === before.first - 2)));
-        if (before && closes && !inList && presupposed(before.first, kin.at)) found.push({ possessor: ref.entity, named: before.entity, kin: kin.kin, word: kin.word, from: before.first, to: kin.at });
+        if (before && closes && !inList && asserted(before.first, kin.at)) found.push({ possessor: ref.entity, named: before.entity, kin: kin.kin, word: kin.word, from: before.first, to: kin.at });
       }
     }
     // "Tam was Edda's husband", "Ayo is Kit's sister", "Tam was the husband of Edda"

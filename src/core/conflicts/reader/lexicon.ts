@@ -389,8 +389,6 @@ export const loneShades: Record<string, Record<string, string[]>> = {
   hair: { dark: ['black', 'brown'], light: ['blond', 'sandy', 'white', 'grey'], pale: ['blond', 'sandy', 'white', 'grey'] },
   eyebrows: { dark: ['black', 'brown'], light: ['blond', 'sandy', 'white', 'grey'], pale: ['blond', 'sandy', 'white', 'grey'] },
 };
-/** Shades that say the opposite of one another when both stand alone ("dark hair" against a canon's "light"). */
-export const opposedShades: Record<string, string[]> = { dark: ['light', 'pale'], light: ['dark'], pale: ['dark'] };
 /** Red or pink eyes are sore eyes ("red from weeping"), not a colour, unless the canon says they are red. */
 export const soreEyeColours = set('red pink scarlet crimson');
 
@@ -665,12 +663,6 @@ export const marriageWords = set('married wedded wed');
 export const kinRanks: Record<string, 'least' | 'most' | 'younger' | 'older' | 'only'> = {
   youngest: 'least', eldest: 'most', oldest: 'most', younger: 'younger', elder: 'older', older: 'older', only: 'only',
 };
-/**
- * Kin set beside a name is presupposed, not stated: a denial of its clause leaves it standing ("had never once spoken
- * of his wife Grace"); one of these words in the kin phrase or just before it denies the kin itself ("Eli, not Sam's
- * cousin, rowed").
- */
-export const presupposedKinDenials = set('not no never nor neither');
 /**
  * Brackets that set a named possessor's kin word beside the name before them, as a comma does ("Felix, Lena's
  * uncle,"): "Felix Marsh (Lena's uncle, though …)". Not after a pronoun's kin, and not dashes, which break off speech
