@@ -131,6 +131,9 @@ const heldOut: Record<string, { precision: number; recall: number; alarmsPerTenT
   // told later in their chapter, read as of the chapter's end: with each passage's line added (no label changed),
   // 1.00 (5/5) and 0.18.
   silas: { precision: 0.9, recall: 0.15, alarmsPerTenThousandWords: 0.7 },
+  // Oliver Twist (development, session 35; 53 chapters, 156,339 words, seven deaths at their lines, aliases of thieves'
+  // cant), by a fresh helper, labels committed before the first run: 1.00 (4/4) and 0.14 (4/29), whole book 0.00.
+  oliver: { precision: 0.9, recall: 0.1, alarmsPerTenThousandWords: 0.3 },
 };
 
 // Floors, not targets: `npm run eval` prints the figures; this fails CI when the check regresses below them.
