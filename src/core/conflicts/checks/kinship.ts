@@ -177,6 +177,8 @@ function kinAt(p: Passage, k: number): { kin: Kin; word: string; at: number } | 
 }
 
 const openingQuotes = new Set(['“', '‘', '"']);
+/** How reader/syntax.ts marks the complement of a verb of thinking, dreaming or remembering ('after "thought"'). */
+const thoughtMark = 'after "';
 
 /** Past an article, adjectives and titles ("the Reverend Mr.", "old") from token k to where a name may start. */
 function nameAfter(p: Passage, k: number, startingAt: Map<number, Ref>): number {
@@ -197,14 +199,14 @@ function marriedTo(p: Passage, k: number, startingAt: Map<number, Ref>): Ref | u
   return namedCharacter(startingAt.get(j + 2) ?? startingAt.get(nameAfter(p, j + 2, startingAt)));
 }
 
-function claims(p: Passage): Claim[] {
+/** `startingAt`: the characters' refs by their first token; `spoken`: the claims of spokenKin. */
+function claims(p: Passage, startingAt: Map<number, Ref>, spoken: Claim[]): Claim[] {
   const { tokens } = p.reading;
   const { syntax } = p;
   const found: Claim[] = [];
-  // A kin reference ("June's husband") is itself what the graph says: its possessor is the one to read claims from.
   const characters = p.refs.filter((r) => r.entity.type === 'character' && !r.kin);
-  const startingAt = new Map(characters.map((r) => [r.first, r]));
   const asserted = (from: number, to: number) => tokens.slice(from, to + 1).every((t, j) => syntax.unasserted[from + j] === undefined && !t.negated);
+  const thought = (from: number, to: number) => tokens.slice(from, to + 1).every((t, j) => !t.negated && (syntax.unasserted[from + j] ?? thoughtMark).startsWith(thoughtMark));
   for (const ref of characters) {
     const after = ref.pronoun === 'possessive' ? ref.last + 1 : possessiveAfter(p, ref) ? ref.last + 2 : -1;
     if (after >= 0) {
@@ -217,7 +219,10 @@ function claims(p: Passage): Claim[] {
         const named = startingAt.get(next) ?? startingAt.get(nameAfter(p, next, startingAt));
         // "Nell's brother, Tom, and Jem": a list, not an apposition.
         const listed = next === kin.at + 2 && named !== undefined && listedAfter(tokens, named.last);
-        if (named && !named.pronoun && !listed && asserted(ref.first, named.last)) found.push({ possessor: ref.entity, named: named.entity, kin: kin.kin, word: kin.word, from: ref.first, to: named.last });
+        // A name right after the kin word ("her daughter Priscilla") is the narrator's own naming, in a thought too:
+        // "She always thought her daughter Priscilla too rough".
+        const close = named !== undefined && named.first === kin.at + 1;
+        if (named && !named.pronoun && !listed && (asserted(ref.first, named.last) || (close && thought(ref.first, named.last)))) found.push({ possessor: ref.entity, named: named.entity, kin: kin.kin, word: kin.word, from: ref.first, to: named.last });
         // "Cador, Wenna's husband,", "Felix Marsh (Lena's uncle, …)": the name before the appositive; a parenthesis only
         // after a named possessor.
         const opener = tokens[ref.first - 1]?.text ?? '';
@@ -268,7 +273,7 @@ function claims(p: Passage): Claim[] {
     const of = kin && tokens[kin.at + 1]?.lower === 'of' ? startingAt.get(kin.at + 2) : undefined;
     if (kin && of && !of.pronoun && asserted(ref.first, of.last)) found.push({ possessor: of.entity, named: ref.entity, kin: kin.kin, word: kin.word, from: ref.first, to: of.last });
   }
-  found.push(...spokenClaims(p, startingAt), ...letterClaims(p, startingAt));
+  found.push(...spoken, ...letterClaims(p, startingAt));
   return found.filter((c) => c.possessor.id !== c.named.id);
 }
 
@@ -332,22 +337,40 @@ export function addresseeOf(p: Passage, i: number, startingAt: Map<number, Ref>)
 }
 
 /**
- * "“Nearer my cousin Jo's,” returned Meg": the speaker names a relative of their own in dialogue, "my" and a kin word
- * with the name after it, in one quote; "“Your brother Tom is here,” said she to Jo": the one spoken to has one.
+ * Kin a speaker names in dialogue: a quoted "my" or "your" and a kin word, the speaker's kin or the one spoken to's.
+ * With a name after it ("“Nearer my cousin Jo's,” returned Meg", "“Your brother Tom is here,” said she to Jo"), a
+ * claim; without ("“Your brother will tell you,” said Elizabeth to Colonel Fitzwilliam", "“My daughter is fond of your
+ * art,” said Mr. Fairlie"), kin the canon may lack: the speaker's own a son or daughter too, but not in address
+ * ("Come, my son!", a kin word punctuation closes).
  */
-function spokenClaims(p: Passage, startingAt: Map<number, Ref>): Claim[] {
+function spokenKin(p: Passage, startingAt: Map<number, Ref>): { claims: Claim[]; unnamed: Unnamed[] } {
   const { tokens } = p.reading;
-  const found: Claim[] = [];
+  const claims: Claim[] = [];
+  const unnamed: Unnamed[] = [];
   for (let i = 0; i < tokens.length; i++) {
-    if (!tokens[i].quoted || (tokens[i].lower !== 'my' && tokens[i].lower !== 'your') || tokens[i].pos !== 'PRON') continue;
+    const own = tokens[i].lower === 'my';
+    if (!tokens[i].quoted || (tokens[i].lower !== 'your' && !own) || tokens[i].pos !== 'PRON') continue;
     const kin = kinAt(p, i + 1);
     if (!kin) continue;
     const next = tokens[kin.at + 1]?.text === ',' ? kin.at + 2 : kin.at + 1;
     const named = startingAt.get(next);
-    if (!named || named.pronoun || (next === kin.at + 2 && listedAfter(tokens, named.last))) continue;
-    if (tokens.slice(i, named.last + 1).some((t) => !t.quoted || t.negated)) continue;
-    const possessor = tokens[i].lower === 'my' ? speakerOf(p, i, startingAt) ?? continuedSpeaker(p, i, (end) => speakerOf(p, end, startingAt), (r) => r.entity) : addresseeOf(p, i, startingAt);
-    if (possessor && !possessor.pronoun) found.push({ possessor: possessor.entity, named: named.entity, kin: kin.kin, word: kin.word, from: i, to: named.last });
+    const possessor = (wide: boolean) =>
+      own ? namedCharacter(speakerOf(p, i, startingAt) ?? continuedSpeaker(p, i, (end) => speakerOf(p, end, startingAt), wide ? undefined : (r) => r.entity)) : addresseeOf(p, i, startingAt);
+    if (named) {
+      if (named.pronoun || (next === kin.at + 2 && listedAfter(tokens, named.last))) continue;
+      if (tokens.slice(i, named.last + 1).some((t) => !t.quoted || t.negated)) continue;
+      // A name right after the kin word ("my cousin Dunstan") is no vocative, so a quote going on after a long tag
+      // keeps its speaker.
+      const speaker = possessor(next === kin.at + 1);
+      if (speaker) claims.push({ possessor: speaker.entity, named: named.entity, kin: kin.kin, word: kin.word, from: i, to: named.last });
+      continue;
+    }
+    const left = kinLeftUnnamed(p, i + 1, own ? closedWorldRoles.speaker : closedWorldRoles.other);
+    if (!left || tokens[left.apposed]?.pos === 'PROPN') continue;
+    if (tokens.slice(i, left.at + 1).some((t) => !t.quoted || t.negated)) continue;
+    if (own && (!tokens[left.at + 1] || tokens[left.at + 1].pos === 'PUNCT')) continue;
+    const speaker = possessor(false);
+    if (speaker) unnamed.push({ possessor: speaker.entity, kin: left.kin, word: left.word, from: i, to: left.at });
   }
   // "“…and I am married to Orlick!”": the speaker's own marriage, stated in the present or the past.
   for (let i = 0; i < tokens.length; i++) {
@@ -355,32 +378,9 @@ function spokenClaims(p: Passage, startingAt: Map<number, Ref>): Claim[] {
     const spouse = marriedTo(p, i + 2, startingAt);
     if (!spouse || tokens.slice(i, spouse.last + 1).some((t) => !t.quoted || t.negated)) continue;
     const speaker = speakerOf(p, i, startingAt) ?? continuedSpeaker(p, i, (end) => speakerOf(p, end, startingAt), (r) => r.entity);
-    if (speaker && !speaker.pronoun) found.push({ possessor: spouse.entity, named: speaker.entity, kin: { role: 'spouse' }, word: 'spouse', from: i, to: spouse.last });
+    if (speaker && !speaker.pronoun) claims.push({ possessor: spouse.entity, named: speaker.entity, kin: { role: 'spouse' }, word: 'spouse', from: i, to: spouse.last });
   }
-  return found;
-}
-
-/**
- * "“Your brother will tell you,” said Elizabeth to Colonel Fitzwilliam": kin of the one spoken to, no name after it;
- * "“My daughter is fond of your art,” said Mr. Fairlie": the speaker's own, a son or daughter too, but not in address
- * ("Come, my son!", a kin word punctuation closes).
- */
-function spokenUnnamedKin(p: Passage, startingAt: Map<number, Ref>): Unnamed[] {
-  const { tokens } = p.reading;
-  const found: Unnamed[] = [];
-  for (let i = 0; i < tokens.length; i++) {
-    const own = tokens[i].lower === 'my';
-    if (!tokens[i].quoted || (tokens[i].lower !== 'your' && !own) || tokens[i].pos !== 'PRON') continue;
-    const kin = kinLeftUnnamed(p, i + 1, own ? closedWorldRoles.speaker : closedWorldRoles.other);
-    if (!kin) continue;
-    const { apposed } = kin;
-    if (startingAt.has(apposed) || tokens[apposed]?.pos === 'PROPN') continue;
-    if (tokens.slice(i, kin.at + 1).some((t) => !t.quoted || t.negated)) continue;
-    if (own && (!tokens[kin.at + 1] || tokens[kin.at + 1].pos === 'PUNCT')) continue;
-    const possessor = own ? namedCharacter(speakerOf(p, i, startingAt) ?? continuedSpeaker(p, i, (end) => speakerOf(p, end, startingAt), (r) => r.entity)) : addresseeOf(p, i, startingAt);
-    if (possessor) found.push({ possessor: possessor.entity, kin: kin.kin, word: kin.word, from: i, to: kin.at });
-  }
-  return found;
+  return { claims, unnamed };
 }
 
 type LetterLine = { kind: 'heading' | 'salutation' | 'closing'; from: number; to: number; writer?: Ref; addressee?: Ref; kin?: { kin: Kin; word: string } };
@@ -532,7 +532,10 @@ export function kinship(p: Passage): ConflictDraft[] {
   if (held.length === 0) return [];
   const hits: ConflictDraft[] = [];
   const reported = new Set<string>();
-  for (const claim of claims(p)) {
+  // A kin reference ("June's husband") is itself what the graph says: its possessor is the one to read claims from.
+  const startingAt = new Map(p.refs.filter((r) => r.entity.type === 'character' && !r.kin).map((r) => [r.first, r]));
+  const spoken = spokenKin(p, startingAt);
+  for (const claim of claims(p, startingAt, spoken.claims)) {
     const { possessor, named, kin } = claim;
     const between = held.filter((h) => h.who === named.id && h.of === possessor.id);
     let contradiction: { held: Held[]; why: string } | undefined;
@@ -593,8 +596,7 @@ export function kinship(p: Passage): ConflictDraft[] {
     });
   }
   const family = heldKinship([...p.slice.relationships, ...p.slice.kinAround]);
-  const startingAt = new Map(p.refs.filter((r) => r.entity.type === 'character' && !r.kin).map((r) => [r.first, r]));
-  for (const claim of [...unnamedKin(p), ...spokenUnnamedKin(p, startingAt)]) {
+  for (const claim of [...unnamedKin(p), ...spoken.unnamed]) {
     const { possessor, kin } = claim;
     // Only kin of blood and marriage tell that the canon keeps someone's family: a guardian or a fiancée does not.
     const own = held.filter((h) => h.of === possessor.id && closeKin.has(h.kin.role));
