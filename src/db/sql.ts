@@ -81,6 +81,11 @@ export const inline = (s: Statement, values: readonly Literal[]): string => {
 export type TransactionSql = SqlClient & {
   atCommit(statement: Statement, values: Literal[]): void;
   batch(statements: readonly { statement: Statement; values: Literal[] }[]): Promise<Record<string, unknown>[][]>;
+  /**
+   * `batch`, with the statements kept for the COMMIT and the COMMIT itself in its round trip: the transaction's last,
+   * so its locks are not held through another turn of the event loop. Nothing may be sent after it.
+   */
+  commit(statements: readonly { statement: Statement; values: Literal[] }[]): Promise<Record<string, unknown>[][]>;
 };
 
 /**
@@ -131,6 +136,8 @@ export function sqlTransaction(pool: pg.Pool, prepared: boolean): SqlTransaction
     const client = await pool.connect();
     const atEnd: { statement: Statement; values: Literal[] }[] = [];
     const written = (s: Statement, values: Literal[]) => (prepared ? executed(s, values) : inline(s, values));
+    let open = false;
+    let committed = false;
     const sql: TransactionSql = {
       query: prepared ? (c) => client.query(c) : <T extends pg.QueryResultRow>(c: pg.QueryConfig) => client.query<T>({ text: c.text, values: c.values }),
       atCommit: (statement, values) => atEnd.push({ statement, values }),
@@ -138,6 +145,14 @@ export function sqlTransaction(pool: pg.Pool, prepared: boolean): SqlTransaction
         if (statements.length === 0) return [];
         if (prepared) await preparedOn(client, statements.map((s) => s.statement));
         return [await client.query(statements.map((s) => written(s.statement, s.values)).join(';\n'))].flat().map((r) => r.rows);
+      },
+      commit: async (statements) => {
+        const all = [...statements, ...atEnd.splice(0)];
+        if (prepared) await preparedOn(client, all.map((s) => s.statement));
+        const results = [await client.query([...all.map((s) => written(s.statement, s.values)), 'COMMIT'].join(';\n'))].flat();
+        open = false;
+        committed = true;
+        return results.slice(0, statements.length).map((r) => r.rows);
       },
     };
     const sent = [...(start.first ? [start.first] : []), ...(start.then ?? [])];
@@ -165,7 +180,6 @@ export function sqlTransaction(pool: pg.Pool, prepared: boolean): SqlTransaction
     ];
     const following = start.then?.length ?? 0;
     const end = opening.length - (start.commit ? 1 : 0);
-    let open = false;
     try {
       open = true;
       const opened = [await client.query(opening.join(';\n'))].flat();
@@ -179,6 +193,10 @@ export function sqlTransaction(pool: pg.Pool, prepared: boolean): SqlTransaction
         return result;
       }
       const result = await work(sql, first, thenRows);
+      if (committed) {
+        if (atEnd.length > 0) throw new Error('a transaction sends nothing after its commit');
+        return result;
+      }
       // Prepared like the opening's statements: written out inline, an audit entry's insert was parsed and planned on
       // every commit.
       if (prepared && atEnd.length > 0) await preparedOn(client, atEnd.map((s) => s.statement));

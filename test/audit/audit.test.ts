@@ -183,6 +183,21 @@ describe('audit log: writes', () => {
     expect(res.body.data).toBeNull();
   });
 
+  it('when an entity is created, then its entry names the project, the entity and the ids its answer holds (ids in its state), as every write\'s does', async () => {
+    const studio = await gw.createKey('studio');
+    const project = (await gw.request('/projects', { method: 'POST', key: studio.key, json: { name: 'Audited entities' } })).body.id as string;
+    const owner = (await gw.request(`/projects/${project}/entities`, { method: 'POST', key: studio.key, json: { type: 'character', name: 'Wren Hale' } })).body.id as string;
+    const created = await gw.request(`/projects/${project}/entities`, {
+      method: 'POST', key: studio.key,
+      json: { type: 'object', name: 'The Curlew', state: { ownerId: owner, moored: { placeId: 'plc_harbour' } } },
+    });
+    expect(created.status, created.text).toBe(201);
+    const entries = (await wholeLog(studio.key)).filter((e) => e.operation === 'createEntity');
+    expect(entries.map((e) => e.request_id)).toEqual([requestId(created), expect.any(String)]);
+    // The state's fields in the order PostgreSQL keeps them (shorter names first).
+    expect(entries[0].targets).toEqual([project, created.body.id, 'plc_harbour', owner]);
+  });
+
   it("when an entity's state is changed, then its entry names the project, the entity and the ids its answer holds (ids in its state, its facts), as every write's does, and a refused change records nothing", async () => {
     const studio = await gw.createKey('studio');
     const project = (await gw.request('/projects', { method: 'POST', key: studio.key, json: { name: 'Audited states' } })).body.id as string;

@@ -12,7 +12,7 @@ import { KindLatencies, mixStatsOn, startMixStats } from './mixStats.ts';
 import { seedMany, seedSize, type SeedSize } from './seed.ts';
 
 type Project = { projectId: string; key: string; names: string[]; entityIds: string[] };
-type Mix = { recall: number; search: number; entity: number; fact: number; state: number; create: number };
+export type Mix = { recall: number; search: number; entity: number; fact: number; state: number; create: number };
 type Options = { databaseUrl?: string; duration: number; warmup: number; connections: number; log: (line: string) => void; alone?: boolean };
 export type WriteProjects = { large: Project[]; small: Project[]; largeSize: SeedSize };
 type Run = Awaited<ReturnType<typeof load>>;
@@ -22,9 +22,9 @@ export type WriteResults = { large: { reads: Run; mixed: Run }; small: { reads: 
 const smallProject: SeedSize = { entities: 100, mentions: 1_000, chapters: 10, conflicts: 3, words: 5_000 };
 export const writeTargets = { factMs: 5, stateMs: 5, createMs: 30, renameMs: 50, mixedRatio: 0.5, mixedP99: 100, manyRatio: 0.8, manyP99: 50 };
 
-const readOnly: Mix = { recall: 50, search: 20, entity: 10, fact: 0, state: 0, create: 0 };
+export const readOnly: Mix = { recall: 50, search: 20, entity: 10, fact: 0, state: 0, create: 0 };
 // The reads in the same proportions as readOnly (75 of 100), the writes split evenly (25 of 100).
-const mixed: Mix = { recall: 46.875, search: 18.75, entity: 9.375, fact: 25 / 3, state: 25 / 3, create: 25 / 3 };
+export const mixed: Mix = { recall: 46.875, search: 18.75, entity: 9.375, fact: 25 / 3, state: 25 / 3, create: 25 / 3 };
 const mostlyReads: Mix = { recall: 59.375, search: 23.75, entity: 11.875, fact: 5 / 3, state: 5 / 3, create: 5 / 3 };
 
 /**
@@ -144,7 +144,7 @@ async function settled(server: ServerProcess) {
 }
 
 /** `mix` from `connections` connections over `projects`, each request to a project at random with its key. */
-async function load(
+export async function load(
   server: ServerProcess, projects: Project[], mix: Mix, seconds: number, connections: number, seed: number,
   stats?: { databaseUrl: string; log: (line: string) => void },
 ) {

@@ -250,7 +250,9 @@ export class AuthoringService {
       const now = utcTimestamp(new Date());
       const key = input.key ?? freeKeyOf(keyBase(input.name), checks.takenKeys);
       const baseState = JSON.stringify(mergeState({}, input.state));
-      // The writes and the answer's reads in one round trip: the names lock is held for three (the BEGIN's, this, the COMMIT's).
+      // The writes, the graph outbox's row, the answer's reads with the audit entry and the COMMIT in one round trip: the
+      // names lock is held for two (the BEGIN's and this). With a third for the COMMIT, the locks were held through a
+      // turn of the gateway's event loop, which under load queued new entities behind each other.
       const writes = [
         {
           statement: entityInsert,
@@ -262,17 +264,20 @@ export class AuthoringService {
           : []),
         ...foundMentionsWrites(projectId, id, found.rows, false, names),
       ];
-      const read = this.entities.byIdsBatched(accountId, projectId, [id]);
-      const answered = await sql.batch([...writes, read, { statement: authoredStatesStatement, values: [[id]] }]);
+      // The audit entry goes with the answer's read, its targets those of the arguments completed there with the answer's ids.
+      const entry = auditValues(audit, undefined);
+      const read = entry
+        ? this.entities.byIdAuditedBatched(accountId, projectId, id, [...entry.values.slice(0, 5), ...entry.values.slice(6), entry.values[5]])
+        : this.entities.byIdsBatched(accountId, projectId, [id]);
+      this.graphOutbox.recordNodes(sql, projectId, [{ id, label: input.name, type: input.type }]);
+      const answered = await sql.commit([...writes, read, { statement: authoredStatesStatement, values: [[id]] }]);
+      entry?.recorded();
       const namesVersion = (answered[writes.length - 1][0] as { version: string }).version;
       const change = names;
       namesWritten = () => change.written(namesVersion);
-      this.graphOutbox.recordNodes(sql, projectId, [{ id, label: input.name, type: input.type }]);
       const [record] = read.read(answered[writes.length] as EntityRecord[])!;
       const [authored] = authoredStatesOf([id], answered[writes.length + 1] as AuthoredStateRow[]);
-      const answer = { ...record, authored };
-      recordAudit(sql, audit, answer);
-      return answer;
+      return { ...record, authored };
     }, { first: holdProjectForNewEntity(projectId), then: [checked] });
     namesWritten?.();
     return answer;

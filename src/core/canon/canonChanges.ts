@@ -53,8 +53,9 @@ export class CanonChanges {
   ): Promise<Change['scope'] | 'pruned' | undefined> {
     const log = await this.log(projectId, from, to);
     if (!log) return 'pruned';
-    for (const change of log.changes) {
-      if (change.version <= from || change.version > to || change.scope === 'none') continue;
+    for (let i = firstAfter(log.changes, from); i < log.changes.length && log.changes[i].version <= to; i++) {
+      const change = log.changes[i];
+      if (change.scope === 'none') continue;
       if (change.scope === 'all' || (change.scope === 'search' && kind === 'search')) return change.scope;
       // A recall page shows a new entity whose names hold its filter; a search page one whose words match its query or
       // whose names are like it (lore_search).
@@ -81,8 +82,9 @@ export class CanonChanges {
     const log = await this.log(projectId, from, to);
     if (!log) return new Set(ids);
     const touched = new Set<string>();
-    for (const change of log.changes) {
-      if (change.version <= from || change.version > to || change.scope === 'none') continue;
+    for (let i = firstAfter(log.changes, from); i < log.changes.length && log.changes[i].version <= to; i++) {
+      const change = log.changes[i];
+      if (change.scope === 'none') continue;
       if (change.scope === 'all') return new Set(ids);
       for (const id of change.entityIds) touched.add(id);
     }
@@ -139,6 +141,21 @@ export class CanonChanges {
     const changes = await rows<Change>(this.sql, changesBetween, [projectId, from, to]);
     return complete(changes, from, to) ? { from, to, changes } : undefined;
   }
+}
+
+/**
+ * The index of the first of `changes` (in version order) after version `from`: a page's check walks the changes since
+ * it was read, not the project's whole kept log (up to 5,000 changes, each skipped in turn on every read).
+ */
+function firstAfter(changes: readonly Change[], from: number): number {
+  let low = 0;
+  let high = changes.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (changes[middle].version <= from) low = middle + 1;
+    else high = middle;
+  }
+  return low;
 }
 
 /** Whether `changes` (in version order) has a row of every version in (from, to]: none pruned. */
