@@ -4,7 +4,7 @@
 // state and facts are those holding at the chapter (approved and live only).
 import { rows, statement, type SqlClient } from '../../db/sql.ts';
 import { MentionFinder } from '../ingest/mentionFinder.ts';
-import { projectNames, type NamedEntity } from '../names/projectNames.ts';
+import { placeOf, projectNames, type Derivation } from '../names/projectNames.ts';
 import { nameVariants } from '../conflicts/canonSlice.ts';
 import { heldKinship } from '../conflicts/reader/kin.ts';
 import { kinWord, type KinRole } from '../conflicts/reader/lexicon.ts';
@@ -115,25 +115,60 @@ const statements = {
 type RelationshipRow = { id: string; fromId: string; toId: string; kind: string };
 
 /** A project's entities by the leading word of their names and aliases (see leadingWord), in id order. */
-type NameIndex = Map<string, { order: number; id: string; names: string[] }[]>;
+type NameIndex = Map<string, NameEntry[]>;
+type NameEntry = { id: string; names: string[] };
+
+/** The leading words of an entity's names, each once. */
+const leadingWords = (entry: NameEntry) => new Set(entry.names.map(leadingWord));
 
 /**
  * The name index of a project's names, made once per names version beside the kept names (src/core/names): reading and
- * indexing a large project's names cost most of a brief.
+ * indexing a large project's names cost most of a brief. After a change of some entities' names it is patched: their
+ * words' lists alone are copied and changed, the rest shared with the index before.
  */
-function nameIndex(entities: readonly NamedEntity[]): NameIndex {
-  const byWord: NameIndex = new Map();
-  entities.forEach((e, order) => {
-    const entry = { order, id: e.id, names: [e.name, ...e.aliases] };
-    for (const name of entry.names) {
-      const word = leadingWord(name);
-      const list = byWord.get(word);
-      if (!list) byWord.set(word, [entry]);
-      else if (list[list.length - 1] !== entry) list.push(entry);
+const nameIndex: Derivation<NameIndex> = {
+  build: (entities) => {
+    const byWord: NameIndex = new Map();
+    for (const e of entities) {
+      const entry = { id: e.id, names: [e.name, ...e.aliases] };
+      for (const word of leadingWords(entry)) {
+        const list = byWord.get(word);
+        if (!list) byWord.set(word, [entry]);
+        else list.push(entry);
+      }
     }
-  });
-  return byWord;
-}
+    return byWord;
+  },
+  patch: (index, { changed }) => {
+    const byWord = new Map(index);
+    const copied = new Set<string>();
+    const listOf = (word: string) => {
+      if (!copied.has(word)) {
+        copied.add(word);
+        byWord.set(word, [...(byWord.get(word) ?? [])]);
+      }
+      return byWord.get(word)!;
+    };
+    for (const { id, before, after } of changed) {
+      if (before) {
+        for (const word of leadingWords({ id, names: [before.name, ...before.aliases] })) {
+          const list = listOf(word);
+          const at = list.findIndex((e) => e.id === id);
+          if (at >= 0) list.splice(at, 1);
+        }
+      }
+      if (after) {
+        const entry = { id, names: [after.name, ...after.aliases] };
+        for (const word of leadingWords(entry)) {
+          const list = listOf(word);
+          list.splice(placeOf(list, id).at, 0, entry);
+        }
+      }
+    }
+    for (const word of copied) if (byWord.get(word)!.length === 0) byWord.delete(word);
+    return byWord;
+  },
+};
 
 export class BriefService {
   constructor(private readonly sql: SqlClient) {}
@@ -264,7 +299,7 @@ export class BriefService {
    */
   private async named(projectId: string, version: string, text: string): Promise<string[]> {
     const index = (await projectNames(this.sql, projectId, version))?.derived(nameIndex) ?? new Map();
-    const candidates = [...new Set([...new Set(text.toLowerCase().match(wordPattern))].flatMap((word) => index.get(word) ?? []))].sort((a, b) => a.order - b.order);
+    const candidates = [...new Set([...new Set(text.toLowerCase().match(wordPattern))].flatMap((word) => index.get(word) ?? []))].sort((a, b) => (a.id < b.id ? -1 : 1));
     const approved = candidates.length ? new Set((await rows<{ id: string }>(this.sql, statements.approved, [projectId, candidates.map((e) => e.id)])).map((e) => e.id)) : new Set();
     const likely = candidates.filter((e) => approved.has(e.id));
     const finder = new MentionFinder(likely.flatMap((e) => nameVariants(e.names).map((t) => ({ entityId: e.id, text: t }))));

@@ -7,7 +7,7 @@
 import { Prisma, type PrismaClient } from '../../generated/prisma/client.ts';
 import { rows, statement, type SqlClient } from '../../db/sql.ts';
 import { MentionFinder } from '../ingest/mentionFinder.ts';
-import { projectNames, type NamedEntity } from '../names/projectNames.ts';
+import { projectNames, type Derivation } from '../names/projectNames.ts';
 import { placePoint } from '../canon/storyPoints.ts';
 import { stateAt, timedValues, type TimedValue } from '../canon/storyTime.ts';
 import { knowledgeOf, trackedFacts } from '../knowledge/knowledge.ts';
@@ -152,9 +152,13 @@ async function relevant(prisma: PrismaClient, projectId: string, type: 'rule' | 
   return rows.map((r) => r.id);
 }
 
-/** The finder of every name and alias of a project, made once per names version beside its kept names. */
-const nameFinder = (entities: readonly NamedEntity[]) =>
-  new MentionFinder(entities.flatMap((e) => nameVariants([e.name, ...e.aliases]).map((text) => ({ entityId: e.id, text }))));
+/**
+ * The finder of every name and alias of a project, made once per names version beside its kept names (made again, when
+ * next asked for, after a change of names).
+ */
+const nameFinder: Derivation<MentionFinder> = {
+  build: (entities) => new MentionFinder(entities.flatMap((e) => nameVariants([e.name, ...e.aliases]).map((text) => ({ entityId: e.id, text })))),
+};
 
 /**
  * `before`: the words that stand before the passage in its chapter (chapterBefore.ts): the characters they name are in

@@ -9,7 +9,7 @@ import { linesOf, MentionFinder, type Term } from './mentionFinder.ts';
 import { chunk, insertRows, rawDb, rowsInsert, rowsPerInsert } from './rows.ts';
 import { rows, statement, type Literal, type SqlClient, type Statement } from '../../db/sql.ts';
 import type { Slices } from '../canon/slices.ts';
-import { keepNames, projectNames, ProjectNames, type NamedEntity } from '../names/projectNames.ts';
+import { keepNames, placeOf, projectNames, type Derivation, type NamedEntity } from '../names/projectNames.ts';
 
 export const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
@@ -190,7 +190,6 @@ export type NamesChange = { version: string | undefined; previous: string; next:
 
 // termsOf's JSON text of an entity's names, built as text ('' for an entity without names).
 const termsJson = (e: NamedEntity) => [e.name, ...e.aliases].map((text) => `{"entityId":${JSON.stringify(e.id)},"text":${JSON.stringify(text)}}`).join(',');
-const idsOf = (entities: readonly NamedEntity[]) => entities.map((e) => e.id);
 const side = (part: readonly string[]) => part.filter((text) => text !== '').join(',');
 
 /** How many entities' terms the hash's state is kept after, at each checkpoint of NamesHasher. */
@@ -248,20 +247,26 @@ class NamesHasher {
   }
 }
 
-const hasherOf = (entities: readonly NamedEntity[]) => new NamesHasher(entities.map(termsJson));
-const noNames = hasherOf([]);
-
-/** Where `id` stands among `ids` (in id order: ids are ASCII of one shape, so the store's order is the code points'). */
-function placeOf(ids: readonly string[], id: string): { at: number; present: boolean } {
-  let low = 0;
-  let high = ids.length;
-  while (low < high) {
-    const middle = (low + high) >> 1;
-    if (ids[middle] < id) low = middle + 1;
-    else high = middle;
-  }
-  return { at: low, present: ids[low] === id };
-}
+/** The names' hasher, patched from the first entity changed on: its terms JSON made again for the changed ones alone. */
+const hasherOf: Derivation<NamesHasher> = {
+  build: (entities) => new NamesHasher(entities.map(termsJson)),
+  patch: (hasher, { before, after, first, changed }) => {
+    const own = new Set(changed.map((c) => c.id));
+    const json = hasher.json.slice(0, first);
+    // The entities left unchanged stand in the same order before and after: each keeps its JSON.
+    let j = first;
+    for (let i = first; i < after.length; i++) {
+      if (own.has(after[i].id)) {
+        json.push(termsJson(after[i]));
+        continue;
+      }
+      while (before[j].id !== after[i].id) j++;
+      json.push(hasher.json[j++]);
+    }
+    return hasher.after(first, json);
+  },
+};
+const noNames = hasherOf.build([]);
 
 /**
  * The project's names hash now and once `entity` has the names given (a new entity, or one renamed), with the version
@@ -269,9 +274,8 @@ function placeOf(ids: readonly string[], id: string): { at: number; present: boo
  */
 export async function namesChange(sql: SqlClient, projectId: string, entity: NamedEntity): Promise<NamesChange> {
   const names = await projectNames(sql, projectId);
-  const ids = names?.derived(idsOf) ?? [];
   const hasher = names?.derived(hasherOf) ?? noNames;
-  const { at, present } = placeOf(ids, entity.id);
+  const { at, present } = placeOf(names?.entities ?? [], entity.id);
   const own = termsJson(entity);
   const nextHash = hasher.with(at, present, own);
   const version = names?.version;
@@ -282,10 +286,7 @@ export async function namesChange(sql: SqlClient, projectId: string, entity: Nam
     written: (next) => {
       // This write raised the version by one; more, and another write changed names too: they are read again.
       if (!names || BigInt(next) !== BigInt(names.version) + 1n) return;
-      const after = <T>(list: readonly T[], item: T) => (present ? [...list.slice(0, at), item, ...list.slice(at + 1)] : [...list.slice(0, at), item, ...list.slice(at)]);
-      keepNames(projectId, new ProjectNames(next, after(names.entities, { id: entity.id, name: entity.name, aliases: [...entity.aliases] }), [
-        [idsOf, after(ids, entity.id)], [hasherOf, hasher.after(at, after(hasher.json, own))],
-      ]));
+      keepNames(projectId, names.changed(next, [{ id: entity.id, entity: { id: entity.id, name: entity.name, aliases: [...entity.aliases] } }]));
     },
   };
 }
