@@ -724,7 +724,7 @@ export const chapterAntecedent = {
  */
 export const antecedentDoubts = {
   /** the word just before a name that denies it */
-  denying: set('not nor'),
+  denying: set('not'),
   /** the word just before a name that compares with it (a preposition or conjunction, not the verb "like") */
   comparing: set('than like unlike'),
 };
