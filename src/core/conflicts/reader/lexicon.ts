@@ -716,6 +716,19 @@ export const chapterAntecedent = {
   open: set('he she his her him hers himself herself'),
 };
 
+/**
+ * Where a named mention the resolver would take for a pronoun's antecedent is no one the passage is about, so that the
+ * pronoun is left unresolved rather than given to them: a name denied ("It was not Wildfire; … he discerned", "the
+ * rider was not Dunstan") or compared with ("taller than Godfrey", "like Eliza"); and an animal the canon describes as
+ * one (`animalNouns`) while a person the pronoun may fit is named beside it.
+ */
+export const antecedentDoubts = {
+  /** the word just before a name that denies it */
+  denying: set('not'),
+  /** the word just before a name that compares with it (a preposition or conjunction, not the verb "like") */
+  comparing: set('than like unlike'),
+};
+
 /** Gendered words in names, titles and relationship kinds: "Lady Vell", "Brother Cael", "mother_of". */
 const gendered: Record<string, Gender> = {};
 for (const [word, [, gender]] of Object.entries(kinWords)) if (gender) gendered[word] = gender;
@@ -733,6 +746,12 @@ export const describedGender: Record<string, Gender> = Object.fromEntries([
 ]);
 export const genderedEndings: [string, Gender][] = [['woman', 'she'], ['man', 'he']];
 export const notGenderedEndings = set('human german roman norman talisman shaman ottoman caiman dolman');
+/**
+ * Nouns of an animal that a canon's description of a character ends on ("Wildfire is Godfrey's hunter, the best
+ * horse he ever had", "Cap'n Rowe is Eleanor's terrier"): its pronouns are a person's only when no person fits
+ * (references.ts, `antecedentDoubts`).
+ */
+export const animalNouns = set('horse mare stallion gelding pony colt filly mule donkey dog hound spaniel terrier mastiff bulldog collie puppy cat kitten parrot canary goat');
 
 /** Relationship kinds that place one location inside another, read "from <kind> to": part_of, located_in… */
 export const containedIn = set('part in inside within located lies sits contained belongs ward wing quarter district');

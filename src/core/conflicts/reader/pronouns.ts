@@ -7,7 +7,7 @@
 // 4. what the canon's own text says of it: the pronoun a sentence carries on with after its name, in its approved facts
 //    and in the snippets of the chapters that mention it (recorded at import, read at check time).
 // Unknown: the character fits "he" and "she" alike, never singular "they".
-import { describedGender, genderedEndings, genderOfWord, notGenderedEndings, type Gender } from './lexicon.ts';
+import { animalNouns, describedGender, genderedEndings, genderOfWord, notGenderedEndings, type Gender } from './lexicon.ts';
 
 export type Pronouns = Gender | 'they';
 
@@ -78,6 +78,30 @@ export function describedPronouns(entity: Named, facts: string[]): Gender | unde
   }
   return votes.size === 1 ? [...votes][0] : undefined;
 }
+
+/**
+ * Whether the approved facts describe a character as an animal: a description of one of its names, in apposition or
+ * after "is", one of whose parts set off by commas ends on an animal noun ("Wildfire is Godfrey Cass's hunter, the
+ * best horse he ever had"; not "Bryce is a horse-dealer", nor "a man who kept a dog").
+ */
+export function describedAnimal(entity: Named, facts: string[]): boolean {
+  const names = [entity.name, ...entity.aliases].filter((n) => n.length > 1);
+  for (const text of facts) {
+    for (const n of names) {
+      const at = text.indexOf(n);
+      if (at < 0 || /^[\p{L}'’]/u.test(text.slice(at + n.length)) || (at > 0 && /[\p{L}]/u.test(text[at - 1]))) continue;
+      const description = animalDescribing.exec(text.slice(at + n.length))?.[1];
+      if (!description) continue;
+      for (const part of description.split(/\s*,\s*|\s+(?:and|or)\s+/)) {
+        const head = part.replace(afterHead, '').replace(/\s(?:he|she|it|they|I|we|you)\s.*$/, '').trim().split(/\s+/).at(-1) ?? '';
+        if (animalNouns.has(head.toLowerCase())) return true;
+      }
+    }
+  }
+  return false;
+}
+// A description after a name up to the end of its sentence, appositions after commas included.
+const animalDescribing = /^(?:,\s*|\s+(?:is|was)\s+)((?:a|an|the|his|her|their|(?:[\p{Lu}][\p{L}.]*\s)*[\p{Lu}][\p{L}.]*['’]s)\s[^;:.()—–!?"“”]+)/u;
 
 /**
  * Votes of the canon's own text: in each text (an approved fact, the snippet of a chapter that mentions the entity),

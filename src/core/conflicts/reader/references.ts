@@ -14,9 +14,9 @@
 import type { SliceEntity } from '../canonSlice.ts';
 import { kinAfter, type Held } from './kin.ts';
 import { WordTrie } from '../../ingest/wordTrie.ts';
-import { calledByKin, chapterAntecedent, deathVerbs, documents, genderOfWord, kinNames, kinWord, letterVoice, mindNouns, normaliseTitle, noticing, people, personNouns, possessives, pronounCarry, standIns, titleSpellings } from './lexicon.ts';
+import { antecedentDoubts, calledByKin, chapterAntecedent, deathVerbs, documents, genderOfWord, kinNames, kinWord, letterVoice, mindNouns, normaliseTitle, noticing, people, personNouns, possessives, pronounCarry, standIns, titleSpellings } from './lexicon.ts';
 import { verbIn, type Reading, type Token } from './nlp.ts';
-import { fits, type Pronouns } from './pronouns.ts';
+import { describedAnimal, fits, type Pronouns } from './pronouns.ts';
 import { atSubjectPosition, inSubordinate, listedAfter, predicatesOf, speechTagBefore, type Syntax } from './syntax.ts';
 
 export type Ref = {
@@ -214,9 +214,12 @@ export function findReferences(syntax: Syntax, entities: SliceEntity[], pronouns
     if (t.lower === 'her') role = ['NOUN', 'ADJ', 'NUM', 'PROPN'].includes(tokens[i + 1]?.pos ?? '') || tokens[i + 1]?.pos === 'ADV' ? 'possessive' : 'object';
     // "Miss Havisham beckoned her…, and tried it against her brown hair": after an object "her" that is not the
     // subject, a "her" or "she" of that sentence may be either woman, unless it resolves to the object's own referent.
-    const resolvedTo = goesOnUnnamed(i, kind, role) ? undefined : resolve(syntax, refs, i, kind, role, pronounsOf);
+    const chosen = goesOnUnnamed(i, kind, role) ? undefined : resolve(syntax, refs, i, kind, role, pronounsOf);
+    // A doubtful antecedent leaves the pronoun to someone the reader cannot name, carried to no one.
+    const doubtful = chosen !== undefined && doubtfulAntecedent(syntax, refs, chosen, i, kind, role, pronounsOf);
+    const resolvedTo = doubtful ? undefined : chosen?.entity;
     const object = objects.get(kind);
-    const ambiguous = object !== undefined && tokens[object.at].sentence === t.sentence && (role === 'possessive' || role === 'nominative') && object.entity !== resolvedTo;
+    const ambiguous = doubtful || (object !== undefined && tokens[object.at].sentence === t.sentence && (role === 'possessive' || role === 'nominative') && object.entity !== resolvedTo);
     if (role === 'object') objects.set(kind, { at: i, entity: resolvedTo });
     const carried = resolvedTo === undefined && !ambiguous ? carry(syntax, refs, i, kind, role, pronounsOf, { unknownI, unresolved }) : undefined;
     const earlier = resolvedTo === undefined && carried === undefined && !ambiguous ? fromChapter(i, kind, role) : undefined;
@@ -530,26 +533,59 @@ function resolve(
   kind: Pronouns,
   role: NonNullable<Ref['pronoun']>,
   pronounsOf: (e: SliceEntity) => Pronouns | undefined,
-): SliceEntity | undefined {
+): Ref | undefined {
   const { tokens } = syntax.reading;
   const sentence = tokens[at].sentence;
-  // The refs of the sentence and the two before it: read back from the last, as the refs are in the passage's order.
-  let from = refs.length;
-  while (from > 0 && sentence - tokens[refs[from - 1].first].sentence <= 2) from--;
-  const candidates = fitting(syntax, refs.slice(from), at, kind, role, pronounsOf);
+  const candidates = fitting(syntax, windowOf(syntax, refs, at), at, kind, role, pronounsOf);
   if (candidates.length === 0) return undefined;
   const sameClause = candidates.filter((r) => syntax.clause[r.first] === syntax.clause[at]);
   const clauseSubject = sameClause.filter((r) => r.subject).at(-1);
-  if (role === 'reflexive') return (clauseSubject ?? candidates.at(-1))!.entity;
+  if (role === 'reflexive') return clauseSubject ?? candidates.at(-1);
   // An object pronoun is not its own clause's subject ("Miss Havisham beckoned her": that would be "herself").
-  if (role === 'object') return candidates.filter((r) => r.entity !== clauseSubject?.entity).at(-1)?.entity;
-  if (clauseSubject) return clauseSubject.entity;
+  if (role === 'object') return candidates.filter((r) => r.entity !== clauseSubject?.entity).at(-1);
+  if (clauseSubject) return clauseSubject;
   const recent = candidates.filter((r) => r.subject && sentence - tokens[r.first].sentence <= 1);
   const recentSubject = recent.filter((r) => r.main).at(-1) ?? recent.at(-1);
   // "Pim finds Volkov in the reactor room. He is rewiring…": what a sentence's subject sees or finds is what the next
   // sentence goes on about.
   const seen = recentSubject && tokens[recentSubject.first].sentence === sentence - 1 ? noticed(syntax, candidates, recentSubject) : undefined;
-  return (seen ?? recentSubject ?? candidates.at(-1))!.entity;
+  return seen ?? recentSubject ?? candidates.at(-1);
+}
+
+/** The refs of a pronoun's sentence and the two before it: read back from the last, as the refs are in the passage's order. */
+function windowOf(syntax: Syntax, refs: Ref[], at: number): Ref[] {
+  const { tokens } = syntax.reading;
+  const sentence = tokens[at].sentence;
+  let from = refs.length;
+  while (from > 0 && sentence - tokens[refs[from - 1].first].sentence <= 2) from--;
+  return refs.slice(from);
+}
+
+/**
+ * Whether the antecedent the resolver chose is no one the passage is about (lexicon `antecedentDoubts`): a name denied
+ * ("It was not Wildfire") or compared with ("than Godfrey"); or an animal
+ * the canon describes as one, while a person the pronoun may fit is in its window.
+ */
+function doubtfulAntecedent(syntax: Syntax, refs: Ref[], chosen: Ref, at: number, kind: Pronouns, role: NonNullable<Ref['pronoun']>, pronounsOf: (e: SliceEntity) => Pronouns | undefined): boolean {
+  const { tokens } = syntax.reading;
+  if (!chosen.pronoun && !chosen.kin && !chosen.narrator) {
+    const before = tokens[chosen.first - 1];
+    if (before && antecedentDoubts.denying.has(before.lower)) return true;
+    if (before && antecedentDoubts.comparing.has(before.lower) && before.pos !== 'VERB' && before.pos !== 'AUX') return true;
+  }
+  if (!isAnimal(chosen.entity)) return false;
+  return fitting(syntax, windowOf(syntax, refs, at), at, kind, role, pronounsOf).some((r) => r.entity !== chosen.entity && !isAnimal(r.entity));
+}
+
+const animals = new WeakMap<SliceEntity, boolean>();
+/** A character the canon describes as an animal (pronouns.ts `describedAnimal`). */
+function isAnimal(entity: SliceEntity): boolean {
+  let known = animals.get(entity);
+  if (known === undefined) {
+    known = describedAnimal(entity, entity.facts.map((f) => f.text));
+    animals.set(entity, known);
+  }
+  return known;
 }
 
 /** A character named before the passage: how many sentences back, and how far into the passage a pronoun may take it. */
