@@ -366,10 +366,12 @@ function doneWith(p: Passage, ref: Ref): number | undefined {
 
 /**
  * Whether a named mention brings its character in as dead, a body or a time gone: "the dead man, O'Brien", "the body
- * of X", "X's body", "in his father's lifetime" (lexicon `standIns`, `lifetimes`).
+ * of X", "X's body", "in his father's lifetime" (lexicon `standIns`, `lifetimes`), a clause of time under a perfect.
  */
 function broughtInDead(p: Passage, m: Ref): boolean {
   const { tokens } = p.reading;
+  // "seemed to have deserted it when Beth left the old home for the new. She tried…": a departure before the now.
+  if (m.subject && predicatesOf(p.syntax, m.last).some((pr) => !pr.relative && timedByPerfect(p, pr.verb))) return true;
   const owned = tokens[m.last + 2];
   if (/^['’]s$/.test(tokens[m.last + 1]?.lower ?? '') && owned && (standIns.has(owned.lemma) || lifetimes.has(owned.lower))) return true;
   if (tokens[m.first - 1]?.lower === 'of' && standIns.has(tokens[m.first - 2]?.lemma ?? '')) return true;
