@@ -9,7 +9,7 @@ import { rows, statement, type SqlClient } from '../../db/sql.ts';
 import { MentionFinder } from '../ingest/mentionFinder.ts';
 import { projectNames, type Derivation } from '../names/projectNames.ts';
 import { placePoint } from '../canon/storyPoints.ts';
-import { stateAt, timedValues, type TimedValue } from '../canon/storyTime.ts';
+import { holdsAt, stateAt, timedValues, type TimedValue } from '../canon/storyTime.ts';
 import { knowledgeOf, trackedFacts } from '../knowledge/knowledge.ts';
 import { kinOfKind } from './reader/kin.ts';
 import { homeKinds, titleSpellings } from './reader/lexicon.ts';
@@ -43,6 +43,12 @@ export type CanonSlice = {
   atLine: boolean;
   /** ordinals of the chapters the entities' state names (e.g. died_in), to tell whether a passage comes before them */
   chapterOrdinals: Record<string, number>;
+  /**
+   * by character id: how many chapters back from the passage's the character's status as of the passage (`status`,
+   * `state`, `alive` or `dead` in its state) was told, when a timed value gives it: 0 in the passage's own chapter
+   * (before its line), 1 in the chapter before, 2 in the one before that; a passage may go back in time to before it
+   */
+  statusToldAgo: Record<string, number>;
   /** every id the slice holds: what a hit's refs may point at */
   ids: Set<string>;
   /** state changes anchored in the passage's chapter whose anchor is no longer in its text (storyPoints.ts) */
@@ -79,6 +85,9 @@ export type SlicePosition = { ordinal: number; line?: number; id?: string; text?
 
 /** What a slice is read from: Prisma, and the pool's prepared statements (the project's names). */
 export type SliceStore = { prisma: PrismaClient; sql: SqlClient };
+
+/** The keys of a character's state that say whether it lives (checks/dead.ts isDead). */
+const statusKeys = new Set(['status', 'state', 'alive', 'dead']);
 
 const limits = { factsPerEntity: 30, rules: 8, promises: 8, beatChapters: 3, beatsPerChapter: 20, neighbours: 20, relatives: 20, narrators: 5, pronounSnippets: 40, heldPlaces: 20, unawarePerCharacter: 20 } as const;
 
@@ -231,6 +240,17 @@ export async function loadCanonSlice({ prisma, sql }: SliceStore, projectId: str
     stateValues.length ? prisma.chapter.findMany({ where: { projectId, externalId: { in: stateValues } }, select: { externalId: true, ordinal: true } }) : [],
     learnPronouns(prisma, sliced, relationships.map((r) => ({ from: r.fromId, kind: r.kind }))),
   ]);
+  const statusToldAgo: Record<string, number> = {};
+  if (timed && chapter) {
+    for (const e of sliced.filter((x) => x.type === 'character')) {
+      const told = (timed.get(e.id) ?? [])
+        .filter((v) => statusKeys.has(v.key) && holdsAt(v, chapter.ordinal, chapter.line))
+        .sort((a, b) => (a.from ?? -Infinity) - (b.from ?? -Infinity) || (a.fromLine ?? 0) - (b.fromLine ?? 0))
+        .at(-1);
+      const ago = told?.from == null ? -1 : chapters.findIndex((c) => c.ordinal === told.from);
+      if (ago >= 0) statusToldAgo[e.id] = ago;
+    }
+  }
   const beats = chapters
     .reverse()
     .flatMap((c) => c.beats.map((b) => ({ id: b.id, chapter: c.externalId, ordinal: c.ordinal, summary: b.summary, entities: b.entityIds })))
@@ -254,6 +274,7 @@ export async function loadCanonSlice({ prisma, sql }: SliceStore, projectId: str
     position: chapter?.ordinal,
     atLine: chapter?.line !== undefined,
     chapterOrdinals: Object.fromEntries(referenced.map((c) => [c.externalId, c.ordinal])),
+    statusToldAgo,
     ids: new Set(),
     anchorsLost,
     heldAt: held.heldAt,

@@ -1,18 +1,19 @@
-// A character the canon has dead (as of the passage's chapter) who acts, speaks or is said to be alive: the subject
-// of any verb the narration asserts (named, by an alias, or by a resolved pronoun; in a relative clause; as the
-// speaker of a speech tag; "sees Halloran standing"; a passive's agent; the one helped ("helped Aldric up the
-// stair"); after a fronted place, "Into the hall came X"; through an act noun, "X's kiss woke her", "at X's knock";
-// in company, "with X beside me", "X at their head"; with someone, "talked with X"; seen or met somewhere, "saw X at
-// the window", or found well, "found X in good health"), or of "is alive", "still lives",
-// "survived"; one given a part in a plan the narration settles ("it was agreed that X should carve"). Left alone:
-// dialogue, conditions, what a character thinks, dreams, remembers or reports, negations, modals ("would have
-// liked"), the passive's subject ("was buried"), the pluperfect and "used to" (backstory), past tense inside
-// present-tense narration, one who acts out of a picture ("grins out of a booking photo"), and verbs that are no act
-// of the living ("died", "lay", "had"). A participle after the clause (", polishing glasses") is its subject's act
-// too.
+// A character the canon has dead (as of the passage's chapter) who acts, speaks or is said to be alive: the subject of
+// any verb the narration asserts (named, by an alias, or by a resolved pronoun; in a relative clause; as the speaker of
+// a speech tag; "sees Halloran standing"; a passive's agent; the one helped ("helped Aldric up the stair"); after a
+// fronted place, "Into the hall came X"; through an act noun, "X's kiss woke her", "at X's knock"; in company, "with X
+// beside me", "X at their head"; with someone, "talked with X"; seen or met somewhere, "saw X at the window", or found
+// well, "found X in good health"; brought in doing something, "there was X, shaking the snow from her shawl"), or of
+// "is alive", "still lives", "survived"; one given a part in a plan the narration settles ("it was agreed that X should
+// carve"). Left alone: dialogue, conditions, what a character thinks, dreams, remembers or reports, negations, modals
+// ("would have liked"), the passive's subject ("was buried"), the pluperfect and "used to" (backstory), a clause of
+// time under a perfect ("seemed to have gone when X left"), a passage going back to before a death just told ("That
+// same evening, X rode…"), past tense inside present-tense narration, one who acts out of a picture ("grins out of a
+// booking photo"), and verbs that are no act of the living ("died", "lay", "had"). A participle after the clause (",
+// polishing glasses") is its subject's act too.
 import type { SliceEntity } from '../canonSlice.ts';
 import type { ConflictDraft } from '../kinds.ts';
-import { actNouns, actRemembered, actTimes, aliveAdjectives, aliveVerbs, arrivalPassives, burial, company, deathVerbs, deathWords, depicting, duties, fronting, genderOfWord, hereafter, images, inverting, kinWord, lifetimes, mindNouns, motion, nowWords, people, personNouns, placing, planAuxes, possessives, reporting, resting, sceneMaking, sceneNouns, seenPresent, sensing, settling, standIns, stative, stretches, thinking, timeNouns, together } from '../reader/lexicon.ts';
+import { actNouns, actRemembered, actTimes, aliveAdjectives, aliveVerbs, arrivalPassives, burial, company, deathVerbs, deathWords, depicting, duties, fronting, genderOfWord, hereafter, images, inverting, kinWord, lifetimes, mindNouns, motion, nowWords, people, personNouns, placing, planAuxes, possessives, reporting, resting, rewinds, sceneMaking, sceneNouns, seenPresent, sensing, settling, standIns, stative, stretches, thinking, timedUnderPerfect, timeNouns, together } from '../reader/lexicon.ts';
 import { finiteTense, verbIn } from '../reader/nlp.ts';
 import type { Ref } from '../reader/references.ts';
 import { asserts, clauseEnd, clauseStart, deniedBefore, moodOf, participleAfter, predicatesOf, speechTagBefore, type Predicate } from '../reader/syntax.ts';
@@ -264,7 +265,7 @@ function inCompany(p: Passage, ref: Ref): number | undefined {
   if (!beside && !bySide) return undefined;
   const s = p.reading.sentences[tokens[ref.first].sentence];
   // A churchyard is a place like another; a burial, a grave or a verb of rest says the one beside is buried there.
-  for (let k = s.first; k <= s.last; k++) if (tokens[k].lemma === 'bury' || standIns.has(tokens[k].lemma) || verbIn(resting, tokens[k])) return undefined;
+  for (let k = s.first; k <= s.last; k++) if (tokens[k].lemma === 'bury' || standIns.has(tokens[k].lemma)) return undefined;
   // The verb that puts them there is the nearest before them in the sentence ("came out…, X at their head"; "write
   // sitting on the seat, with X beside me"), and the nearest finite one says whether the narration asserts it.
   let nearest: number | undefined;
@@ -273,6 +274,9 @@ function inCompany(p: Passage, ref: Ref): number | undefined {
     const verb = t.pos === 'VERB' || (t.pos === 'AUX' && t.lemma === 'have' && tokens[v + 1]?.pos !== 'VERB');
     if (!verb) continue;
     nearest ??= v;
+    // A verb of rest that puts them there ("lay with X beside her"); one of another clause ("we had to lie near the
+    // point, and there we saw … X at their head") says nothing of them.
+    if (verbIn(resting, tokens[nearest])) return undefined;
     if (t.lower.endsWith('ing')) continue;
     const shows = [tokens[nearest], t].some((w) => verbIn(thinking, w) || verbIn(sceneMaking, w) || verbIn(depicting, w) || verbIn(sensing, w) || (w === tokens[nearest!] && verbIn(reporting, w)));
     return !shows && p.syntax.unasserted[ref.first] === undefined && assertedVerb(p, v) ? v : undefined;
@@ -315,6 +319,35 @@ function seenAsPresent(p: Passage, ref: Ref): number | undefined {
   return assertedVerb(p, v) ? v : undefined;
 }
 
+/**
+ * "that there was Molly Farren, risen from the furze and shaking the snow from her shawl": one a "there was" brings in,
+ * doing something in a participle after them (straight after, or after a past participle and "and"), is there doing
+ * it. Named only; not where the sentence or the two before it speak of death, a grave, a body, a picture, a dream or a
+ * ghost, as for one seen.
+ */
+function thereDoing(p: Passage, ref: Ref): number | undefined {
+  const { tokens, sentences } = p.reading;
+  if (ref.pronoun || possessor(p, ref) || saidDead(p, ref.first - 1, ref.last) || tokens[ref.first].quoted) return undefined;
+  let be = ref.first - 1;
+  while (be > ref.first - 3 && tokens[be] && (tokens[be].pos === 'DET' || tokens[be].pos === 'ADJ')) be--;
+  if (tokens[be]?.lemma !== 'be' || tokens[be - 1]?.lower !== 'there') return undefined;
+  const here = tokens[ref.first].sentence;
+  const from = tokens[ref.last + 1]?.text === ',' ? ref.last + 2 : ref.last + 1;
+  let act: number | undefined;
+  for (let j = from; j < from + 10 && tokens[j] && tokens[j].sentence === here && ![',', ';', ':'].includes(tokens[j].text); j++) {
+    const t = tokens[j];
+    if (j === from && t.pos !== 'VERB') return undefined;
+    if (t.pos === 'VERB' && t.lower.endsWith('ing') && (j === from || tokens[j - 1].lower === 'and')) {
+      act = j;
+      break;
+    }
+  }
+  if (act === undefined || verbIn(stative, tokens[act]) || verbIn(resting, tokens[act]) || p.syntax.unasserted[act] !== undefined) return undefined;
+  const apart = [deathWords, deathVerbs, standIns, burial, images, sceneNouns, seenPresent.apart];
+  for (let j = sentences[Math.max(0, here - 2)].first; j <= sentences[here].last; j++) if (apart.some((words) => words.has(tokens[j].lower) || words.has(tokens[j].lemma))) return undefined;
+  return assertedVerb(p, be) ? act : undefined;
+}
+
 /** "talked with X", "shook hands with X", "was dancing with X": the one an act is done with does it too (lexicon `together`). */
 function doneWith(p: Passage, ref: Ref): number | undefined {
   const { tokens } = p.reading;
@@ -333,10 +366,12 @@ function doneWith(p: Passage, ref: Ref): number | undefined {
 
 /**
  * Whether a named mention brings its character in as dead, a body or a time gone: "the dead man, O'Brien", "the body
- * of X", "X's body", "in his father's lifetime" (lexicon `standIns`, `lifetimes`).
+ * of X", "X's body", "in his father's lifetime" (lexicon `standIns`, `lifetimes`), a clause of time under a perfect.
  */
 function broughtInDead(p: Passage, m: Ref): boolean {
   const { tokens } = p.reading;
+  // "seemed to have deserted it when Beth left the old home for the new. She tried…": a departure before the now.
+  if (m.subject && predicatesOf(p.syntax, m.last).some((pr) => !pr.relative && timedByPerfect(p, pr.verb))) return true;
   const owned = tokens[m.last + 2];
   if (/^['’]s$/.test(tokens[m.last + 1]?.lower ?? '') && owned && (standIns.has(owned.lemma) || lifetimes.has(owned.lower))) return true;
   if (tokens[m.first - 1]?.lower === 'of' && standIns.has(tokens[m.first - 2]?.lemma ?? '')) return true;
@@ -404,6 +439,74 @@ function inFlashback(p: Passage, ref: Ref): boolean {
   return true;
 }
 
+/** Whether the verb at k is a perfect: "had gone", "to have deserted", "has left". */
+function perfectAt(p: Passage, k: number): boolean {
+  const { tokens } = p.reading;
+  let j = k - 1;
+  while (j >= 0 && (tokens[j].pos === 'ADV' || tokens[j].pos === 'PART') && tokens[j].lower !== 'to') j--;
+  // "to have deserted": the tagger may call that "have" a verb.
+  return (tokens[j]?.pos === 'AUX' || tokens[j]?.pos === 'VERB') && tokens[j].lemma === 'have' && tokens[k].pos === 'VERB';
+}
+
+/**
+ * "all its light seemed to have deserted it when Beth left the old home", "When X went away, the light had gone out of
+ * the house": a clause of time (lexicon `timedUnderPerfect`) takes its time from the clause it hangs on, the nearest
+ * verb of the narration before it in its sentence or, when it opens the sentence, after it; under a perfect it is told
+ * from before the story's now.
+ */
+function timedByPerfect(p: Passage, verb: number): boolean {
+  const { tokens } = p.reading;
+  const start = clauseStart(p.syntax, verb);
+  if (!timedUnderPerfect.has(tokens[start].lower)) return false;
+  const sentence = tokens[verb].sentence;
+  for (let k = start - 1; k >= 0 && tokens[k].sentence === sentence; k--) if (tokens[k].pos === 'VERB' && !tokens[k].quoted) return perfectAt(p, k);
+  for (let k = clauseEnd(p.syntax, verb) + 1; k < tokens.length && tokens[k].sentence === sentence; k++) if (tokens[k].pos === 'VERB' && !tokens[k].quoted) return perfectAt(p, k);
+  return false;
+}
+
+/** Whether the passage opens on a phrase that takes it back in time (lexicon `rewinds`: "That same evening,"). */
+function opensOnRewind(p: Passage): boolean {
+  const words = p.reading.tokens.filter((t) => t.pos !== 'PUNCT').slice(0, 12).map((t) => t.lower);
+  const fits = (rule: (typeof rewinds)[number], s: number, k: number): boolean => {
+    if (s === rule.length) return true;
+    const slot = rule[s];
+    return (slot.words.includes(words[k]) && fits(rule, s + 1, k + 1)) || (slot.optional && fits(rule, s + 1, k));
+  };
+  return rewinds.some((rule) => fits(rule, 0, 0));
+}
+
+/**
+ * "When Dunstan Cass turned his back on the cottage, Silas Marner was not more than a hundred yards away": a passage
+ * whose first sentence opens on a clause of time with the character as its subject, its main clause another's
+ * state ("was", "was plodding"), takes up that moment to tell where another was.
+ */
+function opensOnTheirMoment(p: Passage, ref: Ref): boolean {
+  const { tokens, sentences } = p.reading;
+  const s = sentences[0];
+  if (!['when', 'as'].includes(tokens[s.first].lower) || tokens[ref.first].sentence !== 0 || !ref.subject) return false;
+  const end = clauseEnd(p.syntax, ref.last);
+  const main = p.refs.find((r) => r.first > end && r.subject && r.entity.id !== ref.entity.id && tokens[r.first].sentence === 0);
+  if (!main || refsOf(p, ref.entity).some((r) => r.first > end && r.first < main.first)) return false;
+  const predicate = predicatesOf(p.syntax, main.last).find((pr) => !pr.relative);
+  if (!predicate) return false;
+  const verb = tokens[predicate.verb];
+  return predicate.copula || (verb.lower.endsWith('ing') && predicate.auxes.some((a) => tokens[a].lemma === 'be'));
+}
+
+/**
+ * A passage that goes back in time to before a death the canon tells in its chapter or the one before: its opening
+ * paragraph, when the passage opens on a phrase that takes it back ("That same evening", "Earlier that day", "It was
+ * three hours before") or on the moment of the character's own act from which another's state is told ("When X
+ * turned his back on the cottage, Silas was …").
+ */
+function rewound(p: Passage, ref: Ref): boolean {
+  const ago = p.slice.statusToldAgo?.[ref.entity.id];
+  if (ago === undefined || ago > 1) return false;
+  const { tokens, text } = p.reading;
+  if (text.slice(0, tokens[ref.first].start).trim().includes('\n')) return false;
+  return opensOnRewind(p) || opensOnTheirMoment(p, ref);
+}
+
 /**
  * "it was suggested by the Professor that … we should enter the house; that the two doctors should remain there,
  * whilst X found the lairs": one given a part in a plan the narration settles (lexicon `settling`, a that-clause with
@@ -440,7 +543,7 @@ function trigger(p: Passage, ref: Ref): Trigger | undefined {
   const { syntax } = p;
   const { tokens } = p.reading;
   if (syntax.unasserted[ref.first] !== undefined) return undefined;
-  if (goesOnAboutTheDead(p, ref) || inFlashback(p, ref)) return undefined;
+  if (goesOnAboutTheDead(p, ref) || inFlashback(p, ref) || rewound(p, ref)) return undefined;
   const tag = speechTagBefore(syntax, ref.first);
   if (tag !== undefined && syntax.unasserted[tag] === undefined) return { from: tag, to: ref.last, alive: false };
   const thing = describesThing(p, ref);
@@ -451,7 +554,10 @@ function trigger(p: Passage, ref: Ref): Trigger | undefined {
     if (predicate.copula) {
       // "was behind the bar, polishing glasses", "is out in the barn, whistling": being somewhere and doing something
       // there; "was gone, leaving…" is not.
-      const place = outward.has(tokens[predicate.verb + 1]?.lower ?? '') ? predicate.verb + 2 : predicate.verb + 1;
+      // Over adverbs before the place: "was already on the stone steps, passing the time".
+      let place = predicate.verb + 1;
+      while (place < predicate.verb + 3 && tokens[place]?.pos === 'ADV' && !tokens[place].negated && !['not', 'never'].includes(tokens[place].lower) && !outward.has(tokens[place].lower)) place++;
+      if (outward.has(tokens[place]?.lower ?? '')) place++;
       const adjunct = !predicate.relative && placing.has(tokens[place]?.lower ?? '') ? participleAdjunct(p, predicate.verb) : undefined;
       if (adjunct !== undefined && asserts(syntax, predicate)) return { from: ref.first, to: adjunct, alive: false };
       let at = predicate.verb + 1;
@@ -469,10 +575,10 @@ function trigger(p: Passage, ref: Ref): Trigger | undefined {
     }
     // "X was announced", "was ushered in": the subject of a passive of arrival comes in.
     if (verbIn(arrivalPassives, verb) && predicate.auxes.some((a) => tokens[a].lemma === 'be') && asserts(syntax, predicate, { passiveCounts: true })) return { from: ref.first, to: predicate.verb, alive: false };
-    if ((verbIn(stative, verb) && !heldDuty(p, predicate.verb)) || deathWords.has(verb.lower) || pictured(p, predicate.verb) || atRest(p, predicate.verb) || deadBeside(p, predicate.verb)) continue;
+    if ((verbIn(stative, verb) && !heldDuty(p, predicate.verb)) || deathWords.has(verb.lower) || pictured(p, predicate.verb) || atRest(p, predicate.verb) || deadBeside(p, predicate.verb) || timedByPerfect(p, predicate.verb)) continue;
     if (asserts(syntax, predicate)) return { from: ref.first, to: predicate.verb, alive: false };
   }
-  const agent = passiveAgent(p, ref) ?? invertedSubject(p, ref) ?? helpedObject(p, ref) ?? actByNoun(p, ref) ?? inCompany(p, ref) ?? doneWith(p, ref) ?? seenAsPresent(p, ref);
+  const agent = passiveAgent(p, ref) ?? invertedSubject(p, ref) ?? helpedObject(p, ref) ?? actByNoun(p, ref) ?? inCompany(p, ref) ?? doneWith(p, ref) ?? seenAsPresent(p, ref) ?? thereDoing(p, ref);
   if (agent !== undefined) return { from: agent, to: ref.last, alive: false };
   const participle = participleAfter(syntax, ref.first, ref.last);
   if (participle) {

@@ -345,6 +345,24 @@ export const hereafter = set('heaven paradise hereafter angel angels saint saint
 export const settling = set('suggest propose arrange settle agree decide resolve determine plan');
 /** Auxiliaries of a part in a plan: "that X should row", "that X was to row". */
 export const planAuxes = set("should shall would was were to");
+/**
+ * Conjunctions of a clause that takes its time from the clause it hangs on: under a perfect ("seemed to have deserted
+ * it when Beth left the old home", "When X went away, the light had gone out of the house") it is told from before the
+ * story's now, as the perfect is (checks/dead.ts).
+ */
+export const timedUnderPerfect = set('when whenever after once');
+/**
+ * Openers that take a passage back in time, each a row of slots (a slot's words split by "|", "?" when it may be
+ * missing): "That same evening", "On that very night", "Earlier that day", "Meanwhile", "It was three hours before". A
+ * passage opening so, within a chapter of a death the canon tells, goes back to before it (checks/dead.ts).
+ */
+export const rewinds: { words: string[]; optional: boolean }[][] = [
+  'on|at|in|during|by? that|the same|very morning|evening|night|day|afternoon|hour|moment|time',
+  'earlier that|in|on',
+  'meanwhile',
+  'in the meantime',
+  'it? was? half? a|an|one|two|three|four|five|six|some|several|few few? hours|hour|minutes|minute|days|day before|earlier',
+].map((rule) => rule.split(' ').map((slot) => ({ words: slot.replace(/\?$/, '').split('|'), optional: slot.endsWith('?') })));
 
 // Eye and hair colours. A colour names the families it belongs to; two colours agree when they share one. Eye colours
 // follow the usual six (brown, blue, grey, green, hazel, amber), so hazel eyes are neither green nor brown ones. Vague
