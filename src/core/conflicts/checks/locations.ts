@@ -14,7 +14,7 @@
 // from X"), a pluperfect stay whose span runs up to the now, a journey's end told in a main clause ("reached X"), a
 // speaker's "here" after their coming to X, and the one written to at X.
 import type { ConflictDraft } from '../kinds.ts';
-import { addressing, arrivalNouns, arrivals, collective, containedIn, deictic, elsewhen, missives, returning, contains, directional, formerly, future, hearsay, hypothetical, inside, kinWord, manners, modals, motion, namesOneMoment, pastSpans, pathMotion, people, placedPassives, placedStates, placeParts, placing, planning, pointing, portions, possessives, residences, roomEntries, rooms, simultaneity, spanClosers, spanOpeners, spokenOfPronouns, spokenSubjects, stays, stretches, thinking, timeNouns, timeShifts, unspecific, untilNow, writing } from '../reader/lexicon.ts';
+import { addressing, arrivalNouns, arrivals, collective, containedIn, deictic, elsewhen, missives, returning, contains, directional, formerly, future, hearsay, hypothetical, inside, kinWord, manners, modals, motion, namesOneMoment, pastSpans, pathMotion, people, placedPassives, placedStates, placeParts, placing, planning, pointing, relativeOpeners, portions, possessives, residences, roomEntries, rooms, simultaneity, spanClosers, spanOpeners, spokenOfPronouns, spokenSubjects, stays, stretches, thinking, timeNouns, timeShifts, unspecific, untilNow, writing } from '../reader/lexicon.ts';
 import { finiteTense, verbIn, type Token } from '../reader/nlp.ts';
 import { fits } from '../reader/pronouns.ts';
 import { letterSpans, type Ref } from '../reader/references.ts';
@@ -153,6 +153,17 @@ function spentThere(p: Passage, verb: number | undefined, k: number): boolean {
   return true;
 }
 
+/**
+ * "that life centring in Lantern Yard", "the road leading to X": a participle right after a noun that names no one
+ * says the place of the noun's, not of the clause's subject; not after a stretch the subject spends ("passed the
+ * evening sitting in X").
+ */
+function participleOfThing(p: Passage, k: number): boolean {
+  const { tokens } = p.reading;
+  const [t, noun] = [tokens[k], tokens[k - 1]];
+  return t?.pos === 'VERB' && t.lower.endsWith('ing') && noun?.pos === 'NOUN' && !stretches.has(noun.lemma) && !p.refs.some((r) => r.last === k - 1);
+}
+
 /** "in silence", "in deep silence" at token k: a manner, not a thing the place after it belongs to. */
 function ofManner(p: Passage, k: number): boolean {
   const { tokens } = p.reading;
@@ -283,11 +294,29 @@ function placements(p: Passage): Placement[] {
     const moving =
       (span.some(moves) && !(room !== undefined && intoRoom(p, k))) || span.some((t, j) => heading(t, j) && p.refs.some((r) => r.first === start + j + 1 || r.first === start + j + 2));
     if (span.some((t) => ['or', 'either', 'whether', 'nor'].includes(t.lower))) continue;
-    const direct = owner === attached || !['NOUN', 'PROPN', 'ADJ', 'NUM'].includes(tokens[k]?.pos ?? '') || p.refs.some((r) => r.last === k) || room !== undefined || spentThere(p, verb, k) || ofManner(p, k) || residedAt(p, k);
+    const direct = owner === attached || (!['NOUN', 'PROPN', 'ADJ', 'NUM'].includes(tokens[k]?.pos ?? '') && !participleOfThing(p, k)) || p.refs.some((r) => r.last === k) || room !== undefined || spentThere(p, verb, k) || ofManner(p, k) || residedAt(p, k);
     const present = verb !== undefined && finiteTense(tokens, predicateAt(p, verb).auxes[0] ?? verb) === 'present' && !span.some((t) => timeShifts.has(t.lower));
     found.push({ character: owner.entity, place, prep, ref, clause, moving, direct, present });
+    // "Eppie and Silas were seated in X": the subjects coordinated with the owner share its place (not "at home",
+    // which is each one's own).
+    if (owner !== attached && owner.subject && ref.entity !== home) for (const other of coordinatedAfter(p, owner, inClause, prep)) found.push({ character: other.entity, place, prep, ref, clause, moving, direct, present });
   }
   return found;
+}
+
+/** The characters joined to a subject by "and" or a comma after it, before token `before`: "Eppie and Silas were…". */
+function coordinatedAfter(p: Passage, owner: Ref, inClause: Ref[], before: number): Ref[] {
+  const { tokens } = p.reading;
+  const found: Ref[] = [];
+  let k = owner.last + 1;
+  for (;;) {
+    let j = k;
+    while (j < before && (tokens[j].text === ',' || tokens[j].lower === 'and')) j++;
+    const next = j > k ? inClause.find((c) => c.first === j && c.subject && c.pronoun !== 'possessive' && !/^['’]s$/.test(tokens[c.last + 1]?.lower ?? '')) : undefined;
+    if (!next) return found;
+    found.push(next);
+    k = next.last + 1;
+  }
 }
 
 /**
@@ -499,6 +528,37 @@ function heldUntilNow(p: Passage): Placement[] {
     while (from >= sentence.first && tokens[from].pos === 'ADV') from--;
     const stayer = characters.find((c) => c.last === from);
     if (!stayer || stayer.entity.type !== 'character') continue;
+    found.push({ character: stayer.entity, place: ref.entity, prep, ref, clause: p.syntax.clause[prep], moving: false, direct: true, present: false });
+  }
+  return found;
+}
+
+/**
+ * "the old parlour of the Admiral Benbow that I was in": a place followed by a relative clause whose subject stays
+ * there, its placing preposition left at the clause's end ("that I was in", "which she sat in"), places that subject,
+ * in the narration's now (not a plan, a denial, the pluperfect or the future), against the canon only.
+ */
+function strandedStays(p: Passage): Placement[] {
+  const { tokens } = p.reading;
+  const subjects = [...p.refs.filter((r) => r.entity.type === 'character' && !r.kin && r.pronoun !== 'possessive' && r.pronoun !== 'object'), ...narratorsWe(p)];
+  const found: Placement[] = [];
+  for (const ref of p.refs.filter((r) => r.entity.type === 'location')) {
+    const opener = tokens[ref.last + 1];
+    if (!opener || opener.quoted || !relativeOpeners.has(opener.lower)) continue;
+    const stayer = subjects.find((c) => c.first === ref.last + 2);
+    if (!stayer || stayer.entity.type !== 'character') continue;
+    let verb = stayer.last + 1;
+    while (tokens[verb] && (tokens[verb].pos === 'ADV' || (tokens[verb].pos === 'AUX' && ['VERB', 'AUX'].includes(tokens[verb + 1]?.pos ?? '')))) verb++;
+    const v = tokens[verb];
+    if (!v || !(v.pos === 'VERB' || v.pos === 'AUX') || !verbIn(stays, v) || v.negated) continue;
+    let prep = verb + 1;
+    while (tokens[prep]?.pos === 'ADV') prep++;
+    // The tokenizer keeps a full stop after a last "in" as an abbreviation's ("in." for inches): the clause ends there.
+    const [word, stop] = [(tokens[prep]?.lower ?? '').replace(/\.$/, ''), tokens[prep]?.lower.endsWith('.')];
+    const end = tokens[prep + 1];
+    if (!placing.has(word) || (!stop && end && end.sentence === tokens[prep].sentence && end.pos !== 'PUNCT')) continue;
+    const predicate = predicateAt(p, verb);
+    if (!asserts(p.syntax, predicate) || predicate.auxes.some((a) => future.has(tokens[a].lower))) continue;
     found.push({ character: stayer.entity, place: ref.entity, prep, ref, clause: p.syntax.clause[prep], moving: false, direct: true, present: false });
   }
   return found;
@@ -769,7 +829,7 @@ function heldElsewhere(p: Passage, characterId: string, mine: Placement[]): Conf
 
 export function locations(p: Passage): ConflictDraft[] {
   const all = placements(p);
-  const canonOnly = [...spokenPlacements(p), ...writtenPlacements(p), ...heldUntilNow(p), ...journeysEnds(p), ...spokenHere(p), ...reportedHere(p), ...addressedTo(p)];
+  const canonOnly = [...spokenPlacements(p), ...writtenPlacements(p), ...heldUntilNow(p), ...journeysEnds(p), ...spokenHere(p), ...reportedHere(p), ...addressedTo(p), ...strandedStays(p)];
   const hits: ConflictDraft[] = [];
   for (const character of p.slice.entities.filter((e) => e.type === 'character')) {
     const mine = all.filter((x) => x.character.id === character.id);
