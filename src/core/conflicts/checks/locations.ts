@@ -294,7 +294,8 @@ function placements(p: Passage): Placement[] {
     const moving =
       (span.some(moves) && !(room !== undefined && intoRoom(p, k))) || span.some((t, j) => heading(t, j) && p.refs.some((r) => r.first === start + j + 1 || r.first === start + j + 2));
     if (span.some((t) => ['or', 'either', 'whether', 'nor'].includes(t.lower))) continue;
-    const direct = owner === attached || (!['NOUN', 'PROPN', 'ADJ', 'NUM'].includes(tokens[k]?.pos ?? '') && !participleOfThing(p, k)) || p.refs.some((r) => r.last === k) || room !== undefined || spentThere(p, verb, k) || ofManner(p, k) || residedAt(p, k);
+    if (owner !== attached && participleOfThing(p, k)) continue;
+    const direct = owner === attached || !['NOUN', 'PROPN', 'ADJ', 'NUM'].includes(tokens[k]?.pos ?? '') || p.refs.some((r) => r.last === k) || room !== undefined || spentThere(p, verb, k) || ofManner(p, k) || residedAt(p, k);
     const present = verb !== undefined && finiteTense(tokens, predicateAt(p, verb).auxes[0] ?? verb) === 'present' && !span.some((t) => timeShifts.has(t.lower));
     found.push({ character: owner.entity, place, prep, ref, clause, moving, direct, present });
     // "Eppie and Silas were seated in X": the subjects coordinated with the owner share its place (not "at home",
@@ -505,7 +506,9 @@ function heldUntilNow(p: Passage): Placement[] {
   for (const ref of p.refs.filter((r) => r.entity.type === 'location' && !tokens[r.first].quoted)) {
     const prep = prepositionOf(p, ref);
     if (prep === undefined) continue;
-    let verb = prep - 1;
+    // "had sat in the kitchen at X": the stay is in a room of the place.
+    const room = occupied(p, prep - 1);
+    let verb = (room ?? prep) - 1;
     while (verb > 0 && tokens[verb].pos === 'ADV') verb--;
     const v = tokens[verb];
     if (!v || !(v.pos === 'AUX' || v.pos === 'VERB') || !verbIn(stays, v) || p.syntax.unasserted[verb] !== undefined || v.negated) continue;
@@ -559,6 +562,7 @@ function strandedStays(p: Passage): Placement[] {
     if (!placing.has(word) || (!stop && end && end.sentence === tokens[prep].sentence && end.pos !== 'PUNCT')) continue;
     const predicate = predicateAt(p, verb);
     if (!asserts(p.syntax, predicate) || predicate.auxes.some((a) => future.has(tokens[a].lower))) continue;
+    if (tokens.slice(ref.last + 1, prep).some((t) => elsewhen.has(t.lower)) || p.syntax.unasserted[ref.first] !== undefined) continue;
     found.push({ character: stayer.entity, place: ref.entity, prep, ref, clause: p.syntax.clause[prep], moving: false, direct: true, present: false });
   }
   return found;
