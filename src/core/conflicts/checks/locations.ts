@@ -14,7 +14,7 @@
 // from X"), a pluperfect stay whose span runs up to the now, a journey's end told in a main clause ("reached X"), a
 // speaker's "here" after their coming to X, and the one written to at X.
 import type { ConflictDraft } from '../kinds.ts';
-import { addressing, arrivalNouns, arrivals, collective, containedIn, deictic, elsewhen, missives, returning, contains, directional, formerly, future, hearsay, hypothetical, inside, kinWord, manners, modals, motion, namesOneMoment, pastSpans, pathMotion, people, placedPassives, placedStates, placeParts, placing, planning, pointing, relativeOpeners, portions, possessives, residences, roomEntries, rooms, simultaneity, spanClosers, spanOpeners, spokenOfPronouns, spokenSubjects, stays, stretches, thinking, timeNouns, timeShifts, unspecific, untilNow, writing } from '../reader/lexicon.ts';
+import { addressing, arrivalNouns, arrivals, collective, containedIn, deictic, elsewhen, missives, returning, contains, directional, formerly, future, hearsay, hypothetical, inside, kinWord, manners, modals, motion, namesOneMoment, pastSpans, pathMotion, people, placedPassives, placedStates, placeParts, pacing, placing, planning, pointing, relativeOpeners, portions, possessives, residences, roomEntries, rooms, simultaneity, spanClosers, spanOpeners, spokenOfPronouns, spokenSubjects, stays, stretches, thinking, timeNouns, timeShifts, unspecific, untilNow, writing } from '../reader/lexicon.ts';
 import { finiteTense, verbIn, type Token } from '../reader/nlp.ts';
 import { fits } from '../reader/pronouns.ts';
 import { letterSpans, type Ref } from '../reader/references.ts';
@@ -49,8 +49,13 @@ function prepositionOf(p: Passage, ref: Ref): number | undefined {
     k = j;
   }
   const prep = tokens[k];
-  if (!prep || prep.sentence !== tokens[ref.first].sentence || !placing.has(prep.lower)) return undefined;
+  if (!prep || prep.sentence !== tokens[ref.first].sentence || !(placing.has(prep.lower) || pacingTo(tokens, k))) return undefined;
   return k;
+}
+
+/** Whether token k ends a way to and fro inside a place ("stumping up and down the parlour of X"; lexicon `pacing`). */
+function pacingTo(tokens: Token[], k: number): boolean {
+  return pacing.some((phrase) => phrase.every((w, j) => tokens[k - phrase.length + 1 + j]?.lower === w));
 }
 
 /** Whether a room or a house (lexicon `rooms`) follows token `last`, as its noun or a compound's last ("dining-room"). */
@@ -289,7 +294,7 @@ function placements(p: Passage): Placement[] {
     while (k > start && tokens[k].pos === 'ADV') k--;
     const room = occupied(p, k);
     // "walked within the park at X" as "crossed the square in X": the room's preposition puts the way inside too.
-    const within = inside.has(tokens[prep].lower) || (room !== undefined && inside.has(tokens[room].lower));
+    const within = inside.has(tokens[prep].lower) || pacingTo(tokens, prep) || (room !== undefined && inside.has(tokens[room].lower));
     const moves = (t: Token) => t.pos === 'VERB' && verbIn(motion, t) && !(within && verbIn(pathMotion, t));
     const moving =
       (span.some(moves) && !(room !== undefined && intoRoom(p, k))) || span.some((t, j) => heading(t, j) && p.refs.some((r) => r.first === start + j + 1 || r.first === start + j + 2));

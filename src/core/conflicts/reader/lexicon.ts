@@ -122,6 +122,11 @@ export const rooms = set(`
  * square at X"), as in its rooms.
  */
 export const placeParts = set('quay pier wharf jetty dock square street lane market churchyard terrace platform bridge green');
+/**
+ * Ways to and fro inside a room or a place, read as its preposition ("stumping up and down the parlour of X", "paced up
+ * and down the deck at X"): one who goes along them is there, as one who crosses a square is in its town.
+ */
+export const pacing: string[][] = ['up and down'].map((p) => p.split(' '));
 /** Prepositions of a way into a room: "got into the apple barrel in the yard of X" ends in the room, at X. */
 export const roomEntries = set('into onto');
 /** Determiners that make a room no particular one: "to fix on any house in X", "no chair in X" put nobody there. */
