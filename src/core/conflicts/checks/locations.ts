@@ -105,7 +105,7 @@ function occupied(p: Passage, k: number): number | undefined {
     j--;
   }
   // "got into the apple barrel in the yard of X": a way into the room ends in it (intoRoom), so it holds its comer too.
-  return j >= 0 && (placing.has(tokens[j].lower) || roomEntries.has(tokens[j].lower) || pacingTo(tokens, j)) ? j : undefined;
+  return j >= 0 && (placing.has(tokens[j].lower) || roomEntries.has(tokens[j].lower)) ? j : undefined;
 }
 
 /**
@@ -294,7 +294,7 @@ function placements(p: Passage): Placement[] {
     while (k > start && tokens[k].pos === 'ADV') k--;
     const room = occupied(p, k);
     // "walked within the park at X" as "crossed the square in X": the room's preposition puts the way inside too.
-    const within = inside.has(tokens[prep].lower) || pacingTo(tokens, prep) || (room !== undefined && (inside.has(tokens[room].lower) || pacingTo(tokens, room)));
+    const within = inside.has(tokens[prep].lower) || pacingTo(tokens, prep) || (room !== undefined && inside.has(tokens[room].lower));
     const moves = (t: Token) => t.pos === 'VERB' && verbIn(motion, t) && !(within && verbIn(pathMotion, t));
     const moving =
       (span.some(moves) && !(room !== undefined && intoRoom(p, k))) || span.some((t, j) => heading(t, j) && p.refs.some((r) => r.first === start + j + 1 || r.first === start + j + 2));
