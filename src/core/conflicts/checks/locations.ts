@@ -14,7 +14,7 @@
 // from X"), a pluperfect stay whose span runs up to the now, a journey's end told in a main clause ("reached X"), a
 // speaker's "here" after their coming to X, and the one written to at X.
 import type { ConflictDraft } from '../kinds.ts';
-import { addressing, arrivalNouns, arrivals, collective, containedIn, deictic, elsewhen, missives, returning, contains, directional, formerly, future, hearsay, hypothetical, inside, kinWord, manners, modals, motion, namesOneMoment, pastSpans, pathMotion, people, placedPassives, placedStates, placeParts, placing, planning, pointing, portions, possessives, residences, roomEntries, rooms, simultaneity, spanClosers, spanOpeners, spokenOfPronouns, spokenSubjects, stays, stretches, thinking, timeNouns, timeShifts, unspecific, untilNow, writing } from '../reader/lexicon.ts';
+import { addressing, arrivalNouns, arrivals, collective, containedIn, deictic, elsewhen, missives, returning, contains, directional, formerly, future, hearsay, hypothetical, inside, kinWord, manners, modals, motion, namesOneMoment, pastSpans, pathMotion, people, placedPassives, placedStates, placeParts, pacing, placing, planning, pointing, relativeOpeners, portions, possessives, residences, roomEntries, rooms, simultaneity, spanClosers, spanOpeners, spokenOfPronouns, spokenSubjects, stays, stretches, thinking, timeNouns, timeShifts, unspecific, untilNow, writing } from '../reader/lexicon.ts';
 import { finiteTense, verbIn, type Token } from '../reader/nlp.ts';
 import { fits } from '../reader/pronouns.ts';
 import { letterSpans, type Ref } from '../reader/references.ts';
@@ -49,8 +49,13 @@ function prepositionOf(p: Passage, ref: Ref): number | undefined {
     k = j;
   }
   const prep = tokens[k];
-  if (!prep || prep.sentence !== tokens[ref.first].sentence || !placing.has(prep.lower)) return undefined;
+  if (!prep || prep.sentence !== tokens[ref.first].sentence || !(placing.has(prep.lower) || pacingTo(tokens, k))) return undefined;
   return k;
+}
+
+/** Whether token k ends a way to and fro inside a place ("stumping up and down the parlour of X"; lexicon `pacing`). */
+function pacingTo(tokens: Token[], k: number): boolean {
+  return pacing.some((phrase) => phrase.every((w, j) => tokens[k - phrase.length + 1 + j]?.lower === w));
 }
 
 /** Whether a room or a house (lexicon `rooms`) follows token `last`, as its noun or a compound's last ("dining-room"). */
@@ -151,6 +156,17 @@ function spentThere(p: Passage, verb: number | undefined, k: number): boolean {
     if (!['DET', 'ADJ', 'NUM'].includes(tokens[j].pos) && !partOf) return false;
   }
   return true;
+}
+
+/**
+ * "that life centring in Lantern Yard", "the road leading to X": a participle right after a noun that names no one
+ * says the place of the noun's, not of the clause's subject; not after a stretch the subject spends ("passed the
+ * evening sitting in X").
+ */
+function participleOfThing(p: Passage, k: number): boolean {
+  const { tokens } = p.reading;
+  const [t, noun] = [tokens[k], tokens[k - 1]];
+  return t?.pos === 'VERB' && t.lower.endsWith('ing') && noun?.pos === 'NOUN' && !stretches.has(noun.lemma) && !p.refs.some((r) => r.last === k - 1);
 }
 
 /** "in silence", "in deep silence" at token k: a manner, not a thing the place after it belongs to. */
@@ -278,16 +294,35 @@ function placements(p: Passage): Placement[] {
     while (k > start && tokens[k].pos === 'ADV') k--;
     const room = occupied(p, k);
     // "walked within the park at X" as "crossed the square in X": the room's preposition puts the way inside too.
-    const within = inside.has(tokens[prep].lower) || (room !== undefined && inside.has(tokens[room].lower));
+    const within = inside.has(tokens[prep].lower) || pacingTo(tokens, prep) || (room !== undefined && inside.has(tokens[room].lower));
     const moves = (t: Token) => t.pos === 'VERB' && verbIn(motion, t) && !(within && verbIn(pathMotion, t));
     const moving =
       (span.some(moves) && !(room !== undefined && intoRoom(p, k))) || span.some((t, j) => heading(t, j) && p.refs.some((r) => r.first === start + j + 1 || r.first === start + j + 2));
     if (span.some((t) => ['or', 'either', 'whether', 'nor'].includes(t.lower))) continue;
+    if (owner !== attached && participleOfThing(p, k)) continue;
     const direct = owner === attached || !['NOUN', 'PROPN', 'ADJ', 'NUM'].includes(tokens[k]?.pos ?? '') || p.refs.some((r) => r.last === k) || room !== undefined || spentThere(p, verb, k) || ofManner(p, k) || residedAt(p, k);
     const present = verb !== undefined && finiteTense(tokens, predicateAt(p, verb).auxes[0] ?? verb) === 'present' && !span.some((t) => timeShifts.has(t.lower));
     found.push({ character: owner.entity, place, prep, ref, clause, moving, direct, present });
+    // "Eppie and Silas were seated in X": the subjects coordinated with the owner share its place (not "at home",
+    // which is each one's own).
+    if (owner !== attached && owner.subject && ref.entity !== home) for (const other of coordinatedAfter(p, owner, inClause, prep)) found.push({ character: other.entity, place, prep, ref, clause, moving, direct, present });
   }
   return found;
+}
+
+/** The characters joined to a subject by "and" or a comma after it, before token `before`: "Eppie and Silas were…". */
+function coordinatedAfter(p: Passage, owner: Ref, inClause: Ref[], before: number): Ref[] {
+  const { tokens } = p.reading;
+  const found: Ref[] = [];
+  let k = owner.last + 1;
+  for (;;) {
+    let j = k;
+    while (j < before && (tokens[j].text === ',' || tokens[j].lower === 'and')) j++;
+    const next = j > k ? inClause.find((c) => c.first === j && c.subject && c.pronoun !== 'possessive' && !/^['’]s$/.test(tokens[c.last + 1]?.lower ?? '')) : undefined;
+    if (!next) return found;
+    found.push(next);
+    k = next.last + 1;
+  }
 }
 
 /**
@@ -476,7 +511,9 @@ function heldUntilNow(p: Passage): Placement[] {
   for (const ref of p.refs.filter((r) => r.entity.type === 'location' && !tokens[r.first].quoted)) {
     const prep = prepositionOf(p, ref);
     if (prep === undefined) continue;
-    let verb = prep - 1;
+    // "had sat in the kitchen at X": the stay is in a room of the place.
+    const room = occupied(p, prep - 1);
+    let verb = (room ?? prep) - 1;
     while (verb > 0 && tokens[verb].pos === 'ADV') verb--;
     const v = tokens[verb];
     if (!v || !(v.pos === 'AUX' || v.pos === 'VERB') || !verbIn(stays, v) || p.syntax.unasserted[verb] !== undefined || v.negated) continue;
@@ -499,6 +536,38 @@ function heldUntilNow(p: Passage): Placement[] {
     while (from >= sentence.first && tokens[from].pos === 'ADV') from--;
     const stayer = characters.find((c) => c.last === from);
     if (!stayer || stayer.entity.type !== 'character') continue;
+    found.push({ character: stayer.entity, place: ref.entity, prep, ref, clause: p.syntax.clause[prep], moving: false, direct: true, present: false });
+  }
+  return found;
+}
+
+/**
+ * "the old parlour of the Admiral Benbow that I was in": a place followed by a relative clause whose subject stays
+ * there, its placing preposition left at the clause's end ("that I was in", "which she sat in"), places that subject,
+ * in the narration's now (not a plan, a denial, the pluperfect or the future), against the canon only.
+ */
+function strandedStays(p: Passage): Placement[] {
+  const { tokens } = p.reading;
+  const subjects = [...p.refs.filter((r) => r.entity.type === 'character' && !r.kin && r.pronoun !== 'possessive' && r.pronoun !== 'object'), ...narratorsWe(p)];
+  const found: Placement[] = [];
+  for (const ref of p.refs.filter((r) => r.entity.type === 'location')) {
+    const opener = tokens[ref.last + 1];
+    if (!opener || opener.quoted || !relativeOpeners.has(opener.lower)) continue;
+    const stayer = subjects.find((c) => c.first === ref.last + 2);
+    if (!stayer || stayer.entity.type !== 'character') continue;
+    let verb = stayer.last + 1;
+    while (tokens[verb] && (tokens[verb].pos === 'ADV' || (tokens[verb].pos === 'AUX' && ['VERB', 'AUX'].includes(tokens[verb + 1]?.pos ?? '')))) verb++;
+    const v = tokens[verb];
+    if (!v || !(v.pos === 'VERB' || v.pos === 'AUX') || !verbIn(stays, v) || v.negated) continue;
+    let prep = verb + 1;
+    while (tokens[prep]?.pos === 'ADV') prep++;
+    // The tokenizer keeps a full stop after a last "in" as an abbreviation's ("in." for inches): the clause ends there.
+    const [word, stop] = [(tokens[prep]?.lower ?? '').replace(/\.$/, ''), tokens[prep]?.lower.endsWith('.')];
+    const end = tokens[prep + 1];
+    if (!placing.has(word) || (!stop && end && end.sentence === tokens[prep].sentence && end.pos !== 'PUNCT')) continue;
+    const predicate = predicateAt(p, verb);
+    if (!asserts(p.syntax, predicate) || predicate.auxes.some((a) => future.has(tokens[a].lower))) continue;
+    if (tokens.slice(ref.last + 1, prep).some((t) => elsewhen.has(t.lower)) || p.syntax.unasserted[ref.first] !== undefined) continue;
     found.push({ character: stayer.entity, place: ref.entity, prep, ref, clause: p.syntax.clause[prep], moving: false, direct: true, present: false });
   }
   return found;
@@ -769,7 +838,7 @@ function heldElsewhere(p: Passage, characterId: string, mine: Placement[]): Conf
 
 export function locations(p: Passage): ConflictDraft[] {
   const all = placements(p);
-  const canonOnly = [...spokenPlacements(p), ...writtenPlacements(p), ...heldUntilNow(p), ...journeysEnds(p), ...spokenHere(p), ...reportedHere(p), ...addressedTo(p)];
+  const canonOnly = [...spokenPlacements(p), ...writtenPlacements(p), ...heldUntilNow(p), ...journeysEnds(p), ...spokenHere(p), ...reportedHere(p), ...addressedTo(p), ...strandedStays(p)];
   const hits: ConflictDraft[] = [];
   for (const character of p.slice.entities.filter((e) => e.type === 'character')) {
     const mine = all.filter((x) => x.character.id === character.id);

@@ -122,6 +122,11 @@ export const rooms = set(`
  * square at X"), as in its rooms.
  */
 export const placeParts = set('quay pier wharf jetty dock square street lane market churchyard terrace platform bridge green');
+/**
+ * Ways to and fro inside a room or a place, read as its preposition ("stumping up and down the parlour of X", "paced up
+ * and down the deck at X"): one who goes along them is there, as one who crosses a square is in its town.
+ */
+export const pacing: string[][] = ['up and down'].map((p) => p.split(' '));
 /** Prepositions of a way into a room: "got into the apple barrel in the yard of X" ends in the room, at X. */
 export const roomEntries = set('into onto');
 /** Determiners that make a room no particular one: "to fix on any house in X", "no chair in X" put nobody there. */
@@ -269,8 +274,8 @@ export const spokenSubjects: Record<string, 'speaker' | 'listener'> = { i: 'spea
 export const homeKinds = set('lives resides dwells lodges home');
 /** Parts of a stretch: "passed the greater part of the night at X", "spent the rest of the day in X". */
 export const portions = set('part rest remainder whole most chief greater better bulk half end');
-/** Passives that leave their subject where they are put: "being settled in Bath", "was lodged at the inn". */
-export const placedPassives = set('settle establish lodge quarter station house install billet confine imprison detain');
+/** Passives that leave their subject where they are put: "being settled in Bath", "was lodged at the inn", "were seated in X". */
+export const placedPassives = set('settle establish lodge quarter station house install billet confine imprison detain seat');
 /** Nouns of dwelling: "his long residence at Donwell" places the one whose residence it is. */
 export const residences = set('residence stay sojourn abode lodging dwelling');
 /** Words that make a residence one of the past: "her former residence at X". */
@@ -295,10 +300,10 @@ export const hearsay = set('hear say tell report rumour rumor understand gather 
 export const untilNow = set('since');
 /**
  * A pluperfect stay with a span that runs up to the story's now ("had lived at X these three years", "had been at X
- * more than a year"): the words that open the span, then one of `pastSpans` or `stretches` within two words. Not
- * "for": "had lived at X for years" is as often a stretch of the past.
+ * more than a year", "had sat in X all day"): the words that open the span, then one of `pastSpans` or `stretches`
+ * within two words. Not "for": "had lived at X for years" is as often a stretch of the past.
  */
-export const spanOpeners = set('these more above upwards nearly full');
+export const spanOpeners = set('these more above upwards nearly full all');
 /** Words that close such a span before the now: "had been at X a week before…", "…until the spring", "…years ago". */
 export const spanClosers = set('before until till after ago once formerly then when');
 /**
@@ -335,6 +340,11 @@ export const spokenOfPronouns: Record<string, 'he' | 'she'> = { he: 'he', she: '
  * "“I am quite comfortable at X”" place their subject as "is at X" does.
  */
 export const placedStates = set('happy unhappy comfortable uncomfortable settled safe snug well ill content contented miserable lonely busy');
+/**
+ * Relative pronouns that open a clause whose preposition is left at its end: "the parlour of X that I was in", "the
+ * inn which she sat in" place that clause's subject at X.
+ */
+export const relativeOpeners = set('that which');
 
 /** Nouns of the hereafter and of mourning: a plan in their sentence is no part counted on for the living (partInPlan). */
 export const hereafter = set('heaven paradise hereafter angel angels saint saints soul prayer prayers peace eternity');
