@@ -435,8 +435,8 @@ export const attributeNouns: Record<string, ColourAttribute> = {
 export const feelings = set('passion rage fury anger wrath hate hatred malice desire lust joy delight excitement triumph menace cruelty scorn contempt mischief merriment amusement laughter eagerness hunger');
 /** Marks that open an apposition: "Morgan, an old sailor", "Morgan--an old sailor--". */
 export const apposing = new Set([',', '--', '—', '–']);
-/** "-eyed", "-haired" compounds. */
-export const attributeCompounds: Record<string, ColourAttribute> = { eyed: 'eyes', haired: 'hair', browed: 'eyebrows' };
+/** "-eyed", "-haired", "-curled" compounds ("little black-curled Eppie"). */
+export const attributeCompounds: Record<string, ColourAttribute> = { eyed: 'eyes', haired: 'hair', browed: 'eyebrows', curled: 'hair' };
 
 /** Verbs that link an attribute to its colour: "her eyes were blue", "his hair shone gold". */
 export const linking = set('be look seem appear shine gleam glitter glint burn blaze flame flare smoulder smolder flash sparkle glow show stay remain');
@@ -478,6 +478,12 @@ export const pastAge = set('when then before once until till');
  */
 export const lifeYearDeterminers = set('this the');
 export const lifeYearNouns = set('life age');
+/**
+ * State keys whose first timed value, given from a chapter without a line, holds from that chapter's start (story
+ * time: an age first known in a chapter is no change told at one of its lines): "age 26 from ch-03" is his age at
+ * ch-03's line 40.
+ */
+export const firstKnownFromChapterStart = set('age');
 
 // Titles, by family. Ranks and offices of one family exclude one another; forms of address agree with the offices
 // they are used for (a prior is "Father", an abbess "Mother"); honorifics (Mr, Ms…) agree with everything.

@@ -309,7 +309,9 @@ function trailingReport(tokens: Token[], first: number, last: number): number | 
     const tail = tokens.slice(comma + 1, close);
     if (tail.length === 0 || tail.length > 4) continue;
     if (tokens[comma - 1]?.quoted || quoteMarks.has(tokens[comma - 1]?.text ?? '') || quoteMarks.has(tokens[comma + 1]?.text ?? '')) return undefined;
+    // a present participle is no tag ("…, dreaming pleasant dreams" goes on with the sentence's own subject)
     const verb = tail.find((t) => t.pos === 'VERB');
+    if (verb?.lower.endsWith('ing')) continue;
     const subject = tail.some((t) => t.pos === 'PROPN' || t.pos === 'PRON' || t.pos === 'NOUN');
     if (verb && subject && (verbIn(reporting, verb) || verbIn(thinking, verb)) && tail.every((t) => ['VERB', 'PROPN', 'PRON', 'NOUN', 'DET', 'ADV', 'ADJ'].includes(t.pos))) {
       // "As Bell took his departure, Margaret said, with a blush, “Can I…”": a tag that leads into a quotation is
