@@ -98,12 +98,9 @@ export type TimedValue = OrdinalSpan & { key: string; value: unknown; fromAnchor
  * counts as the earliest). At a line of a chapter where a value starts without a line of its own ("dies in chapter
  * 2"), the value may start before or after that line, so its key says nothing there (a value placed at a line of the
  * chapter before it still does): a check does not call the chapter's last scene with someone alive a contradiction.
- * Keys of `firstHeldFromStart` are the exception when nothing held them before that chapter: there the value is the
- * first the canon knows ("aged 26 from ch-03"), no change told at some line, so it holds from the chapter's start.
  */
-export function stateAt(baseState: unknown, timed: TimedValue[], at: number | undefined, line?: number, firstHeldFromStart: ReadonlySet<string> = new Set()): Record<string, unknown> {
-  const base = (baseState && typeof baseState === 'object' ? baseState : {}) as Record<string, unknown>;
-  const state: Record<string, unknown> = { ...base };
+export function stateAt(baseState: unknown, timed: TimedValue[], at: number | undefined, line?: number): Record<string, unknown> {
+  const state: Record<string, unknown> = { ...((baseState && typeof baseState === 'object' ? baseState : {}) as Record<string, unknown>) };
   const holding = timed
     .filter((v) => holdsAt(v, at, line))
     .sort((a, b) => (a.from ?? -Infinity) - (b.from ?? -Infinity) || (a.fromLine ?? 0) - (b.fromLine ?? 0));
@@ -112,13 +109,7 @@ export function stateAt(baseState: unknown, timed: TimedValue[], at: number | un
     state[v.key] = v.value;
     winner.set(v.key, v);
   }
-  if (at !== undefined && line !== undefined) {
-    for (const [key, v] of winner) {
-      if (v.from !== at || v.fromLine != null) continue;
-      const heldBefore = key in base || timed.some((o) => o !== v && o.key === key && (o.from === null || o.from < at) && (o.until === null || o.until >= at));
-      if (heldBefore || !firstHeldFromStart.has(key)) delete state[key];
-    }
-  }
+  if (at !== undefined && line !== undefined) for (const [key, v] of winner) if (v.from === at && v.fromLine == null) delete state[key];
   return state;
 }
 

@@ -12,7 +12,7 @@ import { placePoint } from '../canon/storyPoints.ts';
 import { holdsAt, stateAt, timedValues, type TimedValue } from '../canon/storyTime.ts';
 import { knowledgeOf, trackedFacts } from '../knowledge/knowledge.ts';
 import { kinOfKind } from './reader/kin.ts';
-import { firstKnownFromChapterStart, homeKinds, titleSpellings } from './reader/lexicon.ts';
+import { homeKinds, titleSpellings } from './reader/lexicon.ts';
 import { saysI } from './reader/references.ts';
 import { canonPronouns, pronounsOf, type Pronouns } from './reader/pronouns.ts';
 
@@ -228,7 +228,7 @@ export async function loadCanonSlice({ prisma, sql }: SliceStore, projectId: str
   const timed = chapter ? await timedValues(prisma, [...latestEntities, ...latestRules, ...latestPromises].map((e) => e.id)) : undefined;
   const anchorsLost = timed && chapter?.line !== undefined ? await placeAnchors(prisma, timed, chapter) : [];
   const asOf = (rows: StoredEntity[]): EntityRow[] =>
-    timed && chapter ? rows.map((e) => ({ ...e, state: stateAt(e.baseState, timed.get(e.id) ?? [], chapter.ordinal, chapter.line, firstKnownFromChapterStart) })) : rows;
+    timed && chapter ? rows.map((e) => ({ ...e, state: stateAt(e.baseState, timed.get(e.id) ?? [], chapter.ordinal, chapter.line) })) : rows;
   const [placed, rules, promises] = [asOf(latestEntities), asOf(latestRules), asOf(latestPromises)];
   const held = await heldPlaces({ prisma, sql }, projectId, placed, relationships);
   const entities = [...placed, ...held.places];

@@ -478,12 +478,6 @@ export const pastAge = set('when then before once until till');
  */
 export const lifeYearDeterminers = set('this the');
 export const lifeYearNouns = set('life age');
-/**
- * State keys whose first timed value, given from a chapter without a line, holds from that chapter's start (story
- * time: an age first known in a chapter is no change told at one of its lines): "age 26 from ch-03" is his age at
- * ch-03's line 40.
- */
-export const firstKnownFromChapterStart = set('age');
 
 // Titles, by family. Ranks and offices of one family exclude one another; forms of address agree with the offices
 // they are used for (a prior is "Father", an abbess "Mother"); honorifics (Mr, Ms…) agree with everything.
