@@ -7,6 +7,7 @@
 // only what is newer is asked for, mostly beside the canon version itself (EntityReader's canon_versions).
 import { LRUCache } from 'lru-cache';
 import { rows, statement, type SqlClient } from '../../db/sql.ts';
+import { firstIndex } from '../sorted.ts';
 
 export type PageKind = 'recall' | 'search';
 // `names`: for 'added', the new entities' names; for 'appended' (words appended to the entities' search texts, the
@@ -148,14 +149,7 @@ export class CanonChanges {
  * it was read, not the project's whole kept log (up to 5,000 changes, each skipped in turn on every read).
  */
 function firstAfter(changes: readonly Change[], from: number): number {
-  let low = 0;
-  let high = changes.length;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    if (changes[middle].version <= from) low = middle + 1;
-    else high = middle;
-  }
-  return low;
+  return firstIndex(changes.length, (i) => changes[i].version <= from);
 }
 
 /** Whether `changes` (in version order) has a row of every version in (from, to]: none pruned. */

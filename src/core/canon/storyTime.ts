@@ -92,6 +92,9 @@ export function holdsAt(span: OrdinalSpan, at: number | undefined, line?: number
 
 export type TimedValue = OrdinalSpan & { key: string; value: unknown; fromAnchor?: string | null };
 
+/** Timed values in story order: by the chapter they start at (none first), then the line. */
+export const storyOrder = (a: TimedValue, b: TimedValue): number => (a.from ?? -Infinity) - (b.from ?? -Infinity) || (a.fromLine ?? 0) - (b.fromLine ?? 0);
+
 /**
  * The state at chapter ordinal `at` (undefined: after the last chapter), at `line` of it when given: the timeless
  * values, overlaid with the timed values that hold there in order of their start (a later start wins; an open start
@@ -103,7 +106,7 @@ export function stateAt(baseState: unknown, timed: TimedValue[], at: number | un
   const state: Record<string, unknown> = { ...((baseState && typeof baseState === 'object' ? baseState : {}) as Record<string, unknown>) };
   const holding = timed
     .filter((v) => holdsAt(v, at, line))
-    .sort((a, b) => (a.from ?? -Infinity) - (b.from ?? -Infinity) || (a.fromLine ?? 0) - (b.fromLine ?? 0));
+    .sort(storyOrder);
   const winner = new Map<string, TimedValue>();
   for (const v of holding) {
     state[v.key] = v.value;

@@ -9,7 +9,7 @@ import { rows, statement, type SqlClient } from '../../db/sql.ts';
 import { MentionFinder } from '../ingest/mentionFinder.ts';
 import { projectNames, type Derivation } from '../names/projectNames.ts';
 import { placePoint } from '../canon/storyPoints.ts';
-import { holdsAt, stateAt, timedValues, type TimedValue } from '../canon/storyTime.ts';
+import { holdsAt, stateAt, storyOrder, timedValues, type TimedValue } from '../canon/storyTime.ts';
 import { knowledgeOf, trackedFacts } from '../knowledge/knowledge.ts';
 import { kinOfKind } from './reader/kin.ts';
 import { homeKinds, titleSpellings } from './reader/lexicon.ts';
@@ -245,7 +245,7 @@ export async function loadCanonSlice({ prisma, sql }: SliceStore, projectId: str
     for (const e of sliced.filter((x) => x.type === 'character')) {
       const told = (timed.get(e.id) ?? [])
         .filter((v) => statusKeys.has(v.key) && holdsAt(v, chapter.ordinal, chapter.line))
-        .sort((a, b) => (a.from ?? -Infinity) - (b.from ?? -Infinity) || (a.fromLine ?? 0) - (b.fromLine ?? 0))
+        .sort(storyOrder)
         .at(-1);
       const ago = told?.from == null ? -1 : chapters.findIndex((c) => c.ordinal === told.from);
       if (ago >= 0) statusToldAgo[e.id] = ago;

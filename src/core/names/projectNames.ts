@@ -6,6 +6,7 @@
 // the next reader the entities it changed (the NameChange log, the names28g_names_log migration), applied to the names
 // kept, and the indexes that can be patched are patched; the others are made again when next asked for.
 import { rows, statement, type SqlClient } from '../../db/sql.ts';
+import { firstIndex } from '../sorted.ts';
 
 export type NamedEntity = { id: string; name: string; aliases: string[] };
 
@@ -67,14 +68,8 @@ export class ProjectNames {
 
 /** Where `id` stands among `entities` (in id order: ids are ASCII of one shape, so the store's order is the code points'). */
 export function placeOf(entities: readonly { id: string }[], id: string): { at: number; present: boolean } {
-  let low = 0;
-  let high = entities.length;
-  while (low < high) {
-    const middle = (low + high) >> 1;
-    if (entities[middle].id < id) low = middle + 1;
-    else high = middle;
-  }
-  return { at: low, present: entities[low]?.id === id };
+  const at = firstIndex(entities.length, (i) => entities[i].id < id);
+  return { at, present: entities[at]?.id === id };
 }
 
 // The project's names version, and either every entity's names (`whole`: no names version given, one older than the
