@@ -7,6 +7,7 @@
 import { rows, statement } from '../../db/sql.ts';
 import { projectNames } from '../names/projectNames.ts';
 import { LoreError } from '../errors.ts';
+import { firstIndex } from '../sorted.ts';
 import { loadCanonSlice, type LostAnchor, type SliceStore } from './canonSlice.ts';
 import { storeConflicts, type ConflictHit } from './checker.ts';
 import { lineStarts, parseIsKept, parseKept, stretchesOf } from './chapterParses.ts';
@@ -23,16 +24,7 @@ export type ChapterCheck = { chapter: string; words: number; hits: ChapterHit[];
 const wordsIn = (text: string) => text.match(/\S+/g)?.length ?? 0;
 
 /** The line (1-based) of the character at `offset`. */
-function lineAt(starts: number[], offset: number): number {
-  let low = 0;
-  let high = starts.length - 1;
-  while (low < high) {
-    const mid = (low + high + 1) >> 1;
-    if (starts[mid] <= offset) low = mid;
-    else high = mid - 1;
-  }
-  return low + 1;
-}
+const lineAt = (starts: number[], offset: number) => Math.max(1, firstIndex(starts.length, (i) => starts[i] <= offset));
 
 type ChapterRow = { id: string; externalId: string; ordinal: number; text: string; contentHash: string; checkKey: string | null; checkResult: unknown; canonVersion: string; namesVersion: string; anchored: boolean };
 

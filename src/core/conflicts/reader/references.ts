@@ -14,6 +14,7 @@
 import type { SliceEntity } from '../canonSlice.ts';
 import { kinAfter, type Held } from './kin.ts';
 import { WordTrie } from '../../ingest/wordTrie.ts';
+import { firstIndex } from '../../sorted.ts';
 import { antecedentDoubts, calledByKin, chapterAntecedent, deathVerbs, documents, genderOfWord, kinNames, kinWord, letterVoice, mindNouns, normaliseTitle, noticing, people, personNouns, possessives, pronounCarry, standIns, titleSpellings } from './lexicon.ts';
 import { verbIn, type Reading, type Token } from './nlp.ts';
 import { describedAnimal, fits, type Pronouns } from './pronouns.ts';
@@ -88,16 +89,7 @@ export function findNames(reading: Reading, entities: SliceEntity[]): Ref[] {
   const { tokens, text } = reading;
   const words = [...text.matchAll(wordPattern)].map((m) => ({ text: m[0], start: m.index, end: m.index + m[0].length }));
   const wordAt = (k: number) => words[k]?.text;
-  const tokenAt = (offset: number) => {
-    let lo = 0;
-    let hi = tokens.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (tokens[mid].start <= offset) lo = mid;
-      else hi = mid - 1;
-    }
-    return lo;
-  };
+  const tokenAt = (offset: number) => Math.max(0, firstIndex(tokens.length, (k) => tokens[k].start <= offset) - 1);
   const refs: Ref[] = [];
   for (let i = 0; i < words.length; i++) {
     const longest = terms.longestAt(wordAt, i);
