@@ -1,6 +1,6 @@
 // Writes alone from one client on two checkouts of Lore, interleaved on one seeded database: each round starts each
 // checkout's gateway in turn and times POST fact, PATCH state, POST entity and a rename (p50/p99), with the CPU per write of the
-// gateway and of PostgreSQL's backends and the load average. `npx tsx test/bench/writesAB.ts <checkout A> <checkout B>
+// gateway (and of its main thread: the rest is V8's compiler and GC threads) and of PostgreSQL's backends and the load average. `npx tsx test/bench/writesAB.ts <checkout A> <checkout B>
 // [rounds]`; WRITES_PROF=<dir> writes each gateway's CPU profile there; WRITES_WARMUP=<n> sends n facts and n state
 // edits untimed before timing each (default 5: V8 compiles the paths over the first thousands), and with a profile leaves a second idle
 // before and after each timed kind, so the profile's warm-up is told from the rest by that gap; WRITES_KINDS=fact,state: those kinds only. The database (BENCH_DB, default
@@ -24,9 +24,10 @@ for (const checkout of [checkoutA, checkoutB]) ensureBuilt(checkout);
 const warmup = Number(process.env.WRITES_WARMUP ?? 5);
 const kinds = ([['fact', 200], ['state', 200], ['create', 60], ['rename', 60]] as const).filter(([kind]) => !process.env.WRITES_KINDS || process.env.WRITES_KINDS.split(',').includes(kind));
 const clockTicks = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }));
-const cpuMs = (pid: number) => {
+// A process's CPU (`/proc/<pid>/stat`), or one thread's (`task`: the main thread's id is the process's).
+const cpuMs = (pid: number, task?: number) => {
   try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    const fields = readFileSync(task === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${task}/stat`, 'utf8').split(') ')[1].split(' ');
     return ((Number(fields[11]) + Number(fields[12])) * 1000) / clockTicks;
   } catch {
     return 0;
@@ -67,11 +68,12 @@ async function measure(server: ServerProcess, database: typeof bench, p: WritePr
     : { method: 'PATCH', path: `/api/v1/projects/${p.projectId}/entities/${pick()}`, body: JSON.stringify({ name: fresh(), aliases: [] }) };
   const times: number[] = [];
   let gateway = 0;
+  let main = 0;
   let backends = 0;
   for (let i = kind === 'fact' || kind === 'state' ? -warmup : -5; i < count; i++) {
     if (i === 0) {
       if (process.env.WRITES_PROF) await new Promise((resolve) => setTimeout(resolve, 1000));
-      [gateway, backends] = [cpuMs(server.child.pid!), await backendsCpu(database)];
+      [gateway, main, backends] = [cpuMs(server.child.pid!), cpuMs(server.child.pid!, server.child.pid!), await backendsCpu(database)];
     }
     const r = request();
     const started = performance.now();
@@ -82,10 +84,11 @@ async function measure(server: ServerProcess, database: typeof bench, p: WritePr
   }
   if (process.env.WRITES_PROF) await new Promise((resolve) => setTimeout(resolve, 1000));
   const gatewayMs = (cpuMs(server.child.pid!) - gateway) / count;
+  const mainMs = (cpuMs(server.child.pid!, server.child.pid!) - main) / count;
   const backendMs = ((await backendsCpu(database)) - backends) / count;
   times.sort((a, b) => a - b);
   const at = (q: number) => times[Math.min(times.length - 1, Math.floor(times.length * q))];
-  return `${kind.padEnd(6)} p50 ${at(0.5).toFixed(1).padStart(5)}  p90 ${at(0.9).toFixed(1).padStart(5)}  p99 ${at(0.99).toFixed(1).padStart(5)} ms   CPU/write gateway ${gatewayMs.toFixed(2)} pg ${backendMs.toFixed(2)} ms`;
+  return `${kind.padEnd(6)} p50 ${at(0.5).toFixed(1).padStart(5)}  p90 ${at(0.9).toFixed(1).padStart(5)}  p99 ${at(0.99).toFixed(1).padStart(5)} ms   CPU/write gateway ${gatewayMs.toFixed(2)} (main thread ${mainMs.toFixed(2)}) pg ${backendMs.toFixed(2)} ms`;
 }
 
 const p = (await projects()).large[0];
