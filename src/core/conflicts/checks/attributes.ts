@@ -3,7 +3,7 @@
 // Read wherever an editor would: "X's blue eyes", "her blue eyes" (pronoun resolved), "X's eyes, like …, were a cold
 // blue", "X had dark brown eyes and black hair", "the red-haired Abbess", "X, whose green eyes…", "X, her hair still
 // black,"; "X, 42,", "X, who was thirty-five that winter,", "X, a widow of forty,", "the thirty-year-old X", "X turned
-// twenty", "X had seen sixty summers", '"I'm fifteen," said X', and ranges ("X, not yet fifty,", "X was past sixty",
+// twenty", "X had seen sixty summers", "X, …, having just reached twenty", '"I'm fifteen," said X', and ranges ("X, not yet fifty,", "X was past sixty",
 // "about seventeen", "fifteen or so", "in her nineteenth year", "shall be twenty in September"), which agree with any
 // canon age inside them; every feature of a list after "with" ("with blue eyes and black hair"); titles before the
 // name ("Prioress Hilde", "Lt. Sato"), after it ("X, Abbot of Saint Ives,"; "X the Prior"), or as a predicate ("X was
