@@ -3,7 +3,7 @@
 // Read wherever an editor would: "X's blue eyes", "her blue eyes" (pronoun resolved), "X's eyes, like …, were a cold
 // blue", "X had dark brown eyes and black hair", "the red-haired Abbess", "X, whose green eyes…", "X, her hair still
 // black,"; "X, 42,", "X, who was thirty-five that winter,", "X, a widow of forty,", "the thirty-year-old X", "X turned
-// twenty", "X had seen sixty summers", '"I'm fifteen," said X', and ranges ("X, not yet fifty,", "X was past sixty",
+// twenty", "X had seen sixty summers", "X, …, having just reached twenty", '"I'm fifteen," said X', and ranges ("X, not yet fifty,", "X was past sixty",
 // "about seventeen", "fifteen or so", "in her nineteenth year", "shall be twenty in September"), which agree with any
 // canon age inside them; every feature of a list after "with" ("with blue eyes and black hair"); titles before the
 // name ("Prioress Hilde", "Lt. Sato"), after it ("X, Abbot of Saint Ives,"; "X the Prior"), or as a predicate ("X was
@@ -15,6 +15,8 @@ import type { SliceEntity } from '../canonSlice.ts';
 import type { ConflictDraft } from '../kinds.ts';
 import {
   ageLabels,
+  agePerfectOpeners,
+  agePerfectParticiples,
   ageRangesAfter,
   ageRangesBefore,
   ageReaching,
@@ -601,6 +603,24 @@ function ageStatements(p: Passage, ref: Ref): Statement[] {
     const sentence = p.reading.sentences[tokens[ref.first].sentence];
     const others = p.refs.some((r) => r.entity.id !== ref.entity.id && r.first >= sentence.first && r.first < k && r.entity.type === 'character' && fits(gender ?? 'they', p.pronounsOf(r.entity)));
     if (year && gender && p.pronounsOf(ref.entity) === gender && !others && syntax.unasserted[k] === undefined && endsAge(tokens, year.last + 1)) push(year.value, year.last, false, 'year');
+  }
+  // "exclaimed Meg, who felt grown up already, having just reached twenty", "Mr. Chitling was older in years than the
+  // Dodger: having perhaps numbered eight-and-thirty winters": a perfect participle set off after the subject's clause
+  // (lexicon `agePerfectParticiples`), when no other character is a subject between them; at least that age now.
+  if (ref.subject && !ref.kin) {
+    const sentence = p.reading.sentences[tokens[ref.first].sentence];
+    const k = tokens.findIndex((t, i) => i > ref.last && i <= sentence.last && t.lower === 'having' && agePerfectOpeners.has(tokens[i - 1].text));
+    const between = (r: Ref) => r.first > ref.last && r.first < k && r.subject && r.entity.type === 'character' && r.entity.id !== ref.entity.id;
+    if (k > 0 && !p.refs.some(between)) {
+      let j = k + 1;
+      while (tokens[j]?.pos === 'ADV' && !ageRangeAt(tokens, j)) j++;
+      const verb = tokens[j]?.lower ?? '';
+      const reaching = agePerfectParticiples.reaching.has(verb);
+      const n = reaching || agePerfectParticiples.counting.has(verb) ? statedAge(tokens, j + 1) : undefined;
+      const counted = n !== undefined && n.last > (numberAt(tokens, ageRangeAt(tokens, j + 1)?.number ?? j + 1)?.last ?? n.last);
+      const said = tokens.slice(k, (n?.last ?? k) + 1).every((t, i) => syntax.unasserted[k + i] === undefined && !t.negated);
+      if (n && (reaching || counted) && said && endsAge(tokens, n.last + 1)) push(n.value, n.last, false, n.range ?? 'atLeast');
+    }
   }
   // "X was thirty-five that winter", "X, who is twenty-five,", "X turned twenty", "X was about seventeen", "Here am
   // I, who shall be twenty in September"

@@ -478,6 +478,14 @@ export const pastAge = set('when then before once until till');
  */
 export const lifeYearDeterminers = set('this the');
 export const lifeYearNouns = set('life age');
+/**
+ * A perfect participle set off after its subject's clause that tells an age reached ("exclaimed Meg, …, having just
+ * reached twenty", "X was older than Y: having perhaps numbered eight-and-thirty winters"): the age is the subject's,
+ * at least that now. `reaching` verbs take a bare number; `counting` ones only years counted ("winters", "years").
+ */
+export const agePerfectParticiples = { reaching: set('reached attained turned'), counting: set('numbered seen lived counted') };
+/** What sets such a participle off from the clause before it. */
+export const agePerfectOpeners = set(', : ; -- —');
 
 // Titles, by family. Ranks and offices of one family exclude one another; forms of address agree with the offices
 // they are used for (a prior is "Father", an abbess "Mother"); honorifics (Mr, Ms…) agree with everything.
