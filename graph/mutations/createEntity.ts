@@ -42,6 +42,8 @@ builder.mutationField('createEntity', (t) =>
     authScopes: { scope: 'remember' },
     cost: 1,
     idempotent: true,
+    admitsWithKey: true,
+    admitsInWrite: true,
     args: {
       projectId: t.arg.id({ required: true }),
       input: t.arg({ type: CreateEntityInput, required: true }),
@@ -50,7 +52,9 @@ builder.mutationField('createEntity', (t) =>
     resolve: async (_root, rawArgs, ctx, info) => {
       const args = parseArgs(createEntityArgs, rawArgs);
       const principal = await ctx.principal();
-      await ctx.services.projects.requireOwned(principal.accountId, args.projectId);
+      // A replay answers before any write's own check that the project is the account's; a first request is checked by
+      // its write, under the project's lock.
+      if (args.idempotencyKey) await ctx.services.projects.requireOwned(principal.accountId, args.projectId);
       const { input: given } = args;
       const input = {
         key: given.key ?? undefined,
@@ -66,7 +70,7 @@ builder.mutationField('createEntity', (t) =>
         { accountId: principal.accountId, operation: 'createEntity', key: args.idempotencyKey },
         { projectId: args.projectId, input },
         ctx.reservations.get(info.path.key)!,
-        () => ctx.services.authoring.createEntity(principal.accountId, principal.keyId, args.projectId, input, ctx.audit),
+        () => ctx.services.authoring.createEntity(principal.accountId, principal.keyId, args.projectId, input, ctx.pipelined, ctx.audit),
       );
     },
   }),

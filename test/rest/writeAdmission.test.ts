@@ -1,4 +1,4 @@
-// The hottest writes (POST fact, PATCH state) settle their key, rate limit and quota in one statement before they run
+// The hottest writes (POST fact, PATCH state, POST entity) settle their key, rate limit and quota in one statement before they run
 // (graph/executor.ts): every refusal still answers as before and changes nothing, and a revoked key stops at once.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gatewayWithSaltmarsh, type TestGateway } from '../support/gateway.ts';
@@ -68,6 +68,39 @@ describe('writes admitted with their key', () => {
     expectProblem(await patchState(key, { revoked: true }), 401, 'AUTH_INVALID_KEY');
     expect(await factStored('revoked fact two')).toBe(false);
     expect((await stateNow()).revoked).toBeUndefined();
+  });
+
+  it('when new entities are posted with a key at its quota or rate limit, a taken name, a revoked key or another account\'s project, then each is refused as before, writing nothing and spending no quota', async () => {
+    const postEntity = (key: string, name: string, project = projectId) =>
+      gw.request(`/projects/${project}/entities`, { method: 'POST', key, json: { type: 'character', name } });
+    const entityStored = async (name: string) => (await postEntity(owner.key, name)).status === 409;
+    const quota = await ownerKey({ customQuota: 2 });
+    expect((await postEntity(quota.key, 'Admitted Ada')).status).toBe(201);
+    expectProblem(await postEntity(quota.key, 'Admitted Ada'), 409, 'name_taken');
+    expect(await used(quota.key)).toBe(1);
+    expect((await postEntity(quota.key, 'Admitted Bea')).status).toBe(201);
+    expectProblem(await postEntity(quota.key, 'Admitted Cyd'), 402, 'quota_exceeded');
+    expect(await entityStored('Admitted Cyd')).toBe(false);
+
+    const rate = await ownerKey({ customRate: 1 });
+    expect((await postEntity(rate.key, 'Admitted Dot')).status).toBe(201);
+    expectProblem(await postEntity(rate.key, 'Admitted Eve'), 429, 'rate_limited');
+    expect(await used(rate.key)).toBe(1);
+    expect(await entityStored('Admitted Eve')).toBe(false);
+
+    const revoked = await ownerKey({});
+    expect((await postEntity(revoked.key, 'Admitted Fay')).status).toBe(201);
+    await gw.gateway.runtime.services.keys.revoke(revoked.id);
+    expectProblem(await postEntity(revoked.key, 'Admitted Gus'), 401, 'AUTH_INVALID_KEY');
+    expect(await entityStored('Admitted Gus')).toBe(false);
+
+    const stranger = await gw.createKey('pro');
+    expect((await postEntity(stranger.key, 'Stranger Hal', 'prj_01aaaaaaaaaaaaaaaaaaaaaaaa')).status).toBe(404);
+    const theirs = expectProblem(await postEntity(stranger.key, 'Stranger Hal'), 404, 'not_found');
+    const none = expectProblem(await postEntity(stranger.key, 'Stranger Hal', 'prj_01aaaaaaaaaaaaaaaaaaaaaaaa'), 404, 'not_found');
+    expect(String(theirs.detail).replace(projectId, '<id>')).toBe(String(none.detail).replace('prj_01aaaaaaaaaaaaaaaaaaaaaaaa', '<id>'));
+    expect(await entityStored('Stranger Hal')).toBe(false);
+    expect(await used(stranger.key)).toBe(0);
   });
 
   it('when a write is refused (bad input, a stale version, another account\'s project), then it answers as before and spends no quota', async () => {

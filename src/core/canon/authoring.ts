@@ -223,7 +223,9 @@ export class AuthoringService {
    * (findEntityMentions), so they are held for one statement of checks and the writes; the writer lock shared, so facts
    * and state edits of the project go on meanwhile (holdProjectForNewEntity).
    */
-  async createEntity(accountId: string, keyId: string, projectId: string, input: CreateEntityInput, audit?: PendingAudit): Promise<AuthoredEntity> {
+  async createEntity(
+    accountId: string, keyId: string, projectId: string, input: CreateEntityInput, admission?: PipelinedAdmission, audit?: PendingAudit,
+  ): Promise<AuthoredEntity> {
     const id = newId('ent');
     let namesWritten: (() => void) | undefined;
     const entity = { id, name: input.name, aliases: input.aliases };
@@ -231,16 +233,17 @@ export class AuthoringService {
     // locks anyway (the chapters' digest, the names version). On PGlite, whose one session a transaction holds from its
     // BEGIN to its COMMIT, every other request's statements waited through these round trips too.
     const [foundBefore, namesBefore] = await Promise.all([findEntityMentions(this.sql, projectId, [entity], true), namesChange(this.sql, projectId, entity)]);
-    // The locks and the checks go with the BEGIN, in one round trip: the names lock is held from there to the COMMIT.
+    // The locks and the checks go with the BEGIN, in one round trip (the request's admission ahead of it): the names lock
+    // is held from there to the COMMIT.
     const checked = {
       statement: createChecks,
       values: [projectId, accountId, input.key ?? null, clashingNames([input.name, ...input.aliases]), input.key === undefined ? keyBase(input.name) : null, spanChapterIds(input.stateChanges)],
     };
     const answer = await this.sqlTransaction(async (sql, _locks, [[checksRow]]) => {
       const checks = checksRow as CreateChecks;
+      if (!checks.owned) throw projectNotFound(projectId);
       let found = foundBefore ?? (await findEntityMentions(sql, projectId, [entity]));
       let names = namesBefore;
-      if (!checks.owned) throw projectNotFound(projectId);
       const timed = timedRowsOf(checks.chapters, input.stateChanges);
       if (checks.keyHolder) throw fieldError('name_taken', 'input.key', `${input.key} is already the key of ${checks.keyHolder.name} (${checks.keyHolder.id})`);
       requireNamesFreeOf(nameFields(input.name, input.aliases), checks.clashes);
@@ -278,7 +281,9 @@ export class AuthoringService {
       const [record] = read.read(answered[writes.length] as EntityRecord[])!;
       const [authored] = authoredStatesOf([id], answered[writes.length + 1] as AuthoredStateRow[]);
       return { ...record, authored };
-    }, { first: holdProjectForNewEntity(projectId), then: [checked] });
+    }, { ahead: admission, first: holdProjectForNewEntity(projectId), then: [checked] }).catch((error: unknown) => {
+      throw admission ? admission.failed(error) : error;
+    });
     namesWritten?.();
     return answer;
   }

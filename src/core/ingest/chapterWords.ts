@@ -49,21 +49,32 @@ export async function indexChapterWords(db: Db, projectId: string, chapters: { i
   for (const part of chunk(rows, bucketsPerInsert)) await insertRows(db, 'ChapterWordBucket', part);
 }
 
+/** The words a lookup of the finder's names asks the index for, with their buckets (null: none to ask). */
+export function wordsAsked(finder: MentionFinder): { forms: string[][]; json: string | null } {
+  const forms = finder.forms().map((words) => [...new Set(words)]);
+  const words = [...new Set(forms.flat())];
+  return { forms, json: words.length === 0 ? null : JSON.stringify(words.map((word) => ({ word, bucket: bucketOf(word) }))) };
+}
+
+/** SQL: the index rows (chapterId, word, lines) of the project `projectParam` for the words of `wordsParam` (wordsAsked's JSON). */
+export const wordRowsSql = (projectParam: string, wordsParam: string) => `SELECT b."chapterId", w.word, b.words -> w.word AS lines
+       FROM "ChapterWordBucket" b JOIN jsonb_to_recordset(${wordsParam}::jsonb) AS w(word text, bucket int) ON b.bucket = w.bucket
+      WHERE b."projectId" = ${projectParam} AND b.words ? w.word`;
+
 /**
  * The lines of the project's chapters where one of the finder's names may stand (every word of one of its forms is on
  * the line), by chapter id, ascending. The chapters must be indexed.
  */
 export async function candidateLines(db: Db, projectId: string, finder: MentionFinder): Promise<Map<string, number[]>> {
-  const forms = finder.forms().map((words) => [...new Set(words)]);
-  const words = [...new Set(forms.flat())];
-  if (words.length === 0) return new Map();
-  const rows = await db.$queryRawUnsafe<{ chapterId: string; word: string; lines: number[] }[]>(
-    `SELECT b."chapterId", w.word, b.words -> w.word AS lines
-       FROM "ChapterWordBucket" b JOIN jsonb_to_recordset($2::jsonb) AS w(word text, bucket int) ON b.bucket = w.bucket
-      WHERE b."projectId" = $1 AND b.words ? w.word`,
-    projectId,
-    JSON.stringify(words.map((word) => ({ word, bucket: bucketOf(word) }))),
-  );
+  const { forms, json } = wordsAsked(finder);
+  if (json === null) return new Map();
+  return linesOfForms(forms, await db.$queryRawUnsafe<WordRow[]>(wordRowsSql('$1', '$2'), projectId, json));
+}
+
+export type WordRow = { chapterId: string; word: string; lines: number[] };
+
+/** candidateLines' answer from the index rows of the words asked (wordsAsked's forms). */
+export function linesOfForms(forms: string[][], rows: WordRow[]): Map<string, number[]> {
   const byChapter = new Map<string, Map<string, number[]>>();
   for (const row of rows) {
     const chapter = byChapter.get(row.chapterId) ?? new Map<string, number[]>();
