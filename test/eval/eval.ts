@@ -375,7 +375,7 @@ export function whyMissed(trace: Trace, kind: string, entity: string, focus: Set
   if (mine.length > 0) return 'f found, other refs';
   if (claims.some((c) => focus.has(c.sentence))) return 'c other entity';
   const refs = trace.refs.filter((r) => r.entity === entity && focus.has(r.sentence));
-  if (refs.length > 0) return refs.every((r) => r.frame !== undefined) ? `e frame: ${refs[0].frame}` : 'a not read';
+  if (refs.length > 0) return refs.every((r) => r.frame !== undefined) ? `e guard: frame: ${refs[0].frame}` : 'a not read';
   return trace.openPronouns.some((n) => focus.has(n)) ? 'b holder: pronoun unresolved' : 'b holder: not referred to';
 }
 
