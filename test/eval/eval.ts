@@ -358,7 +358,8 @@ function changedSentences(passage: Passage, trace: Trace, bundle: Bundle): Set<n
 /**
  * The first stage where a missed (kind, entity) pair was lost, from what the core read (its trace) in the sentences
  * holding the change: (a) the entity is referred to there but no claim of the kind was read of it; (b) no reference
- * to the entity there, with a personal pronoun left unresolved or none; (c) a claim of the kind was read there of
+ * to the entity there, with a personal pronoun left unresolved or none, the entity named elsewhere in the passage or
+ * not at all; (c) a claim of the kind was read there of
  * another entity only; (d) a claim of the entity was compared with the canon and agreed, or the canon held nothing to
  * compare with as of the passage; (e) a guard or frame set it aside (named); (f) the core found it but the hit cites
  * other ids.
@@ -376,7 +377,10 @@ export function whyMissed(trace: Trace, kind: string, entity: string, focus: Set
   if (claims.some((c) => focus.has(c.sentence))) return 'c other entity';
   const refs = trace.refs.filter((r) => r.entity === entity && focus.has(r.sentence));
   if (refs.length > 0) return refs.every((r) => r.frame !== undefined) ? `e guard: frame: ${refs[0].frame}` : 'a not read';
-  return trace.openPronouns.some((n) => focus.has(n)) ? 'b holder: pronoun unresolved' : 'b holder: not referred to';
+  // Whether the passage names the entity at all tells a pronoun left short of a named antecedent from one whose
+  // antecedent only the chapter before the passage (or nobody) names.
+  const named = trace.refs.some((r) => r.entity === entity) ? 'named elsewhere' : 'not in passage';
+  return trace.openPronouns.some((n) => focus.has(n)) ? `b holder: pronoun unresolved, ${named}` : `b holder: not referred to, ${named}`;
 }
 
 /** Each chapter of the book checked in place, as of itself (chapterCheck.ts): the book is canon, so every hit is a false alarm. */
@@ -586,10 +590,10 @@ export function formatReport(report: EvalReport): string {
     const short: Record<string, string> = { dead_character_active: 'dead', attribute_contradiction: 'attr', location_conflict: 'place', relationship_contradiction: 'kin', knowledge_violation: 'know' };
     const table = (label: string, why: Why) => {
       lines.push(`  ${label}`);
-      lines.push(`    ${'stage'.padEnd(40)} ${deterministicKinds.map((k) => short[k].padStart(6)).join(' ')} ${'all'.padStart(6)}`);
+      lines.push(`    ${'stage'.padEnd(56)} ${deterministicKinds.map((k) => short[k].padStart(6)).join(' ')} ${'all'.padStart(6)}`);
       for (const stage of Object.keys(why).sort()) {
         const counts = deterministicKinds.map((k) => why[stage][k] ?? 0);
-        lines.push(`    ${stage.slice(0, 40).padEnd(40)} ${counts.map((n) => String(n).padStart(6)).join(' ')} ${String(counts.reduce((a, b) => a + b, 0)).padStart(6)}`);
+        lines.push(`    ${stage.slice(0, 56).padEnd(56)} ${counts.map((n) => String(n).padStart(6)).join(' ')} ${String(counts.reduce((a, b) => a + b, 0)).padStart(6)}`);
       }
     };
     const total: Why = {};

@@ -40,7 +40,7 @@ it('when the eval runs with why, then each miss of the core is counted at the st
   expect(report.deterministic.ownKinds.tp).toBe(1);
   expect(report.sets[0].why).toEqual({
     'd value: agrees': { attribute_contradiction: 1 },
-    'b holder: not referred to': { dead_character_active: 1 },
+    'b holder: not referred to, not in passage': { dead_character_active: 1 },
     'e guard: frame: dialogue': { dead_character_active: 1 },
   });
   const table = formatReport(report).split('Deterministic core misses by the stage')[1].split('\n\n')[0];
