@@ -19,6 +19,7 @@ import { loadConfig } from '../../src/config.ts';
 import { loadCanonSlice, type SliceStore } from '../../src/core/conflicts/canonSlice.ts';
 import { checkChapter } from '../../src/core/conflicts/chapterCheck.ts';
 import { readBefore } from '../../src/core/conflicts/chapterBefore.ts';
+import type { Trace } from '../../src/core/conflicts/checks/passage.ts';
 import { findDeterministicConflicts, parse } from '../../src/core/conflicts/deterministic.ts';
 import { conflictKinds } from '../../src/core/conflicts/kinds.ts';
 import type { PrismaClient } from '../../src/generated/prisma/client.ts';
@@ -30,8 +31,8 @@ import { prng } from '../support/prng.ts';
 
 type Expected = { kind: string; entity: string };
 type ModelHit = { severity: string; kind: string; title: string; rationale: string; refs: string[] };
-type Passage = { id: string; text: string; chapter?: string; line?: number; expected: Expected[]; model?: ModelHit[] };
-type Bundle = { entities: { key: string; facts?: (string | { text: string })[] }[]; chapters?: { id: string; text?: string }[] };
+export type Passage = { id: string; text: string; chapter?: string; line?: number; expected: Expected[]; model?: ModelHit[] };
+export type Bundle = { entities: { key: string; facts?: (string | { text: string })[] }[]; chapters?: { id: string; text?: string }[] };
 type Hit = { kind: string; title: string; refs: string[] };
 
 export type Tally = { tp: number; fp: number; fn: number };
@@ -73,7 +74,11 @@ export type SetFigures = {
   deterministic: RunFigures;
   whole: RunFigures;
   wholeBook?: WholeBook;
+  /** `--why`: the deterministic core's misses counted by the stage where each was lost (stage, then kind) */
+  why?: Why;
 };
+/** Counts of missed planted pairs: stage → kind → count. */
+export type Why = Record<string, Record<string, number>>;
 export type CoreBench = { words: number; named: number; entities: number; runs: number; medianMs: number; p90Ms: number; promptTokens: number };
 export type EvalReport = {
   passages: number;
@@ -223,7 +228,7 @@ async function readJson<T>(file: string): Promise<T> {
   return JSON.parse(await readFile(path.join(here, file), 'utf8')) as T;
 }
 
-type EvalSet = { name: string; published: boolean; bundle: Bundle; passages: Passage[] };
+export type EvalSet = { name: string; published: boolean; bundle: Bundle; passages: Passage[] };
 type PassagesFile = { published?: boolean; passages: Passage[] };
 
 /** The first set (canon.json, passages.json) and each folder of sets/, in name order. */
@@ -237,8 +242,12 @@ export async function loadSets(only?: string[]): Promise<EvalSet[]> {
   return only?.length ? sets.filter((s) => only.includes(s.name)) : sets;
 }
 
-export async function runEvaluation(options: { databaseUrl?: string; large?: boolean; sets?: string[] } = {}): Promise<EvalReport> {
-  const sets = await loadSets(options.sets);
+/**
+ * `why`: classify each miss of the deterministic core by the stage where it was lost (whyMissed). `given`: sets to run
+ * instead of the stored ones (a test's own).
+ */
+export async function runEvaluation(options: { databaseUrl?: string; large?: boolean; sets?: string[]; why?: boolean; given?: EvalSet[] } = {}): Promise<EvalReport> {
+  const sets = options.given ?? (await loadSets(options.sets));
   const fake = await startFakeLlm();
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'lore-eval-'));
   const { logger, tokens } = tokenLogger();
@@ -268,6 +277,7 @@ export async function runEvaluation(options: { databaseUrl?: string; large?: boo
       const canon = await Canon.load(prisma, projectId, set.bundle);
       const setDeterministic = new Scorer();
       const setWhole = new Scorer();
+      const why: Why = {};
       for (const passage of set.passages) {
         const chapter = passage.chapter
           ? ((await prisma.chapter.findFirst({ where: { projectId, externalId: passage.chapter }, select: { id: true, ordinal: true, text: true } })) ?? undefined)
@@ -277,7 +287,17 @@ export async function runEvaluation(options: { databaseUrl?: string; large?: boo
         const parsed = parse(passage.text);
         const before = chapter ? await readBefore(prisma, projectId, chapter, parsed, passage.line) : undefined;
         const slice = await loadCanonSlice(runtime.db, projectId, passage.text, position, before?.text);
-        const found = findDeterministicConflicts(passage.text, slice, passage.chapter ?? null, parsed, before);
+        const trace: Trace | undefined = options.why ? { claims: [], refs: [], openPronouns: [], sentences: [] } : undefined;
+        const found = findDeterministicConflicts(passage.text, slice, passage.chapter ?? null, parsed, before, trace);
+        if (trace) {
+          const focus = changedSentences(passage, trace, set.bundle);
+          for (const pair of score(passage, found, canon).fn) {
+            const [kind, entity] = pair.split(':');
+            if (!deterministicKinds.includes(kind)) continue;
+            const stage = whyMissed(trace, kind, canon.id(entity), focus);
+            (why[stage] ??= {})[kind] = (why[stage]?.[kind] ?? 0) + 1;
+          }
+        }
         deterministic.add(passage, found, canon);
         setDeterministic.add(passage, found, canon);
 
@@ -299,6 +319,7 @@ export async function runEvaluation(options: { databaseUrl?: string; large?: boo
         deterministic: setDeterministic.figures(),
         whole: setWhole.figures(),
         wholeBook: set.published ? await checkWholeBook(runtime.db, projectId, set.bundle) : undefined,
+        ...(options.why && { why }),
       });
     }
     const counts = Object.values(perPassage);
@@ -317,6 +338,49 @@ export async function runEvaluation(options: { databaseUrl?: string; large?: boo
     await fake.close();
     await rm(dataDir, { recursive: true, force: true });
   }
+}
+
+const squeeze = (text: string) => text.replace(/\s+/g, ' ').trim();
+
+/**
+ * The sentences that hold the planted change: those of a passage that its chapter's stored text lacks (a planted case
+ * is a minimal edit of a real passage); every sentence when the chapter has no text or all of them stand in it.
+ */
+function changedSentences(passage: Passage, trace: Trace, bundle: Bundle): Set<number> {
+  const all = new Set(trace.sentences.map((_, n) => n));
+  const chapter = bundle.chapters?.find((c) => c.id === passage.chapter)?.text;
+  if (!chapter) return all;
+  const book = squeeze(chapter);
+  const changed = trace.sentences.flatMap((s, n) => (book.includes(squeeze(passage.text.slice(s.start, s.end))) ? [] : [n]));
+  return changed.length > 0 ? new Set(changed) : all;
+}
+
+/**
+ * The first stage where a missed (kind, entity) pair was lost, from what the core read (its trace) in the sentences
+ * holding the change: (a) the entity is referred to there but no claim of the kind was read of it; (b) no reference
+ * to the entity there, with a personal pronoun left unresolved or none, the entity named elsewhere in the passage or
+ * not at all; (c) a claim of the kind was read there of
+ * another entity only; (d) a claim of the entity was compared with the canon and agreed, or the canon held nothing to
+ * compare with as of the passage; (e) a guard or frame set it aside (named); (f) the core found it but the hit cites
+ * other ids.
+ */
+export function whyMissed(trace: Trace, kind: string, entity: string, focus: Set<number>): string {
+  const claims = trace.claims.filter((c) => c.kind === kind && c.outcome !== 'unread');
+  const own = claims.filter((c) => c.entity === entity);
+  const there = own.filter((c) => focus.has(c.sentence));
+  const mine = there.length > 0 ? there : own;
+  const guard = mine.find((c) => !['hit', 'agrees', 'canon lacks'].includes(c.outcome));
+  if (guard) return `e guard: ${guard.outcome}`;
+  if (mine.some((c) => c.outcome === 'canon lacks')) return 'd value: canon lacks';
+  if (mine.some((c) => c.outcome === 'agrees')) return 'd value: agrees';
+  if (mine.length > 0) return 'f found, other refs';
+  if (claims.some((c) => focus.has(c.sentence))) return 'c other entity';
+  const refs = trace.refs.filter((r) => r.entity === entity && focus.has(r.sentence));
+  if (refs.length > 0) return refs.every((r) => r.frame !== undefined) ? `e guard: frame: ${refs[0].frame}` : 'a not read';
+  // Whether the passage names the entity at all tells a pronoun left short of a named antecedent from one whose
+  // antecedent only the chapter before the passage (or nobody) names.
+  const named = trace.refs.some((r) => r.entity === entity) ? 'named elsewhere' : 'not in passage';
+  return trace.openPronouns.some((n) => focus.has(n)) ? `b holder: pronoun unresolved, ${named}` : `b holder: not referred to, ${named}`;
 }
 
 /** Each chapter of the book checked in place, as of itself (chapterCheck.ts): the book is canon, so every hit is a false alarm. */
@@ -519,6 +583,26 @@ export function formatReport(report: EvalReport): string {
   list('Whole check misses', report.whole.misses);
   list('Whole check false positives', report.whole.falsePositives);
   list('Whole check duplicate hits (one conflict reported twice)', report.whole.duplicates);
+  const withWhy = report.sets.filter((s) => s.why);
+  if (withWhy.length > 0) {
+    lines.push('');
+    lines.push("Deterministic core misses by the stage where they were lost (--why; counts only):");
+    const short: Record<string, string> = { dead_character_active: 'dead', attribute_contradiction: 'attr', location_conflict: 'place', relationship_contradiction: 'kin', knowledge_violation: 'know' };
+    const table = (label: string, why: Why) => {
+      lines.push(`  ${label}`);
+      lines.push(`    ${'stage'.padEnd(56)} ${deterministicKinds.map((k) => short[k].padStart(6)).join(' ')} ${'all'.padStart(6)}`);
+      for (const stage of Object.keys(why).sort()) {
+        const counts = deterministicKinds.map((k) => why[stage][k] ?? 0);
+        lines.push(`    ${stage.slice(0, 56).padEnd(56)} ${counts.map((n) => String(n).padStart(6)).join(' ')} ${String(counts.reduce((a, b) => a + b, 0)).padStart(6)}`);
+      }
+    };
+    const total: Why = {};
+    for (const s of withWhy) {
+      table(s.name, s.why!);
+      for (const [stage, kinds] of Object.entries(s.why!)) for (const [k, n] of Object.entries(kinds)) (total[stage] ??= {})[k] = (total[stage][k] ?? 0) + n;
+    }
+    table('all sets run', total);
+  }
   lines.push('');
   lines.push(`Prompt tokens per check (provider-reported input tokens): mean ${report.promptTokens.mean}, max ${report.promptTokens.max} over ${report.passages} checks`);
   if (report.large) {
@@ -542,8 +626,8 @@ export function formatReport(report: EvalReport): string {
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  // `--set name` (repeatable) runs only those sets.
+  // `--set name` (repeatable) runs only those sets; `--why` adds the table of the core's misses by stage.
   const only = process.argv.flatMap((arg, i) => (arg === '--set' && process.argv[i + 1] ? [process.argv[i + 1]] : []));
-  const report = await runEvaluation({ databaseUrl: process.env.DATABASE_URL, large: process.argv.includes('--large'), sets: only });
+  const report = await runEvaluation({ databaseUrl: process.env.DATABASE_URL, large: process.argv.includes('--large'), sets: only, why: process.argv.includes('--why') });
   process.stdout.write(`${formatReport(report)}\n`);
 }

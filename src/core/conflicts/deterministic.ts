@@ -13,7 +13,7 @@ import { kinship } from './checks/kinship.ts';
 import { knowledgeViolations } from './checks/knowledge.ts';
 import { promisesPaidEarly } from './checks/promises.ts';
 import { locations } from './checks/locations.ts';
-import type { Passage } from './checks/passage.ts';
+import type { Passage, Trace } from './checks/passage.ts';
 import type { ConflictDraft } from './kinds.ts';
 import { chapterAntecedent } from './reader/lexicon.ts';
 import { read, type Reading, type Token } from './reader/nlp.ts';
@@ -46,9 +46,10 @@ function fresh({ reading, clause, unasserted }: Parsed): Syntax {
 /**
  * `parsed`: the passage's parse when the caller kept it (parse(text)); read here otherwise. `before`: the reading of
  * the words before the passage in its chapter (chapterBefore.ts), whose characters a pronoun the passage leaves with no
- * antecedent may refer to; what the passage reads without them stays as it is.
+ * antecedent may refer to; what the passage reads without them stays as it is. `trace`: filled with what the reader
+ * and the checks read (checks/passage.ts `Trace`), for the eval's account of its misses; the hits are the same.
  */
-export function findDeterministicConflicts(text: string, slice: CanonSlice, episode: string | null, parsed: Parsed = parse(text), before?: Reading): ConflictDraft[] {
+export function findDeterministicConflicts(text: string, slice: CanonSlice, episode: string | null, parsed: Parsed = parse(text), before?: Reading, trace?: Trace): ConflictDraft[] {
   const syntax = fresh(parsed);
   const { reading } = syntax;
   const outgoing = new Map<string, string[]>();
@@ -65,7 +66,8 @@ export function findDeterministicConflicts(text: string, slice: CanonSlice, epis
     const antecedents = before ? chapterAntecedents(before, slice.entities, pronounsOf) : new Map();
     return antecedents.size > 0 ? findReferences(syntax, slice.entities, pronounsOf, held, antecedents) : undefined;
   });
-  const passage: Passage = { reading, syntax, refs, slice, episode, pronounsOf };
+  const passage: Passage = { reading, syntax, refs, slice, episode, pronounsOf, ...(trace && { trace }) };
+  if (trace) traceReading(passage, trace);
   return [...deadCharacters(passage), ...attributes(passage), ...locations(passage), ...kinship(passage), ...knowledgeViolations(passage), ...promisesPaidEarly(passage)];
 }
 
@@ -89,4 +91,21 @@ function withChapterAntecedents(syntax: Syntax, refs: Ref[], withBefore: () => R
   if (!tokens.some((_, k) => open(k) && !taken.has(k))) return refs;
   const added = (withBefore() ?? []).filter((r) => !Array.from({ length: r.last - r.first + 1 }, (_, k) => r.first + k).some((k) => taken.has(k)));
   return added.length === 0 ? refs : [...refs, ...added].sort((a, b) => a.first - b.first);
+}
+
+const personalPronouns = new Set(['he', 'him', 'his', 'himself', 'she', 'her', 'hers', 'herself', 'i', 'me', 'my', 'myself']);
+
+/** The trace's account of the reading: the passage's sentences, its references and the personal pronouns none resolves. */
+function traceReading(p: Passage, trace: Trace): void {
+  const { tokens, sentences } = p.reading;
+  trace.sentences.push(...sentences.map((s) => ({ start: tokens[s.first].start, end: tokens[s.last].end })));
+  const taken = new Set<number>();
+  for (const r of p.refs) {
+    for (let k = r.first; k <= r.last; k++) taken.add(k);
+    const frame = p.syntax.unasserted[r.first];
+    trace.refs.push({ entity: r.entity.id, sentence: tokens[r.first].sentence, ...(frame !== undefined && { frame }) });
+  }
+  tokens.forEach((t, k) => {
+    if (!taken.has(k) && t.pos === 'PRON' && personalPronouns.has(t.lower)) trace.openPronouns.push(t.sentence);
+  });
 }

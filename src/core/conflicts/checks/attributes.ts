@@ -54,7 +54,7 @@ import type { Ref } from '../reader/references.ts';
 import { continuedSpeaker, quotations, speakerNear, type Quotation } from '../reader/speech.ts';
 import { asserts, clauseStart, moodOf, predicatesOf } from '../reader/syntax.ts';
 import { addresseeOf } from './kinship.ts';
-import { quoteAt, refsOf, spanAt, type Passage } from './passage.ts';
+import { quoteAt, refsOf, spanAt, traceClaim, type Passage } from './passage.ts';
 
 type Attribute = ColourAttribute | 'age' | 'title';
 /**
@@ -879,7 +879,7 @@ export function attributes(p: Passage): ConflictDraft[] {
   const said = spokenStatements(p);
   for (const character of p.slice.entities.filter((e) => e.type === 'character')) {
     const canon = canonAttributes(character);
-    if (canon.size === 0) continue;
+    if (canon.size === 0 && !p.trace) continue;
     const reported = new Set<Attribute>();
     // One description ("with blue eyes and red hair") is one conflict with the canon, however many features it gets wrong.
     const described = new Set<number>();
@@ -890,7 +890,11 @@ export function attributes(p: Passage): ConflictDraft[] {
     for (const st of statements) {
       const held = canon.get(st.attribute);
       const sentence = p.reading.tokens[st.from].sentence;
-      if (!held || reported.has(st.attribute) || described.has(sentence) || !contradicts(st.attribute, held.values, st.value, st.bygone, st.range)) continue;
+      if (!held || reported.has(st.attribute) || described.has(sentence) || !contradicts(st.attribute, held.values, st.value, st.bygone, st.range)) {
+        if (p.trace) traceClaim(p, 'attribute_contradiction', character.id, st.from, !held ? 'canon lacks' : reported.has(st.attribute) || described.has(sentence) ? 'one conflict per description' : 'agrees');
+        continue;
+      }
+      traceClaim(p, 'attribute_contradiction', character.id, st.from, 'hit');
       reported.add(st.attribute);
       described.add(sentence);
       hits.push({

@@ -17,7 +17,7 @@ import { actNouns, actRemembered, actTimes, aliveAdjectives, aliveVerbs, arrival
 import { finiteTense, verbIn } from '../reader/nlp.ts';
 import type { Ref } from '../reader/references.ts';
 import { asserts, clauseEnd, clauseStart, deniedBefore, moodOf, participleAfter, predicatesOf, speechTagBefore, type Predicate } from '../reader/syntax.ts';
-import { quoteAt, refsOf, spanAt, type Passage } from './passage.ts';
+import { quoteAt, refsOf, spanAt, traceClaim, type Passage } from './passage.ts';
 
 /** Particles before a place: "is out in the barn", "was back at the yard", "is down on the dock". */
 const outward = new Set(['out', 'back', 'up', 'down', 'over', 'off', 'away']);
@@ -591,14 +591,37 @@ function trigger(p: Passage, ref: Ref): Trigger | undefined {
   return undefined;
 }
 
+/** For the trace: the guard of `trigger` that set a reference to a dead character aside, if one did. */
+function deadGuard(p: Passage, ref: Ref): string {
+  const frame = p.syntax.unasserted[ref.first];
+  if (frame !== undefined) return `frame: ${frame}`;
+  if (goesOnAboutTheDead(p, ref)) return 'the dead spoken of';
+  if (inFlashback(p, ref)) return 'flashback';
+  if (rewound(p, ref)) return 'rewound';
+  return 'unread';
+}
+
+/** For the trace: what a character the canon has alive as of the passage is read doing ("canon lacks" when they act). */
+function traceLiving(p: Passage, character: SliceEntity): void {
+  for (const ref of refsOf(p, character).filter((r) => !r.narrator)) {
+    if (trigger(p, ref) ?? partInPlan(p, ref)) traceClaim(p, 'dead_character_active', character.id, ref.first, 'canon lacks');
+  }
+}
+
 export function deadCharacters(p: Passage): ConflictDraft[] {
   const hits: ConflictDraft[] = [];
+  if (p.trace) for (const character of p.slice.entities.filter((e) => e.type === 'character' && !isDead(e, p))) traceLiving(p, character);
   for (const character of p.slice.entities.filter((e) => e.type === 'character' && isDead(e, p))) {
     // A narrator who tells the story from beyond the grave is a device of the book, not a slip of it.
+    if (p.trace) for (const ref of refsOf(p, character).filter((r) => r.narrator)) traceClaim(p, 'dead_character_active', character.id, ref.first, 'narrator beyond the grave');
     for (const ref of refsOf(p, character).filter((r) => !r.narrator)) {
       const planned = partInPlan(p, ref);
       const found = trigger(p, ref) ?? (planned === undefined ? undefined : { from: ref.first, to: planned, alive: false });
-      if (!found) continue;
+      if (!found) {
+        if (p.trace) traceClaim(p, 'dead_character_active', character.id, ref.first, deadGuard(p, ref));
+        continue;
+      }
+      traceClaim(p, 'dead_character_active', character.id, ref.first, 'hit');
       const deathFact = character.facts.find((f) => /\b(died|dead|killed|drowned|murdered|death|slain|perished|executed)\b/i.test(f.text));
       const status = character.state.status ?? character.state.state;
       hits.push({

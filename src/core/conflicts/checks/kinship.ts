@@ -16,7 +16,7 @@ import type { Ref } from '../reader/references.ts';
 import { continuedSpeaker, speakerOf } from '../reader/speech.ts';
 import { asserts, listedAfter, predicatesOf } from '../reader/syntax.ts';
 import { isDead } from './dead.ts';
-import { quoteAt, spanAt, type Passage } from './passage.ts';
+import { quoteAt, spanAt, traceClaim, type Passage } from './passage.ts';
 
 /** The passage says `named` is `possessor`'s `kin`. */
 type Claim = { possessor: SliceEntity; named: SliceEntity; kin: Kin; word: string; from: number; to: number };
@@ -581,6 +581,10 @@ export function kinship(p: Passage): ConflictDraft[] {
         contradiction = { held: other.map((r) => ({ who: r.from, of: r.to, kin, id: r.id })), why: `the relationship graph relates them only as ${other.map((r) => r.kind).join(', ')}` };
       }
     }
+    if (p.trace) {
+      const outcome = !contradiction ? (between.length > 0 || derivedKinship(held, named.id, possessor.id).length > 0 ? 'agrees' : 'canon lacks') : reported.has(`${possessor.id}|${named.id}`) ? 'one conflict per pair' : 'hit';
+      for (const id of [named.id, possessor.id]) traceClaim(p, 'relationship_contradiction', id, claim.from, outcome);
+    }
     if (!contradiction) continue;
     const key = `${possessor.id}|${named.id}`;
     if (reported.has(key)) continue;
@@ -604,7 +608,11 @@ export function kinship(p: Passage): ConflictDraft[] {
     // "my uncle" when the graph gives the narrator parents; "his nephew" when it gives him a child or a grandchild.
     const said = generation[kin.role] ?? 0;
     const kept = [...roles].some((r) => closeKin.has(r) && Math.sign(generation[r] ?? 0) === Math.sign(said) && Math.abs(generation[r] ?? 0) >= Math.abs(said));
-    if (own.length === 0 || [...roles].some((r) => kinAgrees(kin.role, r)) || !kept) continue;
+    if (own.length === 0 || [...roles].some((r) => kinAgrees(kin.role, r)) || !kept) {
+      if (p.trace) traceClaim(p, 'relationship_contradiction', possessor.id, claim.from, [...roles].some((r) => kinAgrees(kin.role, r)) ? 'agrees' : 'canon lacks');
+      continue;
+    }
+    traceClaim(p, 'relationship_contradiction', possessor.id, claim.from, 'hit');
     const key = `${possessor.id}|${kin.role}`;
     if (reported.has(key)) continue;
     reported.add(key);

@@ -21,7 +21,7 @@ import { letterSpans, type Ref } from '../reader/references.ts';
 import { continuedSpeaker, speakerOf } from '../reader/speech.ts';
 import { asserts, atSubjectPosition, clauseEnd, clauseStart, inSubordinate, moodOf, predicatesOf, wheneverAfterHabit, type Predicate } from '../reader/syntax.ts';
 import { addresseeOf } from './kinship.ts';
-import { sentenceOf, spanAt, words, type Passage } from './passage.ts';
+import { sentenceOf, spanAt, traceClaim, words, type Passage } from './passage.ts';
 
 const dayShifts = new Set(['next', 'following', 'later', 'after', 'afterwards', 'tomorrow', 'yesterday', 'previous', 'before', 'earlier']);
 
@@ -855,9 +855,14 @@ export function locations(p: Passage): ConflictDraft[] {
       // stand against the canon only, not against the narration's places.
       const held = heldElsewhere(p, character.id, [...mine, ...canonOnly.filter((x) => x.character.id === character.id)]);
       if (held) hits.push(held);
+      if (p.trace) {
+        const outcome = held ? 'hit' : p.slice.heldAt[character.id] ? 'agrees' : 'canon lacks';
+        for (const x of [...mine, ...canonOnly.filter((y) => y.character.id === character.id)]) traceClaim(p, 'location_conflict', character.id, x.prep, outcome);
+      }
       continue;
     }
     const [a, b] = clash;
+    for (const x of clash) traceClaim(p, 'location_conflict', character.id, x.prep, 'hit');
     hits.push({
       severity: 'P2',
       kind: 'location_conflict',
