@@ -13,7 +13,7 @@
 // polishing glasses") is its subject's act too.
 import type { SliceEntity } from '../canonSlice.ts';
 import type { ConflictDraft } from '../kinds.ts';
-import { actNouns, actRemembered, actTimes, aliveAdjectives, aliveVerbs, arrivalPassives, burial, company, deathVerbs, deathWords, depicting, duties, fronting, genderOfWord, hereafter, images, inverting, kinWord, lifetimes, mindNouns, motion, nowWords, people, personNouns, placing, planAuxes, possessives, reporting, resting, rewinds, sceneMaking, sceneNouns, seenPresent, sensing, settling, standIns, stative, stretches, thinking, timedUnderPerfect, timeNouns, together } from '../reader/lexicon.ts';
+import { actNouns, actRemembered, deadHabitOpeners, deadLastActs, actTimes, aliveAdjectives, aliveVerbs, arrivalPassives, burial, company, deathVerbs, deathWords, depicting, duties, fronting, genderOfWord, hereafter, images, inverting, kinWord, lifetimes, mindNouns, motion, nowWords, people, personNouns, placing, planAuxes, possessives, reporting, resting, rewinds, sceneMaking, sceneNouns, seenPresent, sensing, settling, standIns, stative, stretches, thinking, timedUnderPerfect, timeNouns, together } from '../reader/lexicon.ts';
 import { finiteTense, verbIn } from '../reader/nlp.ts';
 import type { Ref } from '../reader/references.ts';
 import { asserts, clauseEnd, clauseStart, deniedBefore, moodOf, participleAfter, predicatesOf, speechTagBefore, type Predicate } from '../reader/syntax.ts';
@@ -464,6 +464,19 @@ function timedByPerfect(p: Passage, verb: number): boolean {
   return false;
 }
 
+/**
+ * "whenever X received friends", "when X passed under them for the last time": a past habit or a last act, each from
+ * before the death (lexicon `deadHabitOpeners`, `deadLastActs`).
+ */
+function beforeTheDeath(p: Passage, verb: number): boolean {
+  const { tokens } = p.reading;
+  const [start, end] = [clauseStart(p.syntax, verb), clauseEnd(p.syntax, verb)];
+  if (finiteTense(tokens, verb) !== 'past') return false;
+  if (deadHabitOpeners.has(tokens[start].lower)) return true;
+  for (let k = start; k <= end; k++) if (deadLastActs.some((phrase) => phrase.every((w, j) => tokens[k + j]?.lower === w))) return true;
+  return false;
+}
+
 /** Whether the passage opens on a phrase that takes it back in time (lexicon `rewinds`: "That same evening,"). */
 function opensOnRewind(p: Passage): boolean {
   const words = p.reading.tokens.filter((t) => t.pos !== 'PUNCT').slice(0, 12).map((t) => t.lower);
@@ -575,7 +588,7 @@ function trigger(p: Passage, ref: Ref): Trigger | undefined {
     }
     // "X was announced", "was ushered in": the subject of a passive of arrival comes in.
     if (verbIn(arrivalPassives, verb) && predicate.auxes.some((a) => tokens[a].lemma === 'be') && asserts(syntax, predicate, { passiveCounts: true })) return { from: ref.first, to: predicate.verb, alive: false };
-    if ((verbIn(stative, verb) && !heldDuty(p, predicate.verb)) || deathWords.has(verb.lower) || pictured(p, predicate.verb) || atRest(p, predicate.verb) || deadBeside(p, predicate.verb) || timedByPerfect(p, predicate.verb)) continue;
+    if ((verbIn(stative, verb) && !heldDuty(p, predicate.verb)) || deathWords.has(verb.lower) || pictured(p, predicate.verb) || atRest(p, predicate.verb) || deadBeside(p, predicate.verb) || timedByPerfect(p, predicate.verb) || beforeTheDeath(p, predicate.verb)) continue;
     if (asserts(syntax, predicate)) return { from: ref.first, to: predicate.verb, alive: false };
   }
   const agent = passiveAgent(p, ref) ?? invertedSubject(p, ref) ?? helpedObject(p, ref) ?? actByNoun(p, ref) ?? inCompany(p, ref) ?? doneWith(p, ref) ?? seenAsPresent(p, ref) ?? thereDoing(p, ref);

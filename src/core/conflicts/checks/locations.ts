@@ -14,7 +14,7 @@
 // from X"), a pluperfect stay whose span runs up to the now, a journey's end told in a main clause ("reached X"), a
 // speaker's "here" after their coming to X, and the one written to at X.
 import type { ConflictDraft } from '../kinds.ts';
-import { addressing, arrivalNouns, arrivals, collective, containedIn, deictic, elsewhen, missives, returning, contains, directional, formerly, future, hearsay, hypothetical, inside, kinWord, manners, modals, motion, namesOneMoment, pastSpans, pathMotion, people, placedPassives, placedStates, placeParts, pacing, placing, planning, pointing, relativeOpeners, portions, possessives, residences, roomEntries, rooms, simultaneity, spanClosers, spanOpeners, spokenOfPronouns, spokenSubjects, stays, stretches, thinking, timeNouns, timeShifts, unspecific, untilNow, writing } from '../reader/lexicon.ts';
+import { addressing, arrivalNouns, arrivals, collective, containedIn, deictic, elsewhen, missives, returning, contains, directional, formerly, future, hearsay, hypothetical, inside, kinWord, manners, modals, motion, namesOneMoment, pastSpans, pathMotion, people, placedPassives, placedStates, placeNamedThings, placeParts, pacing, placing, planning, pointing, relativeOpeners, portions, possessives, residences, roomEntries, rooms, simultaneity, spanClosers, spanOpeners, spokenOfPronouns, spokenSubjects, stays, stretches, thinking, timeNouns, timeShifts, unspecific, untilNow, writing } from '../reader/lexicon.ts';
 import { finiteTense, verbIn, type Token } from '../reader/nlp.ts';
 import { fits } from '../reader/pronouns.ts';
 import { letterSpans, type Ref } from '../reader/references.ts';
@@ -37,6 +37,7 @@ const home: Ref['entity'] = { id: '', type: 'location', name: 'home', aliases: [
 /** The placing preposition governing a location reference, or undefined when the place is a goal, a source or a label. */
 function prepositionOf(p: Passage, ref: Ref): number | undefined {
   const { tokens } = p.reading;
+  if (namesThing(tokens, ref.last)) return undefined;
   let k = ref.first - 1;
   // "in her London dining-room": the place names the room or house of someone's that one is in.
   if (possessives.has(tokens[k]?.lower ?? '') && roomNamed(p, ref.last)) k--;
@@ -51,6 +52,12 @@ function prepositionOf(p: Passage, ref: Ref): number | undefined {
   const prep = tokens[k];
   if (!prep || prep.sentence !== tokens[ref.first].sentence || !(placing.has(prep.lower) || pacingTo(tokens, k))) return undefined;
   return k;
+}
+
+/** Whether the place ending at `last` modifies a noun naming a thing ("inside the Yarmouth mail"; lexicon `placeNamedThings`). */
+function namesThing(tokens: Token[], last: number): boolean {
+  const [next, after] = [tokens[last + 1], tokens[last + 2]];
+  return !!next && ['NOUN', 'PROPN'].includes(next.pos) && (placeNamedThings.has(next.lower) || placeNamedThings.has(next.lemma)) && !(after?.pos === 'NOUN' || after?.text === '-');
 }
 
 /** Whether token k ends a way to and fro inside a place ("stumping up and down the parlour of X"; lexicon `pacing`). */

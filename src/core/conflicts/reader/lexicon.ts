@@ -131,6 +131,12 @@ export const pacing: string[][] = ['up and down'].map((p) => p.split(' '));
 export const roomEntries = set('into onto');
 /** Determiners that make a room no particular one: "to fix on any house in X", "no chair in X" put nobody there. */
 export const unspecific = set('any no every each whichever whatever');
+/**
+ * Nouns a place name modifies to name a thing, not where anyone is ("on the Dover road", "inside the Yarmouth mail",
+ * "done in India ink"): a road named for where it goes, a conveyance for where it runs, goods for where they come from.
+ * Only as the noun phrase's last word: "at the Dover coach office" is an office in Dover.
+ */
+export const placeNamedThings = set('road highway turnpike mail coach stage packet steamer boat train ink muslin shawl china silk lace paper papers');
 
 /** The documents of a novel told in them, whose headings name their writer ("Mina Murray's Journal"). */
 export const documents = set('journal diary log letter memorandum memoranda notebook memoir memoirs narrative statement account telegram note notes record');
@@ -361,6 +367,12 @@ export const planAuxes = set("should shall would was were to");
  * story's now, as the perfect is (checks/dead.ts).
  */
 export const timedUnderPerfect = set('when whenever after once');
+/**
+ * Of a dead character, acts no scene of the now can hold: one each time something happened ("whenever X received
+ * friends": a habit, as "used to" is) and one done "for the last time" (an act from before the death).
+ */
+export const deadHabitOpeners = set('whenever');
+export const deadLastActs: string[][] = ['for the last time'].map((p) => p.split(' '));
 /**
  * Openers that take a passage back in time, each a row of slots (a slot's words split by "|", "?" when it may be
  * missing): "That same evening", "On that very night", "Earlier that day", "Meanwhile", "It was three hours before". A
