@@ -103,9 +103,13 @@ const write = {
   }),
 };
 
+const pagePaths = {
+  recall: (p: Project, name: string) => `/api/v1/projects/${p.projectId}/recall?q=${encodeURIComponent(name.replace(/^the /, '').slice(0, 4).toLowerCase())}`,
+  search: (p: Project, name: string) => `/api/v1/projects/${p.projectId}/search?q=${encodeURIComponent(name)}`,
+};
 const read = {
-  recall: (p: Project, random: () => number) => ({ method: 'GET', path: `/api/v1/projects/${p.projectId}/recall?q=${encodeURIComponent(pick(p.names, random).replace(/^the /, '').slice(0, 4).toLowerCase())}` }),
-  search: (p: Project, random: () => number) => ({ method: 'GET', path: `/api/v1/projects/${p.projectId}/search?q=${encodeURIComponent(pick(p.names, random))}` }),
+  recall: (p: Project, random: () => number) => ({ method: 'GET', path: pagePaths.recall(p, pick(p.names, random)) }),
+  search: (p: Project, random: () => number) => ({ method: 'GET', path: pagePaths.search(p, pick(p.names, random)) }),
   entity: (p: Project, random: () => number) => ({ method: 'GET', path: `/api/v1/projects/${p.projectId}/entities/${pick(p.entityIds, random)}` }),
 };
 
@@ -120,6 +124,25 @@ const median = (values: number[]) => {
   const mid = Math.floor(sorted.length / 2);
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 };
+/**
+ * Every recall and search page the loads can ask of `projects` read once, 20 at a time, when there are at most
+ * `limit` of them (3 projects: some 1,700; 200 small ones: 40,000, which the alternating rounds warm instead).
+ */
+export async function readEveryPage(server: ServerProcess, projects: Project[], limit = 5_000): Promise<number> {
+  const paths = [...new Set(projects.flatMap((p) => p.names.slice(0, hot).flatMap((name) => [pagePaths.recall(p, name), pagePaths.search(p, name)].map((path) => `${p.key} ${path}`))))];
+  if (paths.length > limit) return 0;
+  let next = 0;
+  await Promise.all(Array.from({ length: 20 }, async () => {
+    while (next < paths.length) {
+      const [key, path] = paths[next++].split(' ');
+      const res = await fetch(`${server.url}${path}`, { headers: { authorization: `Bearer ${key}` } });
+      await res.arrayBuffer();
+      if (res.status !== 200) throw new Error(`GET ${path}: HTTP ${res.status}`);
+    }
+  }));
+  return paths.length;
+}
+
 const percentile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))];
 
 /** One client, one request at a time: p50 and p99 of `count` writes of one kind after a few unmeasured ones. */
@@ -220,15 +243,18 @@ export async function benchWrites(server: ServerProcess, projects: WriteProjects
   const rounds = Math.max(1, o.rounds ?? 2);
   const pair = async (label: string, list: Project[], mix: Mix, ratioTarget: number, p99Target: number) => {
     // The read-only run and the mix alternate, each after the other's run (the first after an unmeasured mix), so both
-    // find the cache alike: a read-only run right after seeding read 39% of its recall pages and 81% of its search pages
+    // find the cache alike (the share of first reads printed under each says whether they did): a read-only run right after seeding read 39% of its recall pages and 81% of its search pages
     // for the first time, where the mix after it found them kept, and its ratio said nothing of the writes. Each run
     // draws its own requests: with one seed for all, a run asks again exactly what the run before it asked.
+    // Where there are few enough, every page is read first: rounds of a few seconds leave many of them unread.
+    const warmed = await readEveryPage(server, list);
     await load(server, list, mix, Math.max(o.warmup, o.duration), o.connections, 11);
     // BENCH_MIX_STATS=1: where each run's time goes (mixStats.ts), printed under the load's numbers.
     const stats = mixStatsOn && o.databaseUrl ? { databaseUrl: o.databaseUrl, log: o.log } : undefined;
     const line = (name: string, r: Run) => `  ${name.padEnd(42)} ${r.rps.toFixed(0).padStart(6)} req/s  p50 ${ms(r.p50).padStart(9)}  p99 ${ms(r.p99).padStart(9)}  failed ${r.failed}`;
     const writesName = `with ${(mix.fact + mix.state + mix.create).toFixed(0)}% writes (fact/state/entity)`;
-    o.log(`${label}, ${o.connections} connections, ${o.duration} s each, ${rounds} rounds of read-only then mixed:`);
+    o.log(`${label}, ${o.connections} connections, ${o.duration} s each, ${rounds} rounds of read-only then mixed` +
+      `${warmed ? `, after every page read once (${warmed})` : ''}:`);
     const runs: { reads: Run; mixed: Run }[] = [];
     for (let round = 1; round <= rounds; round++) {
       if (stats) o.log(`  round ${round}, read-only:`);
