@@ -1,5 +1,6 @@
-// Deleting a project over REST and GraphQL: everything of the project goes in one transaction, nothing of any other
-// project (the same account's or another's), and the account's idempotency records and audit entries stay.
+// Deleting a project over REST and GraphQL: everything of the project goes in one transaction (its change logs too,
+// which hold no foreign key to it), nothing of any other project (the same account's or another's), and the account's
+// idempotency records and audit entries stay.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { holdProject } from '../../src/core/canon/canon.ts';
 import { saltmarshBundle } from '../support/fixtures.ts';
@@ -57,6 +58,8 @@ async function census(projectIds: string[]) {
       conflicts: await db().conflict.count({ where }),
       conflictLinks: await db().conflictEntity.count({ where: { conflict: where } }),
       graphOutbox: await db().graphOutbox.count({ where }),
+      canonChanges: await db().canonChange.count({ where }),
+      nameChanges: await db().nameChange.count({ where }),
       project: await db().project.count({ where: { id: projectId } }),
     };
   };
@@ -73,6 +76,8 @@ async function census(projectIds: string[]) {
     conflicts: await db().conflict.count(),
     conflictLinks: await db().conflictEntity.count(),
     graphOutbox: await db().graphOutbox.count(),
+    canonChanges: await db().canonChange.count(),
+    nameChanges: await db().nameChange.count(),
     project: await db().project.count(),
   };
   const accountRows = {

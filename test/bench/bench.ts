@@ -18,7 +18,7 @@
 // Flags: --part reads|writes|search|all (default all; search: the uncached hybrid search and its floor alone, issue 28), --duration <s> (instead of BENCH_DURATION, for a shorter run),
 // --store embedded|both: the write part's read-only and mixed loads on the embedded store (test/bench/stores.ts), with
 // --seed-entities <n> for smaller projects; --mixes-only: the write part's read-only runs and mixes alone, without the
-// writes from one client; --alone (with --part writes): only each kind of write alone from one client, on one seeded
+// writes from one client; --rounds <n> (default 2): the mixes' rounds of read-only then mixed, judged on their median; --alone (with --part writes): only each kind of write alone from one client, on one seeded
 // project (a minute of seeding instead of several).
 // Env: DATABASE_URL or TEST_DATABASE_URL (the server to create lore_bench on; with neither, and no server at the default
 // address, `npm run bench` runs the embedded store's part alone), BENCH_DURATION (s, default 10),
@@ -47,13 +47,13 @@ import { benchDatabase } from './benchDatabase.ts';
 import { ensureBuilt } from './builtGateway.ts';
 import { benchBrief } from './brief.ts';
 import { benchConflictCore } from './conflictCore.ts';
-import { mixStatsOn, readCacheStatsFile } from './mixStats.ts';
+import { readCacheStatsFile } from './mixStats.ts';
 import { factWords, seed, seedSize } from './seed.ts';
 import { benchStores, type StoreChoice } from './stores.ts';
 import { benchWrites, benchWritesAlone, prepareWriteProjects, reuseWriteProjects } from './writes.ts';
 
 const { values: flags } = parseArgs({
-  options: { part: { type: 'string', default: 'all' }, duration: { type: 'string' }, store: { type: 'string', default: 'postgres' }, 'seed-entities': { type: 'string' }, 'mixes-only': { type: 'boolean', default: false }, alone: { type: 'boolean', default: false } },
+  options: { part: { type: 'string', default: 'all' }, duration: { type: 'string' }, store: { type: 'string', default: 'postgres' }, 'seed-entities': { type: 'string' }, 'mixes-only': { type: 'boolean', default: false }, rounds: { type: 'string' }, alone: { type: 'boolean', default: false } },
 });
 if (!['reads', 'writes', 'search', 'all'].includes(flags.part!)) throw new Error('--part: reads, writes, search or all');
 if (!['postgres', 'embedded', 'both'].includes(flags.store!)) throw new Error('--store: postgres, embedded or both');
@@ -65,6 +65,8 @@ const { databaseUrl } = bench;
 const duration = Number(flags.duration ?? process.env.BENCH_DURATION ?? 10);
 const warmup = Number(process.env.BENCH_WARMUP ?? 3);
 const rounds = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 5));
+// The write part's mixes: rounds of read-only then mixed (writes.ts).
+const mixRounds = Math.max(1, Number(flags.rounds ?? 2));
 const connections = 50;
 const target = { ratio: 0.75, p99Ms: 50 };
 const workers = availableParallelism();
@@ -500,7 +502,7 @@ async function main() {
   }
   if (flags.store !== 'postgres') {
     const seedEntities = flags['seed-entities'] ? Number(flags['seed-entities']) : undefined;
-    return benchStores(flags.store as StoreChoice, { databaseUrl, recreate: bench.recreate, seedEntities, duration, warmup, connections, log, alone: !flags['mixes-only'] });
+    return benchStores(flags.store as StoreChoice, { databaseUrl, recreate: bench.recreate, seedEntities, duration, warmup, connections, log, alone: !flags['mixes-only'], rounds: mixRounds });
   }
   if (flags.part === 'search') return searchFloor();
   if (flags.part !== 'writes') await reads();
@@ -511,10 +513,10 @@ async function writes() {
   const kept = process.env.BENCH_REUSE_DB === '1' && !flags.alone ? await reuseWriteProjects(databaseUrl, log).catch(() => undefined) : undefined;
   if (flags.part === 'writes' && !kept) await bench.recreate();
   const projects = kept ?? (await prepareWriteProjects(databaseUrl, log, { alone: flags.alone }));
-  const gateway = await startServer(['bin/lore.mjs', 'serve'], gatewayListening, mixStatsOn ? { LORE_READ_CACHE_STATS: readCacheStatsFile } : {});
+  const gateway = await startServer(['bin/lore.mjs', 'serve'], gatewayListening, { LORE_READ_CACHE_STATS: readCacheStatsFile });
   try {
     if (flags.alone) await benchWritesAlone(gateway, projects, { log });
-    else await benchWrites(gateway, projects, { databaseUrl, duration, warmup, connections, log, alone: !flags['mixes-only'] });
+    else await benchWrites(gateway, projects, { databaseUrl, duration, warmup, connections, log, alone: !flags['mixes-only'], rounds: mixRounds });
     log(`load average (1 min) ${loadavg()[0].toFixed(1)} after the writes; the targets assume an otherwise idle machine`);
   } finally {
     await gateway.stop();

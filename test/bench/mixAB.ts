@@ -1,5 +1,5 @@
 // The 3-project mix (25% writes, 50 connections) on two checkouts of Lore, interleaved on one database: each round
-// starts each checkout's gateway in turn, warms it with the read-only mix, then runs the read-only mix and the mixed
+// starts each checkout's gateway in turn, warms it (every page read once, then the mix), then runs the read-only mix and the mixed
 // one, printing the ratio, p50/p99 by kind, CPU per answer of the gateway and of PostgreSQL (BENCH_MIX_STATS=1's lines)
 // and the load average. `npx tsx test/bench/mixAB.ts <checkout A> <checkout B> [rounds] [seconds]`. The database
 // (BENCH_DB, default lore_bench) is the one `npm run bench -- --part writes` left with BENCH_KEEP_DB=1.
@@ -8,7 +8,7 @@ import { gatewayListening, spawnServer } from '../support/processes.ts';
 import { benchDatabase } from './benchDatabase.ts';
 import { ensureBuilt } from './builtGateway.ts';
 import { readCacheStatsFile } from './mixStats.ts';
-import { load, mixed, readOnly, reuseWriteProjects } from './writes.ts';
+import { load, mixed, readEveryPage, readOnly, reuseWriteProjects } from './writes.ts';
 
 process.env.BENCH_KEEP_DB = '1';
 const bench = benchDatabase(process.env.BENCH_DB ?? 'lore_bench');
@@ -28,7 +28,9 @@ try {
       });
       try {
         const before = loadavg()[0];
-        await load(server, projects.large, readOnly, seconds, 50, 11 + round);
+        // Warmed as in the write bench: every page read, then the mix, so the read-only run finds the cache as the mix does.
+        await readEveryPage(server, projects.large);
+        await load(server, projects.large, mixed, seconds, 50, 11 + round);
         log(`round ${round} ${label} (${checkout}) read-only:`);
         const reads = await load(server, projects.large, readOnly, seconds, 50, 21 + round, stats);
         log(`round ${round} ${label} mixed:`);

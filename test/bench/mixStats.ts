@@ -65,6 +65,25 @@ const readCounts = (): Counts => {
   }
 };
 
+/** The gateway's read cache counts once it has written all it counted so far (it writes them every second). */
+export async function cacheCounts(): Promise<Counts> {
+  await new Promise((r) => setTimeout(r, 1_100));
+  return readCounts();
+}
+
+/**
+ * Each kind of page's first reads (not in the cache at all) between two of `cacheCounts`' answers, as a share of its
+ * requests: two runs compare fairly only when their reads found the cache alike.
+ */
+export function firstReads(before: Counts, after: Counts): string {
+  const shares = Object.entries(after).flatMap(([kind, counts]) => {
+    const delta = (k: string) => (counts[k] ?? 0) - (before[kind]?.[k] ?? 0);
+    const total = Object.keys(counts).reduce((sum, k) => sum + delta(k), 0);
+    return total > 0 ? [`${kind} ${((100 * (delta('absent') + delta('absent, shared'))) / total).toFixed(0)}% of ${total}`] : [];
+  });
+  return shares.length > 0 ? `first reads (pages not in the cache): ${shares.join(', ')}` : 'first reads: no read cache counts (LORE_READ_CACHE_STATS)';
+}
+
 /** Starts measuring a run of the gateway `pid` on `databaseUrl`; `stop` answers the lines to print. */
 export async function startMixStats(databaseUrl: string, gatewayPid: number) {
   const datname = new URL(databaseUrl).pathname.slice(1);

@@ -8,6 +8,7 @@ import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { gatewayListening, spawnServer } from '../support/processes.ts';
 import { seedSize, type SeedSize } from './seed.ts';
+import { readCacheStatsFile } from './mixStats.ts';
 import { benchWrites, prepareWriteProjects, type WriteResults } from './writes.ts';
 
 export type StoreChoice = 'postgres' | 'embedded' | 'both';
@@ -19,6 +20,8 @@ type Options = {
   duration: number;
   warmup: number;
   connections: number;
+  /** the mixes' rounds of read-only then mixed */
+  rounds?: number;
   log: (line: string) => void;
   /** false: the read-only runs and mixes alone, without the writes from one client (--mixes-only) */
   alone?: boolean;
@@ -37,7 +40,7 @@ async function spawnEmbedded(dataDir: string) {
   const databaseUrl = process.env.DATABASE_URL;
   delete process.env.DATABASE_URL;
   try {
-    return await spawnServer(['bin/lore.mjs', 'serve'], gatewayListening, { NODE_ENV: 'production', LORE_DATA_DIR: dataDir });
+    return await spawnServer(['bin/lore.mjs', 'serve'], gatewayListening, { NODE_ENV: 'production', LORE_DATA_DIR: dataDir, LORE_READ_CACHE_STATS: readCacheStatsFile });
   } finally {
     if (databaseUrl !== undefined) process.env.DATABASE_URL = databaseUrl;
   }
@@ -50,7 +53,7 @@ export async function benchStores(store: StoreChoice, o: Options): Promise<void>
     o.log('== PostgreSQL');
     await o.recreate();
     const projects = await prepareWriteProjects(o.databaseUrl, o.log, { largeSize });
-    const gateway = await spawnServer(['bin/lore.mjs', 'serve'], gatewayListening, { NODE_ENV: 'production', DATABASE_URL: o.databaseUrl });
+    const gateway = await spawnServer(['bin/lore.mjs', 'serve'], gatewayListening, { NODE_ENV: 'production', DATABASE_URL: o.databaseUrl, LORE_READ_CACHE_STATS: readCacheStatsFile });
     try {
       results.postgres = await benchWrites(gateway, projects, o);
     } finally {

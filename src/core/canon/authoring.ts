@@ -507,6 +507,9 @@ export class AuthoringService {
       await tx.$executeRaw`DELETE FROM "Entity" WHERE "projectId" = ${projectId}`;
       await tx.$executeRaw`DELETE FROM "ChapterWordBucket" WHERE "projectId" = ${projectId}`;
       await tx.$executeRaw`DELETE FROM "Chapter" WHERE "projectId" = ${projectId}`;
+      // The change logs hold no foreign key to the project; after the deletions above, which log theirs.
+      await tx.$executeRaw`DELETE FROM "CanonChange" WHERE "projectId" = ${projectId}`;
+      await tx.$executeRaw`DELETE FROM "NameChange" WHERE "projectId" = ${projectId}`;
       await tx.$executeRaw`DELETE FROM "Project" WHERE id = ${projectId}`;
       return { id: projectId, deleted: true as const };
     }, projectDeletion);

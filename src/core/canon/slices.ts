@@ -105,6 +105,9 @@ const removals = [
   'DELETE FROM "Entity" WHERE id IN (SELECT id FROM "Entity" WHERE "projectId" = $1 LIMIT $2)',
   'DELETE FROM "ChapterWordBucket" WHERE ("chapterId", bucket) IN (SELECT "chapterId", bucket FROM "ChapterWordBucket" WHERE "projectId" = $1 LIMIT $2)',
   'DELETE FROM "Chapter" WHERE id IN (SELECT id FROM "Chapter" WHERE "projectId" = $1 LIMIT $2)',
+  // The change logs hold no foreign key (a write logs before it commits); after the rows above, whose deletions log.
+  'DELETE FROM "CanonChange" WHERE id IN (SELECT id FROM "CanonChange" WHERE "projectId" = $1 LIMIT $2)',
+  'DELETE FROM "NameChange" WHERE id IN (SELECT id FROM "NameChange" WHERE "projectId" = $1 LIMIT $2)',
 ];
 
 /** Removes the projects of an account that no key belongs to (a staged import's, a deletion's), then the account, in slices. */

@@ -109,10 +109,17 @@ export function keepNames(projectId: string, names: ProjectNames): void {
   if (kept.size > keptProjects) kept.delete(kept.keys().next().value!);
 }
 
+// The reads of each project's names in flight, per client (a transaction's reads see its own writes: never shared).
+type Flight = { read: Promise<ProjectNames | undefined>; queued?: Promise<ProjectNames | undefined> };
+const flights = new WeakMap<SqlClient, Map<string, Flight>>();
+
 /**
  * The project's names now, undefined for no such project. `version`: the project's names version as the caller just
  * read it; the kept names answer without a read when they are at it. Otherwise one statement reads the version, and
- * the names changed since those kept (all of them when none are kept).
+ * the names changed since those kept (all of them when none are kept). One read of a project's names is in flight at
+ * a time: callers arriving meanwhile (new entities arriving together at a gateway just started, each wanting all the
+ * names) wait for it, take its names when they are at the version they read, and otherwise share one read sent after
+ * it, once they have all arrived, so that it sees every write committed before any of them asked.
  */
 export async function projectNames(sql: SqlClient, projectId: string, version?: string): Promise<ProjectNames | undefined> {
   const known = kept.get(projectId);
@@ -120,6 +127,25 @@ export async function projectNames(sql: SqlClient, projectId: string, version?: 
     keepNames(projectId, known);
     return known;
   }
+  let inFlight = flights.get(sql);
+  if (!inFlight) flights.set(sql, (inFlight = new Map()));
+  const flight = inFlight.get(projectId);
+  if (flight && version !== undefined) {
+    const names = await flight.read.catch(() => undefined);
+    if (names?.version === version) return names;
+    return projectNames(sql, projectId, version);
+  }
+  const start = (): Promise<ProjectNames | undefined> => {
+    const started: Flight = { read: readNames(sql, projectId).finally(() => inFlight.get(projectId) === started && inFlight.delete(projectId)) };
+    inFlight.set(projectId, started);
+    return started.read;
+  };
+  if (!flight) return start();
+  return (flight.queued ??= flight.read.then(start, start));
+}
+
+async function readNames(sql: SqlClient, projectId: string): Promise<ProjectNames | undefined> {
+  const known = kept.get(projectId);
   const found = await rows<NameRow>(sql, namesRead, [projectId, known?.version ?? null]);
   if (found.length === 0) return undefined;
   const { version: now, whole, pending } = found[0];
