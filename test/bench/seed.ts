@@ -6,6 +6,8 @@
 // the triggers and foreign-key checks, which cost most of the time on the embedded store.
 import type { Prisma, PrismaClient } from '../../src/generated/prisma/client.ts';
 import { mentionSortKey, nameText, refreshSearchText } from '../../src/core/canon/canon.ts';
+import { indexChapterWords } from '../../src/core/ingest/chapterWords.ts';
+import { sha256 } from '../../src/core/ingest/mentions.ts';
 import { newId } from '../../src/ids.ts';
 import { prng } from '../support/prng.ts';
 
@@ -95,7 +97,7 @@ function chapterTexts(chapters: number, names: string[], words: number, random: 
 
 type Rows = {
   project: { id: string; accountId: string; name: string; description: string; updatedAt: Date };
-  chapters: { id: string; projectId: string; externalId: string; title: string; ordinal: number; text: string }[];
+  chapters: { id: string; projectId: string; externalId: string; title: string; ordinal: number; text: string; contentHash: string }[];
   entities: Prisma.EntityCreateManyInput[];
   facts: Prisma.FactCreateManyInput[];
   mentions: Prisma.MentionCreateManyInput[];
@@ -122,7 +124,9 @@ export async function seedMany(prisma: PrismaClient, accountIds: string[], size:
   const rebuild = triggers ? [] : await dropIndexes(prisma, ['Entity', 'Mention']);
   const all = <K extends Exclude<keyof Rows, 'project'>>(key: K) => made.flatMap((m) => m.rows[key] as object[]) as Rows[K];
   await insertRows(prisma, 'Project', { id: 'text', accountId: 'text', name: 'text', description: 'text', updatedAt: 'timestamp(3)' }, made.map((m) => m.rows.project), triggers);
-  await insertRows(prisma, 'Chapter', { id: 'text', projectId: 'text', externalId: 'text', title: 'text', ordinal: 'int', text: 'text' }, all('chapters'), triggers);
+  await insertRows(prisma, 'Chapter', { id: 'text', projectId: 'text', externalId: 'text', title: 'text', ordinal: 'int', text: 'text', contentHash: 'text' }, all('chapters'), triggers);
+  // The chapters' word index, as an import writes it: without it a new entity's mentions were looked up in an empty index.
+  for (const m of made) await writing(prisma, triggers, (db) => indexChapterWords(db, m.rows.project.id, m.rows.chapters));
   await insertRows(prisma, 'Entity', {
     id: 'text', projectId: 'text', key: 'text', type: '"EntityType"', name: 'text', aliases: 'text[]', state: 'jsonb', baseState: 'jsonb',
     status: '"ApprovalStatus"', confidence: 'float8', nameText: 'text', updatedAt: 'timestamp(3)',
@@ -167,6 +171,7 @@ function seedRows(accountId: string, size: SeedSize): { rows: Rows; seeded: Seed
     title: `Chapter ${i + 1}`,
     ordinal: i + 1,
     text: '',
+    contentHash: '',
   }));
 
   const places: string[] = [];
@@ -237,7 +242,7 @@ function seedRows(accountId: string, size: SeedSize): { rows: Rows; seeded: Seed
     }
   }
   const texts = chapterTexts(chapters.length, entities.map((e) => e.name), size.words, random);
-  chapters.forEach((c, i) => (c.text = texts[i]));
+  chapters.forEach((c, i) => Object.assign(c, { text: texts[i], contentHash: sha256(texts[i]) }));
 
   // Long tail: every entity is named twice, the rest follow a Zipf-like law over a shuffled order.
   const order = entities.map((_, i) => i).sort(() => random() - 0.5);
