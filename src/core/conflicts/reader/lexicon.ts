@@ -775,6 +775,22 @@ export const antecedentDoubts = {
   denying: set('not'),
   /** the word just before a name that compares with it (a preposition or conjunction, not the verb "like") */
   comparing: set('than like unlike'),
+  /**
+   * someone unnamed brought in between the antecedent and the pronoun who may take it ("married to a husband younger
+   * than herself, who…; for he was…"): the words that bring them in, before a person noun or kin word of the pronoun's
+   * gender (`pronounCarry.newcomers`); not a description of a name ("Joe was a kind man", "Joe, a smith,", "as a boy")
+   */
+  newcomer: true,
+  /** the word before the newcomer's article that makes it a description, not someone new */
+  describing: set('be is was were am are been being become became becomes seem seemed seems as like than such what'),
+  /** a name the canon gives two characters whose pronouns fit ("Sir Pitt Crawley", father and son) said between: either may take it */
+  sharedName: true,
+  /** adjectives before a kin word that make it another relative than the graph's one of that role ("my new father", "her future husband") */
+  otherKin: set('new future former prospective intended second third'),
+  /** a possessive opening a speech tag ('"…," said her father') goes to no one while two characters it fits stand in its window */
+  speechTagPossessive: true,
+  /** the word before a name that says its bearer is dead ("the dead O'Brien", "the late Miss Crawley"): no pronoun's antecedent */
+  deceased: set('dead late'),
 };
 
 /** Gendered words in names, titles and relationship kinds: "Lady Vell", "Brother Cael", "mother_of". */

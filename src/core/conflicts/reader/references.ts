@@ -59,7 +59,7 @@ export const saysI = (text: string) => firstPersonWord.test(text) || kinAsName.t
 type Term = { entity: SliceEntity; words: string[]; bare: boolean };
 
 /** Names and aliases of the entities, matched on whole words of the passage, longest first. */
-export function findNames(reading: Reading, entities: SliceEntity[]): Ref[] {
+export function findNames(reading: Reading, entities: SliceEntity[], shared?: Shared[]): Ref[] {
   // In a tree keyed word by word (the cost of a match is the words it walks, not the number of names), each form once
   // per entity: as written first, the same words without their article after.
   const terms = new WordTrie<Term>();
@@ -109,11 +109,14 @@ export function findNames(reading: Reading, entities: SliceEntity[]): Ref[] {
     if (matched.length === 1) {
       const ref: Ref = { entity: matched[0].entity, first: tokenAt(words[i].start), last: tokenAt(words[i + n - 1].end - 1), bare: matched[0].bare, subject: false };
       if (!ref.bare || standsAlone(reading, ref, refs)) refs.push(ref);
-    }
+    } else shared?.push({ entities: matched.map((t) => t.entity), first: tokenAt(words[i].start), last: tokenAt(words[i + n - 1].end - 1) });
     i += n - 1;
   }
   return refs;
 }
+
+/** A name the canon gives two entities or more, where it stands: a reference to none of them. */
+export type Shared = { entities: SliceEntity[]; first: number; last: number };
 
 /** A character's own name of two words or more, not a title or an epithet ("the Grey Magister", "Mother Ysra"). */
 function isFullName(term: Term): boolean {
@@ -141,7 +144,8 @@ function standsAlone(reading: Reading, ref: Ref, earlier: Ref[]): boolean {
 export function findReferences(syntax: Syntax, entities: SliceEntity[], pronounsOf: (e: SliceEntity) => Pronouns | undefined, kinship: Held[] = [], before?: Map<Pronouns, Antecedent>): Ref[] {
   const { reading } = syntax;
   const { tokens } = reading;
-  const named = findNames(reading, entities);
+  const shared: Shared[] = [];
+  const named = findNames(reading, entities, shared);
   // A name of the canon is a name where the tagger read a verb or an auxiliary ("Will carried the rope"), unless a
   // subject follows it as in a question ("Will you come?").
   for (const r of named) {
@@ -208,7 +212,7 @@ export function findReferences(syntax: Syntax, entities: SliceEntity[], pronouns
     // subject, a "her" or "she" of that sentence may be either woman, unless it resolves to the object's own referent.
     const chosen = goesOnUnnamed(i, kind, role) ? undefined : resolve(syntax, refs, i, kind, role, pronounsOf);
     // A doubtful antecedent leaves the pronoun to someone the reader cannot name, carried to no one.
-    const doubtful = chosen !== undefined && doubtfulAntecedent(syntax, refs, chosen, i, kind, role, pronounsOf);
+    const doubtful = chosen !== undefined && doubtfulAntecedent(syntax, refs, chosen, i, kind, role, pronounsOf, shared);
     const resolvedTo = doubtful ? undefined : chosen?.entity;
     const object = objects.get(kind);
     const ambiguous = doubtful || (object !== undefined && tokens[object.at].sentence === t.sentence && (role === 'possessive' || role === 'nominative') && object.entity !== resolvedTo);
@@ -392,8 +396,10 @@ function kinReference(
   const start = bare ?? (possessor.pronoun === 'possessive' ? possessor.last + 1 : !possessor.pronoun && /^['’]s$/.test(tokens[possessor.last + 1]?.lower ?? '') ? possessor.last + 2 : -1);
   // "my poor mother", "his copper-haired brother": adjectives and hyphenated compounds before the kin word; "her
   // stepmother", "his brother-in-law" are roles of their own.
-  const { found } = kinAfter(tokens, start);
+  const { at: kinAt, found } = kinAfter(tokens, start);
   if (!found) return undefined;
+  // "my new father", "her future husband": not the one the graph gives that role.
+  if (tokens.slice(start, kinAt).some((t) => antecedentDoubts.otherKin.has(t.lower))) return undefined;
   const { role, gender } = found.kin;
   const at = found.last;
   const next = tokens[at + 1];
@@ -452,7 +458,7 @@ function fitting(syntax: Syntax, refs: Ref[], at: number, kind: Pronouns, role: 
     (/^['’]s$/.test(tokens[r.last + 1]?.lower ?? '') && standIns.has(tokens[r.last + 2]?.lemma ?? '')) ||
     (tokens[r.first - 1]?.lower === 'of' && standIns.has(tokens[r.first - 2]?.lemma ?? '')) ||
     // "a glance upon the dead O'Brien. All the time he kept smiling": the one who smiles is not the corpse.
-    tokens[r.first - 1]?.lower === 'dead' ||
+    antecedentDoubts.deceased.has(tokens[r.first - 1]?.lower ?? '') ||
     thoughtOf(r);
   // "my father died that evening. … He got downstairs next morning": one whose death an earlier sentence tells is not
   // who a subject goes on acting.
@@ -509,6 +515,17 @@ function carry(
   return topic;
 }
 
+/**
+ * Someone unnamed brought in at token k who may take a pronoun of this kind: "a husband", "a stranger", "my uncle"; not
+ * a description of someone named ("Joe was a kind man", "Joe, a smith,", "as a boy") nor a quotation's.
+ */
+function newcomerAt(tokens: Token[], k: number, kind: Pronouns): boolean {
+  const t = tokens[k];
+  if (!pronounCarry.newcomers.has(t.lower) || t.quoted || !mayBe(tokens, k + 1, kind)) return false;
+  const before = tokens[k - 1];
+  return !(before && (antecedentDoubts.describing.has(before.lower) || before.text === ','));
+}
+
 /** Whether the noun at k, after its adjectives, names a person who may take the pronoun: "a tall man", "a stranger", "my uncle" (not "woman" for "he"). */
 function mayBe(tokens: Token[], k: number, kind: Pronouns): boolean {
   while (k < tokens.length && (tokens[k].pos === 'ADJ' || tokens[k].text === ',')) k++;
@@ -558,12 +575,31 @@ function windowOf(syntax: Syntax, refs: Ref[], at: number): Ref[] {
  * ("It was not Wildfire") or compared with ("than Godfrey"); or an animal
  * the canon describes as one, while a person the pronoun may fit is in its window.
  */
-function doubtfulAntecedent(syntax: Syntax, refs: Ref[], chosen: Ref, at: number, kind: Pronouns, role: NonNullable<Ref['pronoun']>, pronounsOf: (e: SliceEntity) => Pronouns | undefined): boolean {
+function doubtfulAntecedent(
+  syntax: Syntax,
+  refs: Ref[],
+  chosen: Ref,
+  at: number,
+  kind: Pronouns,
+  role: NonNullable<Ref['pronoun']>,
+  pronounsOf: (e: SliceEntity) => Pronouns | undefined,
+  shared: Shared[],
+): boolean {
   const { tokens } = syntax.reading;
   if (!chosen.pronoun && !chosen.kin && !chosen.narrator) {
     const before = tokens[chosen.first - 1];
     if (before && antecedentDoubts.denying.has(before.lower)) return true;
     if (before && antecedentDoubts.comparing.has(before.lower) && before.pos !== 'VERB' && before.pos !== 'AUX') return true;
+  }
+  if (antecedentDoubts.speechTagPossessive && role === 'possessive' && speechTagBefore(syntax, at) !== undefined) {
+    if (new Set(fitting(syntax, windowOf(syntax, refs, at), at, kind, role, pronounsOf).map((r) => r.entity)).size > 1) return true;
+  }
+  // Someone between the antecedent and the pronoun who may take it as well, unless the antecedent is its own clause's subject.
+  const ownSubject = chosen.subject && syntax.clause[chosen.first] === syntax.clause[at];
+  if (!ownSubject && role !== 'reflexive') {
+    const unnamed = (k: number) => !refs.some((r) => r.first <= k && k <= r.last);
+    if (antecedentDoubts.sharedName && shared.some((s) => s.first > chosen.last && s.first < at && s.entities.some((e) => e.type === 'character' && fits(kind, pronounsOf(e))))) return true;
+    if (antecedentDoubts.newcomer) for (let k = chosen.last + 1; k < at; k++) if (newcomerAt(tokens, k, kind) && unnamed(k)) return true;
   }
   if (!isAnimal(chosen.entity)) return false;
   return fitting(syntax, windowOf(syntax, refs, at), at, kind, role, pronounsOf).some((r) => r.entity !== chosen.entity && !isAnimal(r.entity));
