@@ -19,7 +19,7 @@ import { chapterAntecedent } from './reader/lexicon.ts';
 import { read, type Reading, type Token } from './reader/nlp.ts';
 import { canonPronouns, type Pronouns } from './reader/pronouns.ts';
 import { heldKinship } from './reader/kin.ts';
-import { chapterAntecedents, findReferences, type Ref } from './reader/references.ts';
+import { chapterAntecedents, findReferences, isPersonalPronoun, type Ref } from './reader/references.ts';
 import { analyse, type Syntax } from './reader/syntax.ts';
 
 /**
@@ -93,8 +93,6 @@ function withChapterAntecedents(syntax: Syntax, refs: Ref[], withBefore: () => R
   return added.length === 0 ? refs : [...refs, ...added].sort((a, b) => a.first - b.first);
 }
 
-const personalPronouns = new Set(['he', 'him', 'his', 'himself', 'she', 'her', 'hers', 'herself', 'i', 'me', 'my', 'myself']);
-
 /** The trace's account of the reading: the passage's sentences, its references and the personal pronouns none resolves. */
 function traceReading(p: Passage, trace: Trace): void {
   const { tokens, sentences } = p.reading;
@@ -106,6 +104,6 @@ function traceReading(p: Passage, trace: Trace): void {
     trace.refs.push({ entity: r.entity.id, sentence: tokens[r.first].sentence, ...(frame !== undefined && { frame }) });
   }
   tokens.forEach((t, k) => {
-    if (!taken.has(k) && t.pos === 'PRON' && personalPronouns.has(t.lower)) trace.openPronouns.push(t.sentence);
+    if (!taken.has(k) && t.pos === 'PRON' && isPersonalPronoun(t.lower)) trace.openPronouns.push(t.sentence);
   });
 }

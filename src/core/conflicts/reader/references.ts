@@ -53,6 +53,8 @@ const firstPerson: Record<string, NonNullable<Ref['pronoun']>> = { i: 'nominativ
 const firstPersonWord = new RegExp(`\\b(I|${Object.keys(firstPerson).filter((w) => w !== 'i').map((w) => `[${w[0].toUpperCase()}${w[0]}]${w.slice(1)}`).join('|')})\\b`);
 // "Mother came in": a kin word used as a name is the narrator's relative (namesKin).
 const kinAsName = new RegExp(`\\b(${kinNames.map((w) => w[0].toUpperCase() + w.slice(1)).join('|')})\\b`);
+/** A personal pronoun of a he, a she or the first person ("he", "her", "I", "my"). */
+export const isPersonalPronoun = (word: string) => (personal[word] !== undefined && personal[word][0] !== 'they') || firstPerson[word] !== undefined;
 /** Whether a passage may speak in the first person, or of the narrator's kin by name, so that its narrator is worth looking up (canonSlice.ts). */
 export const saysI = (text: string) => firstPersonWord.test(text) || kinAsName.test(text);
 
