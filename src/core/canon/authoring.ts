@@ -249,7 +249,7 @@ export class AuthoringService {
       requireNamesFreeOf(nameFields(input.name, input.aliases), checks.clashes);
       // What was read before the lock and changed since is read again.
       if (checks.digest !== found.digest) found = await findEntityMentions(sql, projectId, [entity]);
-      if (checks.namesVersion !== names.version) names = await namesChange(sql, projectId, entity);
+      if (checks.namesVersion !== names.version) names = await namesChange(sql, projectId, entity, checks.namesVersion);
       const now = utcTimestamp(new Date());
       const key = input.key ?? freeKeyOf(keyBase(input.name), checks.takenKeys);
       const baseState = JSON.stringify(mergeState({}, input.state));
@@ -326,7 +326,7 @@ export class AuthoringService {
         const clashes = unchanged ? current.clashes : (await rows<{ clashes: NameClash[] }>(sql, clashesOnly, [projectId, clashingNames([name, ...aliases]), entityId]))[0].clashes;
         requireNamesFreeOf(nameFields(name, aliases), clashes);
         if (!found || !unchanged || current.digest !== found.digest) found = await findEntityMentions(sql, projectId, [{ id: entityId, name, aliases }]);
-        if (!names || !unchanged || current.namesVersion !== names.version) names = await namesChange(sql, projectId, { id: entityId, name, aliases });
+        if (!names || !unchanged || current.namesVersion !== names.version) names = await namesChange(sql, projectId, { id: entityId, name, aliases }, current.namesVersion);
       }
       const type = input.type ?? current.type;
       await rows(sql, entityUpdate, [

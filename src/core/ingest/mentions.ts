@@ -273,17 +273,18 @@ const noNames = hasherOf.build([]);
 
 /**
  * The project's names hash now and once `entity` has the names given (a new entity, or one renamed), with the version
- * of the project's names (Project.namesVersion) they were read at: while it stands, so do they.
+ * of the project's names (Project.namesVersion) they were read at: while it stands, so do they. `version`: the names
+ * version the caller just read (projectNames'): under a writer's locks, the names the writer before it kept in this
+ * process answer without another round trip while the lock is held.
  */
-export async function namesChange(sql: SqlClient, projectId: string, entity: NamedEntity): Promise<NamesChange> {
-  const names = await projectNames(sql, projectId);
+export async function namesChange(sql: SqlClient, projectId: string, entity: NamedEntity, version?: string): Promise<NamesChange> {
+  const names = await projectNames(sql, projectId, version);
   const hasher = names?.derived(hasherOf) ?? noNames;
   const { at, present } = placeOf(names?.entities ?? [], entity.id);
   const own = termsJson(entity);
   const nextHash = hasher.with(at, present, own);
-  const version = names?.version;
   return {
-    version,
+    version: names?.version,
     previous: hasher.current,
     next: nextHash,
     written: (next) => {
