@@ -145,6 +145,10 @@ const heldOut: Record<string, { precision: number; recall: number; alarmsPerTenT
   // habits, places inside the names of roads, coaches and inks, kin words used loosely.
   vanityfair: { precision: 0.9, recall: 0, alarmsPerTenThousandWords: 0.7 },
   copperfield: { precision: 0.9, recall: 0, alarmsPerTenThousandWords: 0.55 },
+  // The Hound of the Baskervilles (development, session 37; 15 chapters, 59,019 words, Watson narrating, a wife
+  // passed off as a sister), by a fresh helper, labels committed before the first run: 0.88 (7/8) and
+  // 0.29 (7/24), whole book 0.68 (4 alarms: two of them Stapleton's pretended sister, which narration too calls his).
+  hound: { precision: 0.8, recall: 0.2, alarmsPerTenThousandWords: 0.8 },
 };
 
 // Floors, not targets: `npm run eval` prints the figures; this fails CI when the check regresses below them.
