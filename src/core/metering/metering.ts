@@ -16,12 +16,13 @@ const refundQuota = statement('refund_quota', `
   UPDATE "UsageCounter" SET "used" = GREATEST("used" - $3::int, 0) WHERE "keyId" = $1 AND "periodStart" = $2::timestamp(3)`);
 
 // The whole admission of each request of a batch, the key with its rate limit and quota, in one round trip for the
-// batch (prisma/migrations/…_writepath_admission): lore_admit once per request, in arrival order; a request whose key
-// is not found gets a row of nulls.
+// batch (prisma/migrations/…_search28i_grouped_admission): the requests of one key decided in arrival order as
+// lore_admit would decide them one by one, its rows written once for them all; a request whose key is not found gets a
+// row of nulls.
 const admitStatement = statement('admit_batch', `
-  SELECT a.* FROM unnest($1::text[], $2::text[], $3::int[], $4::bigint[], $5::timestamp(3)[], $6::timestamp(3)[]) WITH ORDINALITY AS x(hash, scope, cost, now, day, month, n)
-  LEFT JOIN LATERAL lore_admit(x.hash, x.scope, x.cost, x.now, x.day, x.month, $7::text[], $8::int[], $9::boolean[], $10::int[]) a ON true
-  ORDER BY x.n`);
+  SELECT id, "accountId", tier, scopes, "customQuota", "customRate", revoked, expired, points, expire, granted
+  FROM lore_admit_batch($1::text[], $2::text[], $3::int[], $4::bigint[], $5::timestamp(3)[], $6::timestamp(3)[], $7::text[], $8::int[], $9::boolean[], $10::int[])
+  ORDER BY n`);
 type AdmitRequest = { hash: string; scope: string; cost: number; now: Date; day: Date; month: Date };
 type AdmitRow = Omit<KeyRow, 'secretHash'> & { points: number | null; expire: string | null; granted: boolean | null };
 const tierTable = [tiers, tiers.map((t) => tierPolicies[t].quota), tiers.map((t) => tierPolicies[t].period === 'day'), tiers.map((t) => tierPolicies[t].ratePerMinute)];
