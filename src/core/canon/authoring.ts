@@ -3,11 +3,13 @@
 // so a write racing a project delete answers 404 instead of failing on a foreign key; nothing is written on any error.
 import type { PrismaClient } from '../../generated/prisma/client.ts';
 import type { EntityType } from '../../generated/prisma/enums.ts';
-import { rows, statement, utcTimestamp, type SqlClient, type SqlTransaction, type TransactionSql } from '../../db/sql.ts';
+import { rows, statement, utcTimestamp, type Literal, type SqlClient, type SqlTransaction, type Statement, type TransactionSql } from '../../db/sql.ts';
 import { auditValues, recordAudit, type PendingAudit } from '../audit/inTransaction.ts';
 import { newId } from '../../ids.ts';
 import { LoreError } from '../errors.ts';
-import { chaptersDigestSql, currentNamesHash, findEntityMentions, foundMentionsWrites, namesChange, recordEntityMentions, recordFoundMentions } from '../ingest/mentions.ts';
+import {
+  chaptersDigestSql, currentNamesHash, findEntityMentions, foundMentionsWrites, namesChange, recordEntityMentions, recordFoundMentions, type MentionRow, type NamesChange,
+} from '../ingest/mentions.ts';
 import { insertRows, rawDb, rowsInsert } from '../ingest/rows.ts';
 import type { GraphOutbox } from '../relationships/outbox.ts';
 import { stableStringify } from '../json.ts';
@@ -143,6 +145,15 @@ const updateChecks = statement('entity_update_checks', `
     SELECT name, aliases, type, "baseState", version FROM "Entity" WHERE id = $3 AND "projectId" = $1 FOR UPDATE
   ) e ON true`);
 
+// createAtOnce's check under the locks that what the new entity's writes were built on before them still holds: the
+// project ($1) is the account's ($2) at the names version $5, the key ($3) and the names ($4, clashingNames) free, the
+// chapters' digest $6. Raises LC001 (lore_expect) otherwise.
+const createExpected = statement('entity_create_expected', `
+  SELECT lore_expect(EXISTS (SELECT 1 FROM "Project" WHERE id = $1 AND "accountId" = $2 AND "namesVersion"::text = $5)
+    AND NOT EXISTS (SELECT 1 FROM "Entity" WHERE "projectId" = $1 AND key = $3)
+    AND ${nameClashesSql('$1', '$4', 'NULL::text')}::text = '[]' AND ${chaptersDigestSql('$1')} = $6::text) AS expected`);
+const changedState = 'LC001';
+
 const clashesOnly = statement('entity_name_clashes', `SELECT ${nameClashesSql('$1', '$2', '$3::text')} AS clashes`);
 
 // An entity's names before its project's lock is taken, when the project is the account's ($3).
@@ -194,7 +205,20 @@ async function holdOwnedProject(tx: TxClient, accountId: string, projectId: stri
   if (owned.length === 0) throw projectNotFound(projectId);
 }
 
+/** How many projects' names version left by their last new entity each process keeps (createEntity). */
+const namesLeftProjects = 64;
+
 const nameFields = (name: string, aliases: string[]) => [{ path: 'input.name', name }, ...aliases.map((alias, i) => ({ path: `input.aliases.${i}`, name: alias }))];
+
+/** Whether a new entity's names are free of each other (no name given twice): requireNamesFreeOf's own part. */
+function namesFreeWithin(input: CreateEntityInput): boolean {
+  try {
+    requireNamesFreeOf(nameFields(input.name, input.aliases), []);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /** A JSON merge patch at the top level: a null value removes its key, any other value replaces it. */
 function mergeState(current: State, patch: State): State {
@@ -207,6 +231,11 @@ function mergeState(current: State, patch: State): State {
 }
 
 export class AuthoringService {
+  // Per project, the new entities in this process one after the other (the last one's turn), and the names version the
+  // last one committed at.
+  private readonly creating = new Map<string, Promise<void>>();
+  private readonly namesLeft = new Map<string, string>();
+
   /** `yieldStore`: on PGlite, where every tenant's statements run one at a time, a project is deleted in slices. */
   constructor(
     private readonly prisma: PrismaClient,
@@ -221,18 +250,96 @@ export class AuthoringService {
    * A suggested entity is also proposed (a pending candidate of kind entity by `keyId`), so the review queue shows it.
    * Straight through the driver in one transaction: its mentions are found before the project's locks are taken
    * (findEntityMentions), so they are held for one statement of checks and the writes; the writer lock shared, so facts
-   * and state edits of the project go on meanwhile (holdProjectForNewEntity).
+   * and state edits of the project go on meanwhile (holdProjectForNewEntity). A project's new entities go one at a time
+   * in this process (as they do under the names lock), each sent whole in one round trip with its locks, on the names
+   * the one before it left (createAtOnce); when what that was built on changed, with its checks under the locks first.
    */
   async createEntity(
     accountId: string, keyId: string, projectId: string, input: CreateEntityInput, admission?: PipelinedAdmission, audit?: PendingAudit,
   ): Promise<AuthoredEntity> {
     const id = newId('ent');
-    let namesWritten: (() => void) | undefined;
     const entity = { id, name: input.name, aliases: input.aliases };
     // Read before the transaction, each statement alone and the two side by side: what they read is checked under the
     // locks anyway (the chapters' digest, the names version). On PGlite, whose one session a transaction holds from its
     // BEGIN to its COMMIT, every other request's statements waited through these round trips too.
     const [foundBefore, namesBefore] = await Promise.all([findEntityMentions(this.sql, projectId, [entity], true), namesChange(this.sql, projectId, entity)]);
+    return this.oneAtATime(projectId, async () => {
+      let names = namesBefore;
+      // The entity before it in this process committed meanwhile: the names it left are kept (no read).
+      const left = this.namesLeft.get(projectId);
+      if (left !== undefined && (names.version === undefined || BigInt(left) > BigInt(names.version))) names = await namesChange(this.sql, projectId, entity, left);
+      if (foundBefore && names.version !== undefined && input.stateChanges.length === 0 && namesFreeWithin(input)) {
+        try {
+          return await this.createAtOnce(accountId, keyId, projectId, id, input, foundBefore, names, admission, audit);
+        } catch (error) {
+          if ((error as { code?: unknown }).code !== changedState) throw admission ? admission.failed(error) : error;
+          // The admission ran and committed ahead of the transaction: not again, its rate limit read alone.
+          admission?.failed(error);
+          await admission?.recount();
+          return this.createChecked(accountId, keyId, projectId, id, input, foundBefore, names, undefined, audit);
+        }
+      }
+      return this.createChecked(accountId, keyId, projectId, id, input, foundBefore, names, admission, audit);
+    });
+  }
+
+  /** Runs `work` after the project's new entities before it in this process are done (committed or failed). */
+  private async oneAtATime<T>(projectId: string, work: () => Promise<T>): Promise<T> {
+    const before = this.creating.get(projectId);
+    let done!: () => void;
+    const mine = new Promise<void>((resolve) => (done = resolve));
+    const queue = (before ?? Promise.resolve()).then(() => mine);
+    this.creating.set(projectId, queue);
+    await before;
+    try {
+      return await work();
+    } finally {
+      done();
+      if (this.creating.get(projectId) === queue) this.creating.delete(projectId);
+    }
+  }
+
+  /** Once a new entity committed: the names version it left, which the next one in this process builds on. */
+  private leftNames(projectId: string, version: string): void {
+    this.namesLeft.delete(projectId);
+    this.namesLeft.set(projectId, version);
+    if (this.namesLeft.size > namesLeftProjects) this.namesLeft.delete(this.namesLeft.keys().next().value!);
+  }
+
+  /**
+   * A new entity in one round trip: its admission ahead, the BEGIN with its locks, then lore_expect's check that what
+   * its writes were built on before the locks still holds (the names version and so the names hash its chapters' mark
+   * goes from, the chapters' digest, its key and names free, the project the account's), the writes, the answer's reads
+   * with the audit entry, the graph outbox's row and the COMMIT. The names lock is held for that round trip alone,
+   * where the checks' round trip first held it through a turn of this process's event loop, which under load queued
+   * new entities behind each other. Its key is the name's slug (else a slug taken meanwhile fails the check).
+   */
+  private async createAtOnce(
+    accountId: string, keyId: string, projectId: string, id: string, input: CreateEntityInput, found: { digest: string; rows: MentionRow[] },
+    names: NamesChange, admission?: PipelinedAdmission, audit?: PendingAudit,
+  ): Promise<AuthoredEntity> {
+    const key = input.key ?? keyBase(input.name);
+    const expected = { statement: createExpected, values: [projectId, accountId, key, clashingNames([input.name, ...input.aliases]), names.version!, found.digest] };
+    const writes = this.entityWrites(projectId, keyId, id, key, input, [], found, names);
+    const entry = auditValues(audit, undefined);
+    const read = this.entityRead(accountId, projectId, id, entry);
+    const graph = this.graphOutbox.nodesStatements(projectId, [{ id, label: input.name, type: input.type }]);
+    const answer = await this.sqlTransaction(async (_sql, _locks, [, ...answered]) => {
+      entry?.recorded();
+      return this.authored(id, read, writes.length, answered);
+    }, { ahead: admission, first: holdProjectForNewEntity(projectId), then: [expected, ...writes, read, { statement: authoredStatesStatement, values: [[id]] }, ...graph], commit: true });
+    names.written(answer.namesVersion);
+    this.leftNames(projectId, answer.namesVersion);
+    return answer.entity;
+  }
+
+  /** A new entity's transaction with its checks under the locks first, then its writes and the COMMIT: two round trips. */
+  private async createChecked(
+    accountId: string, keyId: string, projectId: string, id: string, input: CreateEntityInput, foundBefore: { digest: string; rows: MentionRow[] } | undefined,
+    namesBefore: NamesChange, admission?: PipelinedAdmission, audit?: PendingAudit,
+  ): Promise<AuthoredEntity> {
+    const entity = { id, name: input.name, aliases: input.aliases };
+    let namesWritten: (() => void) | undefined;
     // The locks and the checks go with the BEGIN, in one round trip (the request's admission ahead of it): the names lock
     // is held from there to the COMMIT.
     const checked = {
@@ -250,42 +357,61 @@ export class AuthoringService {
       // What was read before the lock and changed since is read again.
       if (checks.digest !== found.digest) found = await findEntityMentions(sql, projectId, [entity]);
       if (checks.namesVersion !== names.version) names = await namesChange(sql, projectId, entity, checks.namesVersion);
-      const now = utcTimestamp(new Date());
       const key = input.key ?? freeKeyOf(keyBase(input.name), checks.takenKeys);
-      const baseState = JSON.stringify(mergeState({}, input.state));
       // The writes, the graph outbox's row, the answer's reads with the audit entry and the COMMIT in one round trip: the
       // names lock is held for two (the BEGIN's and this). With a third for the COMMIT, the locks were held through a
       // turn of the gateway's event loop, which under load queued new entities behind each other.
-      const writes = [
-        {
-          statement: entityInsert,
-          values: [id, projectId, key, input.type, input.name, input.aliases, baseState, input.status, input.confidence ?? null, nameText(input.name, input.aliases), now],
-        },
-        ...(timed.length > 0 ? [rowsInsert('StateValue', stateValueRows(projectId, id, timed)), { statement: latestStateRecompute, values: [[id]] }] : []),
-        ...(input.status === 'suggested'
-          ? [{ statement: entityCandidateInsert, values: [newId('cnd'), projectId, id, keyId, JSON.stringify({ name: input.name, type: input.type, aliases: input.aliases, facts: [] }), now] }]
-          : []),
-        ...foundMentionsWrites(projectId, id, found.rows, false, names),
-      ];
+      const writes = this.entityWrites(projectId, keyId, id, key, input, timed, found, names);
       // The audit entry goes with the answer's read, its targets those of the arguments completed there with the answer's ids.
       const entry = auditValues(audit, undefined);
-      const read = entry
-        ? this.entities.byIdAuditedBatched(accountId, projectId, id, [...entry.values.slice(0, 5), ...entry.values.slice(6), entry.values[5]])
-        : this.entities.byIdsBatched(accountId, projectId, [id]);
+      const read = this.entityRead(accountId, projectId, id, entry);
       this.graphOutbox.recordNodes(sql, projectId, [{ id, label: input.name, type: input.type }]);
       const answered = await sql.commit([...writes, read, { statement: authoredStatesStatement, values: [[id]] }]);
       entry?.recorded();
-      const namesVersion = (answered[writes.length - 1][0] as { version: string }).version;
       const change = names;
-      namesWritten = () => change.written(namesVersion);
-      const [record] = read.read(answered[writes.length] as EntityRecord[])!;
-      const [authored] = authoredStatesOf([id], answered[writes.length + 1] as AuthoredStateRow[]);
-      return { ...record, authored };
+      const done = this.authored(id, read, writes.length, answered);
+      namesWritten = () => change.written(done.namesVersion);
+      return done;
     }, { ahead: admission, first: holdProjectForNewEntity(projectId), then: [checked] }).catch((error: unknown) => {
       throw admission ? admission.failed(error) : error;
     });
     namesWritten?.();
-    return answer;
+    this.leftNames(projectId, answer.namesVersion);
+    return answer.entity;
+  }
+
+  /** A new entity's writes: the last one answers the names version it leaves. */
+  private entityWrites(
+    projectId: string, keyId: string, id: string, key: string, input: CreateEntityInput, timed: ReturnType<typeof timedRowsOf>,
+    found: { rows: MentionRow[] }, names: NamesChange,
+  ): { statement: Statement; values: Literal[] }[] {
+    const now = utcTimestamp(new Date());
+    const baseState = JSON.stringify(mergeState({}, input.state));
+    return [
+      {
+        statement: entityInsert,
+        values: [id, projectId, key, input.type, input.name, input.aliases, baseState, input.status, input.confidence ?? null, nameText(input.name, input.aliases), now],
+      },
+      ...(timed.length > 0 ? [rowsInsert('StateValue', stateValueRows(projectId, id, timed)), { statement: latestStateRecompute, values: [[id]] }] : []),
+      ...(input.status === 'suggested'
+        ? [{ statement: entityCandidateInsert, values: [newId('cnd'), projectId, id, keyId, JSON.stringify({ name: input.name, type: input.type, aliases: input.aliases, facts: [] }), now] }]
+        : []),
+      ...foundMentionsWrites(projectId, id, found.rows, false, names),
+    ];
+  }
+
+  private entityRead(accountId: string, projectId: string, id: string, entry: ReturnType<typeof auditValues>) {
+    return entry
+      ? this.entities.byIdAuditedBatched(accountId, projectId, id, [...entry.values.slice(0, 5), ...entry.values.slice(6), entry.values[5]])
+      : this.entities.byIdsBatched(accountId, projectId, [id]);
+  }
+
+  /** The answer of a new entity's writes (`count` of them), its read and its authored states, in order. */
+  private authored(id: string, read: ReturnType<AuthoringService['entityRead']>, count: number, answered: Record<string, unknown>[][]) {
+    const namesVersion = (answered[count - 1][0] as { version: string }).version;
+    const [record] = read.read(answered[count] as EntityRecord[])!;
+    const [authored] = authoredStatesOf([id], answered[count + 1] as AuthoredStateRow[]);
+    return { namesVersion, entity: { ...record, authored } };
   }
 
   /**

@@ -31,6 +31,7 @@ const tierTable = [tiers, tiers.map((t) => tierPolicies[t].quota), tiers.map((t)
 // (prisma/migrations/…_writes28_pipelined_admission).
 const admitOrRefuse = statement('admit_or_refuse', `
   SELECT * FROM lore_admit_or_refuse($1, $2, $3::int, $4::bigint, $5::timestamp(3), $6::timestamp(3), $7::text[], $8::int[], $9::boolean[], $10::int[])`);
+const rateWindow = statement('rate_window', `SELECT points, expire::text AS expire FROM "RateLimit" WHERE key = $1`);
 const tierLiterals = [tiers, ...tierTable.slice(1).map((column) => column.map(String))];
 /** What lore_admit_or_refuse raises for a refused request. */
 const refusedState = 'LA001';
@@ -76,6 +77,15 @@ export class PipelinedAdmission {
     // Any later statement's error comes after the admission committed.
     this.ran = true;
     return error;
+  }
+
+  /**
+   * After a write whose round trip carried `statements` failed past them (`failed` said so), which the writer makes
+   * again without them: the rate limit as it stands now, read alone, since the failed round trip's answers are lost.
+   */
+  async recount(): Promise<void> {
+    const [window] = await rows<{ points: number; expire: string | null }>(this.sql, rateWindow, [`rpm:${this.principal.keyId}`]);
+    if (window) this.rate = rateState(this.principal.ratePerMinute, window.points, Math.max(Number(window.expire) - this.now.getTime(), 0)) as RateLimitState;
   }
 
   async alone(): Promise<void> {

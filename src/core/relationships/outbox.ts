@@ -2,7 +2,7 @@
 // transaction that makes them, and GraphSyncWorker (neo4jSync.ts) copies them to Neo4j afterwards.
 import type { PrismaClient } from '../../generated/prisma/client.ts';
 import type { TxClient } from '../canon/canon.ts';
-import { statement, type TransactionSql } from '../../db/sql.ts';
+import { statement, type Literal, type Statement, type TransactionSql } from '../../db/sql.ts';
 
 export type GraphNodeChange = { id: string; label: string; type: string };
 export type GraphEdgeChange = { id: string; from: string; to: string; kind: string; weight: number };
@@ -51,9 +51,14 @@ export class GraphOutbox {
    * for it to commit (each raises the project's canon version on that row as it commits).
    */
   recordNodes(sql: TransactionSql, projectId: string, nodes: GraphNodeChange[]): void {
-    if (nodes.length === 0) return;
-    if (!this.detailed) return sql.atCommit(rebuildMark, [projectId]);
-    for (const items of chunk(nodes, itemsPerRow)) sql.atCommit(nodesInsert, [projectId, JSON.stringify({ items })]);
+    for (const s of this.nodesStatements(projectId, nodes)) sql.atCommit(s.statement, s.values);
+  }
+
+  /** recordNodes' statements, for a writer that sends them itself, last before its COMMIT. */
+  nodesStatements(projectId: string, nodes: GraphNodeChange[]): { statement: Statement; values: Literal[] }[] {
+    if (nodes.length === 0) return [];
+    if (!this.detailed) return [{ statement: rebuildMark, values: [projectId] }];
+    return chunk(nodes, itemsPerRow).map((items) => ({ statement: nodesInsert, values: [projectId, JSON.stringify({ items })] }));
   }
 
   /** Records removed nodes and edges inside the caller's transaction (which must be the one that removes them). */
