@@ -61,9 +61,11 @@ export type Deleted = { id: string; deleted: true };
 
 const transaction = { timeout: 120_000, maxWait: 30_000 };
 
-// Whether the project is the account's, and the entity (locked for the change) when the project has it.
+// Whether the project is the account's, and the entity (locked for the change) when the project has it. It opens a
+// state edit's transaction, whose one canon write (fieldsPatch) logs its own change: lore.changes_logged, set here for
+// the transaction, spares the entity's update trigger (the fact28i_writes_log_their_changes migration).
 const entityForUpdate = statement('entity_for_update', `
-  SELECT EXISTS (SELECT 1 FROM "Project" WHERE id = $1 AND "accountId" = $2) AS owned, e.version
+  SELECT EXISTS (SELECT 1 FROM "Project" WHERE id = $1 AND "accountId" = $2) AS owned, e.version, set_config('lore.changes_logged', 'on', true) AS logged
   FROM (SELECT 1) one LEFT JOIN LATERAL (SELECT version FROM "Entity" WHERE id = $3 AND "projectId" = $1 FOR UPDATE) e ON true`);
 
 // A change of the state, confidence or status alone (updateFields), sent with the BEGIN: only on the account's project
@@ -71,14 +73,17 @@ const entityForUpdate = statement('entity_for_update', `
 // (mergeState's; null: unchanged), the latest state recomputed from it; $3: whether to set confidence to $4.
 const patchedState = `(COALESCE(e."baseState", '{}'::jsonb) - ARRAY(SELECT key FROM jsonb_each($2::jsonb) WHERE jsonb_typeof(value) = 'null'))
   || COALESCE((SELECT jsonb_object_agg(key, value) FROM jsonb_each($2::jsonb) WHERE jsonb_typeof(value) <> 'null'), '{}'::jsonb)`;
+// Its change is logged as the entity's update trigger (lore_entity_updated) would: neither names nor search text move.
 const fieldsPatch = statement('entity_fields_patch', `
-  UPDATE "Entity" e SET version = e.version + 1, "updatedAt" = $6::timestamp(3),
+  WITH edited AS (UPDATE "Entity" e SET version = e.version + 1, "updatedAt" = $6::timestamp(3),
     "baseState" = CASE WHEN $2::jsonb IS NULL THEN e."baseState" ELSE ${patchedState} END,
     state = CASE WHEN $2::jsonb IS NULL THEN e.state ELSE ${stateAtSql('e', null, `(${patchedState})`)} END,
     confidence = CASE WHEN $3::boolean THEN $4::float8 ELSE e.confidence END,
     status = COALESCE($5::text::"ApprovalStatus", e.status)
   WHERE e.id = $1 AND e."projectId" = $7 AND EXISTS (SELECT 1 FROM "Project" WHERE id = $7 AND "accountId" = $8)
-    AND ($9::int IS NULL OR e.version = $9::int)`);
+    AND ($9::int IS NULL OR e.version = $9::int)
+    RETURNING e.id, e."projectId")
+  INSERT INTO "CanonChange" ("projectId", version, scope, "entityIds") SELECT "projectId", -1, 'entities', ARRAY[id] FROM edited`);
 
 const authoredStatesStatement = statement('authored_states', `
   SELECT e.id AS "entityId", e."baseState", fc."externalId" AS "from", uc."externalId" AS "until", v.key, v.value
