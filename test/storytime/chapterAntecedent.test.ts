@@ -17,6 +17,8 @@ const bundle = () => ({
     { id: 'ch-04', ordinal: 4, text: `${arrival} A stranger in a grey shawl came down the steps behind her.\n\n${temper}` },
     { id: 'ch-05', ordinal: 5, text: `${arrival}\n\n${temper}\n\n${arrival}\n\n${temper}` },
     { id: 'ch-06', ordinal: 6, text: `${arrival}\n\nMarta waited on the steps. ${temper}` },
+    { id: 'ch-07', ordinal: 7, text: `Marta kept to the house that morning. ${arrival}\n\n${temper}` },
+    { id: 'ch-08', ordinal: 8, text: `Ilse came down to the harbour at dawn and watched Marta row out.\n\n${temper}` },
   ],
   entities: [
     { key: 'ilse', type: 'character', name: 'Ilse Marr', aliases: ['Ilse'], state: { status: 'alive', pronouns: 'she/her', eyes: 'green' } },
@@ -67,6 +69,13 @@ describe('a pronoun the passage leaves with no antecedent, taken from its chapte
     expect(await check({ text: temper, chapter: 'ch-04' })).toEqual([]);
     expect(await check({ text: 'Her eyes were blue, the ferryman said to nobody in particular, and she had a temper to match.', chapter: 'ch-01' })).toEqual([]);
     expect(await check({ text: temper })).toEqual([]);
+  });
+
+  it('when another woman is named before but the sentence just before the passage has one as its subject, then the first sentence\'s "her" is that subject; not when the other follows her', async () => {
+    const recent = await check({ text: temper, chapter: 'ch-07' });
+    expect(recent.map((h) => h.kind)).toEqual(['attribute_contradiction']);
+    expect(recent[0].title).toContain('Ilse');
+    expect(await check({ text: temper, chapter: 'ch-08' })).toEqual([]);
   });
 
   it('when the passage names its own woman before the pronoun, then the chapter changes nothing', async () => {

@@ -762,6 +762,12 @@ export const chapterAntecedent = {
   drift: 3,
   /** the pronouns a passage may leave open (outside quotations), for which the chapter before it is read */
   open: set('he she his her him hers himself herself'),
+  /**
+   * when no one named before the passage may take it (a rival named there too), the subject of the main clause of the
+   * sentence just before the passage, named or a pronoun resolved there, with nobody its pronouns fit referred to after
+   * it: the reader's own "most recent subject", for a pronoun of the passage's first sentence only (before26g)
+   */
+  recentSubject: true,
 };
 
 /**

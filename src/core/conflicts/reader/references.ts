@@ -18,7 +18,7 @@ import { firstIndex } from '../../sorted.ts';
 import { antecedentDoubts, calledByKin, chapterAntecedent, deathVerbs, documents, genderOfWord, kinNames, kinWord, letterVoice, mindNouns, normaliseTitle, noticing, people, personNouns, possessives, pronounCarry, standIns, titleSpellings } from './lexicon.ts';
 import { verbIn, type Reading, type Token } from './nlp.ts';
 import { describedAnimal, fits, type Pronouns } from './pronouns.ts';
-import { atSubjectPosition, inSubordinate, listedAfter, predicatesOf, speechTagBefore, type Syntax } from './syntax.ts';
+import { analyse, atSubjectPosition, inSubordinate, listedAfter, predicatesOf, speechTagBefore, type Syntax } from './syntax.ts';
 
 export type Ref = {
   entity: SliceEntity;
@@ -625,7 +625,8 @@ export type Antecedent = { entity: SliceEntity; back: number; reach: number };
  * For "he" and "she", the character a pronoun the passage leaves with no antecedent may take from the words before it
  * in its chapter (`before`, read by chapterBefore.ts): the one character they name whose pronouns are these, when
  * they name nobody else those may fit (a rival) and no break of `pronounCarry` follows its last mention there (a
- * quotation, a newcomer who may be of that gender, an unknown "I").
+ * quotation, a newcomer who may be of that gender, an unknown "I"); else, with a rival there, the subject of the main
+ * clause of the sentence just before the passage, for the passage's first sentence (`chapterAntecedent.recentSubject`).
  */
 export function chapterAntecedents(before: Reading, entities: SliceEntity[], pronounsOf: (e: SliceEntity) => Pronouns | undefined): Map<Pronouns, Antecedent> {
   const { tokens } = before;
@@ -633,19 +634,39 @@ export function chapterAntecedents(before: Reading, entities: SliceEntity[], pro
   const found = new Map<Pronouns, Antecedent>();
   const { breaks } = pronounCarry;
   const narrated = entities.some((e) => e.type === 'character' && e.state.narrator === true);
+  /** what follows token `last` in the words before the passage that may take a pronoun of this kind from it */
+  const broken = (last: number, kind: Pronouns) => {
+    const after = tokens.slice(last + 1);
+    if (breaks.has('quotation') && after.some((t) => t.quoted)) return true;
+    if (breaks.has('unknownI') && !narrated && after.some((t) => t.text === 'I' && t.pos === 'PRON')) return true;
+    return breaks.has('newcomer') && after.some((t, k) => pronounCarry.newcomers.has(t.lower) && mayBe(tokens, last + 2 + k, kind));
+  };
+  let syntax: Syntax | undefined;
+  let read: Ref[] | undefined;
   for (const kind of ['he', 'she'] as const) {
     // The last one named whose pronouns are known to be these; another there whom they may fit is a rival.
     const lastNamed = named.filter((r) => pronounsOf(r.entity) === kind).at(-1);
-    if (!lastNamed) continue;
-    const { last } = lastNamed;
-    if (breaks.has('rival') && named.some((r) => r.entity !== lastNamed.entity && fits(kind, pronounsOf(r.entity)))) continue;
-    const after = tokens.slice(last + 1);
-    if (breaks.has('quotation') && after.some((t) => t.quoted)) continue;
-    if (breaks.has('unknownI') && !narrated && after.some((t) => t.text === 'I' && t.pos === 'PRON')) continue;
-    if (breaks.has('newcomer') && after.some((t, k) => pronounCarry.newcomers.has(t.lower) && mayBe(tokens, last + 2 + k, kind))) continue;
-    const back = tokens[tokens.length - 1].sentence - tokens[last].sentence + 1;
-    // A newline after it: the passage is in another paragraph, where the reader's own window reaches, not its carry.
-    found.set(kind, { entity: lastNamed.entity, back, reach: before.text.slice(tokens[last].end).includes('\n') ? chapterAntecedent.acrossParagraph : pronounCarry.sentences });
+    const rival = lastNamed && breaks.has('rival') && named.some((r) => r.entity !== lastNamed.entity && fits(kind, pronounsOf(r.entity)));
+    if (lastNamed && !rival && !broken(lastNamed.last, kind)) {
+      const { last } = lastNamed;
+      const back = tokens[tokens.length - 1].sentence - tokens[last].sentence + 1;
+      // A newline after it: the passage is in another paragraph, where the reader's own window reaches, not its carry.
+      found.set(kind, { entity: lastNamed.entity, back, reach: before.text.slice(tokens[last].end).includes('\n') ? chapterAntecedent.acrossParagraph : pronounCarry.sentences });
+      continue;
+    }
+    // Else, as the reader goes on from the sentence just before the passage: the subject of its main clause, named or
+    // a pronoun the words before resolve, when nobody else its pronouns may fit is referred to after it there.
+    if (!chapterAntecedent.recentSubject) continue;
+    syntax ??= analyse({ ...before, tokens: [...tokens] });
+    read ??= findReferences(syntax, entities, pronounsOf);
+    const { clause } = syntax;
+    const lastSentence = tokens[tokens.length - 1].sentence;
+    const fitting = (r: Ref) => r.entity.type === 'character' && !r.narrator && r.entity.state.narrator !== true && fits(kind, pronounsOf(r.entity));
+    const subject = read.filter((r) => fitting(r) && r.main && !r.carried && tokens[r.first].sentence === lastSentence).at(-1);
+    if (!subject || pronounsOf(subject.entity) !== kind || subject.kin) continue;
+    // Another it may fit after it, or beside it in its clause ("Frederick and Harcourt stood talking"): either may take it.
+    if (read.some((r) => (r.first > subject.last || clause[r.first] === clause[subject.first]) && fitting(r) && r.entity !== subject.entity) || broken(subject.last, kind)) continue;
+    found.set(kind, { entity: subject.entity, back: 1, reach: 1 });
   }
   return found;
 }
