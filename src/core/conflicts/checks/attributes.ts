@@ -2,7 +2,7 @@
 // chapter, its facts of the form "X's eyes are grey", and the titles its own names carry, such as "Captain Crowe").
 // Read wherever an editor would: "X's blue eyes", "her blue eyes" (pronoun resolved), "X's eyes, like …, were a cold
 // blue", "X had dark brown eyes and black hair", "the red-haired Abbess", "X, whose green eyes…", "X, her hair still
-// black,"; "X, 42,", "X, who was thirty-five that winter,", "X, a widow of forty,", "the thirty-year-old X", "X turned
+// black,"; "X, 42,", "X, who was thirty-five that winter,", "X, a widow of forty,", "X came in, a man of sixty,", "the thirty-year-old X", "X turned
 // twenty", "X had seen sixty summers", "X, …, having just reached twenty", '"I'm fifteen," said X', and ranges ("X, not yet fifty,", "X was past sixty",
 // "about seventeen", "fifteen or so", "in her nineteenth year", "shall be twenty in September"), which agree with any
 // canon age inside them; every feature of a list after "with" ("with blue eyes and black hair"); titles before the
@@ -287,6 +287,13 @@ const colourRules: Rule<{ subject?: boolean; whole?: boolean; list?: boolean; ow
   // list after a comma and "with" (without the comma, "was angry with…" is what the adjective is said of); `own`: not a
   // feature someone else's "of" follows ("She was silent, with the fair hair of her cousin against her cheek")
   { id: 'with-adjective-predicate', after: [{ is: 'be' }, { pos: ['ADV'], op: '*' }, { pos: ['ADJ'] }, { is: 'adjectives', op: '*' }, { words: [','] }, ...withFeature], meta: { subject: true, list: true, own: true } },
+];
+/**
+ * Ages told in an apposition closing the subject's clause, read around the subject: "he presented himself—a tall, stout
+ * man of eighty,", "Jem came in, a lad of fifteen" (the age after the person noun's "of": personOfAge).
+ */
+const ageRules: Rule[] = [
+  { id: 'age-closing-apposition', after: [{ pos: ['VERB'] }, { words: ['himself', 'herself'], op: '?' }, { pos: ['ADV', 'ADP'], op: '*' }, { is: 'apposing' }] },
 ];
 /**
  * The colours of each feature in a list after "with", from the token after it to `to`: the colours right before each
@@ -668,6 +675,13 @@ function ageStatements(p: Passage, ref: Ref): Statement[] {
     const start = clauseStart(syntax, ref.first);
     const at = tokens[start]?.lower === 'at' ? numberAt(tokens, start + 1) : undefined;
     if (ref.subject && at && [ref.first, ref.first - 1].includes(at.last + 1 + Number(tokens[at.last + 1]?.text === ','))) push(at.value, at.last, true);
+  }
+  // "he presented himself—a tall, stout man of eighty": an apposition closing the subject's clause (ageRules).
+  if (ref.subject && !ref.kin) {
+    const m = matchAround(tokens, ref.first, ref.last, ageRules, colourClasses);
+    const of = m ? personOfAge(tokens, m.to + 1) : undefined;
+    const n = of !== undefined ? statedAge(tokens, of) : undefined;
+    if (m && n && endsAge(tokens, n.last + 1) && tokens.slice(ref.first, n.last + 1).every((t, j) => syntax.unasserted[ref.first + j] === undefined && !t.negated)) push(n.value, n.last, false, n.range);
   }
   // "the thirty-year-old Abbess"
   if (!ref.pronoun && tokens[ref.first - 1]?.lower === 'old' && tokens[ref.first - 2]?.text === '-') {

@@ -10,7 +10,7 @@
 import type { SliceEntity } from '../canonSlice.ts';
 import type { ConflictDraft } from '../kinds.ts';
 import { heldKinship, kinAfter, kinWordAt, type Held, type Kin } from '../reader/kin.ts';
-import { addressingTags, closeKin, courtesyKin, documents, genderOfWord, kinAgrees, kinParentheses, kinRanks, letterAffection, marriageWords, normaliseTitle, speechTags, type Gender, type KinRole } from '../reader/lexicon.ts';
+import { addressingTags, closeKin, courtesyKin, documents, genderOfWord, kinAgrees, kinNamingDenials, kinParentheses, kinRanks, letterAffection, marriageWords, normaliseTitle, speechTags, type Gender, type KinRole } from '../reader/lexicon.ts';
 import { fits, statedPronouns } from '../reader/pronouns.ts';
 import type { Ref } from '../reader/references.ts';
 import { continuedSpeaker, speakerOf } from '../reader/speech.ts';
@@ -222,7 +222,11 @@ function claims(p: Passage, startingAt: Map<number, Ref>, spoken: Claim[]): Clai
         // A name right after the kin word ("her daughter Priscilla") is the narrator's own naming, in a thought too:
         // "She always thought her daughter Priscilla too rough".
         const close = named !== undefined && named.first === kin.at + 1;
-        if (named && !named.pronoun && !listed && (asserted(ref.first, named.last) || (close && thought(ref.first, named.last)))) found.push({ possessor: ref.entity, named: named.entity, kin: kin.kin, word: kin.word, from: ref.first, to: named.last });
+        // Nor does the clause's negation deny that naming ("he had never shown it to his wife Bessy"), unless the
+        // negation is the possessor's own ("not his wife Bessy but…": lexicon `kinNamingDenials`).
+        const denied = kinNamingDenials.has(tokens[ref.first - 1]?.lower ?? '');
+        const namedDespiteNegation = close && !denied && tokens.slice(ref.first, named.last + 1).every((t, j) => syntax.unasserted[ref.first + j] === undefined);
+        if (named && !named.pronoun && !listed && (asserted(ref.first, named.last) || (close && thought(ref.first, named.last)) || namedDespiteNegation)) found.push({ possessor: ref.entity, named: named.entity, kin: kin.kin, word: kin.word, from: ref.first, to: named.last });
         // "Cador, Wenna's husband,", "Felix Marsh (Lena's uncle, …)": the name before the appositive; a parenthesis only
         // after a named possessor.
         const opener = tokens[ref.first - 1]?.text ?? '';

@@ -717,6 +717,11 @@ export const kinRanks: Record<string, 'least' | 'most' | 'younger' | 'older' | '
  * as often as they set a phrase beside a name.
  */
 export const kinParentheses = new Set(['(', '[']);
+/**
+ * A kin word with a name right after it ("his wife Bessy") names that relative even in a negated clause ("had never
+ * shown it to his wife Bessy"), unless one of these words denies the phrase itself ("not his wife Bessy but…").
+ */
+export const kinNamingDenials = set('not never no nor neither');
 
 /**
  * A subject or possessive pronoun whose sentence and the two before name nobody it fits is carried back to the
