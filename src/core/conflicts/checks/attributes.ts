@@ -41,6 +41,7 @@ import {
   pastAge,
   people,
   personNouns,
+  quotedClaims,
   shades,
   soreEyeColours,
   thinking,
@@ -728,7 +729,7 @@ function spokenStatements(p: Passage): { entity: string; statement: Statement }[
   const doubtful = (i: number) => {
     const s = p.reading.sentences[tokens[i].sentence];
     const said = tokens.slice(s.first, s.last + 1).filter((t) => t.quoted);
-    return said.some((t) => t.text === '?' || t.negated || t.lower === 'not' || t.lower === 'never' || hypothetical.has(t.lower) || t.lemma === 'wish' || verbIn(thinking, t));
+    return said.some((t) => t.text === '?' || t.negated || t.lower === 'not' || t.lower === 'never' || hypothetical.has(t.lower) || t.lemma === 'wish' || ((t.pos === 'VERB' || t.pos === 'AUX') && verbIn(thinking, t)));
   };
   for (const { q, speaker } of speakers(p)) {
     for (let i = q.first; i <= q.last; i++) {
@@ -752,6 +753,7 @@ function spokenStatements(p: Passage): { entity: string; statement: Statement }[
         if (tokens.slice(Math.max(q.first, i - 4), i).some((w) => temporal.has(w.lower))) continue;
         const ref: Ref = { entity: whose, first: i, last: i, pronoun: 'nominative', subject: true };
         for (const statement of ageStatements(spoken, ref)) found.push({ entity: whose.id, statement });
+        if (!hedged(i)) for (const statement of colourStatements(spoken, ref)) if (saidNow(statement, q)) found.push({ entity: whose.id, statement });
         continue;
       }
       // "her" before a noun phrase, not the object of its verb
@@ -759,8 +761,33 @@ function spokenStatements(p: Passage): { entity: string; statement: Statement }[
       const ref: Ref = { entity: whose, first: i, last: i, pronoun: 'possessive', subject: false };
       for (const statement of colourStatements(spoken, ref)) if (statement.to <= q.last) found.push({ entity: whose.id, statement });
     }
+    // A character the quotation names, said to be of an age or a colour: '"The child … Oliver Twist, is eleven year
+    // old today," said the beadle'. Only in a quotation whose speaker a tag names, of someone else (the speaker's own
+    // is their "I", above).
+    if (!speaker) continue;
+    for (const ref of p.refs) {
+      if (ref.pronoun || ref.kin || ref.entity.type !== 'character' || ref.entity.id === speaker.id || ref.first < q.first || ref.last > q.last || hedged(ref.first)) continue;
+      for (const statement of [...ageStatements(spoken, ref), ...colourStatements(spoken, ref), ...setOffAge(ref)]) if (saidNow(statement, q)) found.push({ entity: ref.entity.id, statement });
+    }
   }
   return found;
+
+  /** "…Oliver Twist, is eleven year old": a name closing its subject, set off from its verb by a comma. */
+  function setOffAge(ref: Ref): Statement[] {
+    const be = tokens[ref.last + 2];
+    if (tokens[ref.last + 1]?.text !== ',' || be?.lemma !== 'be' || be.negated) return [];
+    const n = statedAge(tokens, ref.last + 3);
+    return n && endsAge(tokens, n.last + 1) ? [{ attribute: 'age', value: String(n.value), from: ref.first, to: n.last, ...(n.range && { range: n.range }) }] : [];
+  }
+  /** Whether the sentence of token i hedges what its quoted words say (lexicon `quotedClaims.hedges`), or asks or denies it. */
+  function hedged(i: number): boolean {
+    const s = p.reading.sentences[tokens[i].sentence];
+    return doubtful(i) || tokens.slice(s.first, s.last + 1).some((t) => t.quoted && (quotedClaims.hedges.has(t.lower) || quotedClaims.hedges.has(t.lemma)));
+  }
+  /** A statement inside the quotation, of the speaker's now: a present "is" or "has" between its subject and its end. */
+  function saidNow(st: Statement, q: Quotation): boolean {
+    return st.to <= q.last && !st.bygone && tokens.slice(st.from + 1, st.to + 1).some((t) => (t.pos === 'VERB' || t.pos === 'AUX') && quotedClaims.now.has(t.lower));
+  }
 
   /** A name set off by commas in the sentence of token i, in its quotation: "They look glorious, Margaret, in your fair hair." */
   function vocativeOf(p: Passage, i: number, startingAt: Map<number, Ref>): SliceEntity | undefined {

@@ -13,10 +13,11 @@
 // polishing glasses") is its subject's act too.
 import type { SliceEntity } from '../canonSlice.ts';
 import type { ConflictDraft } from '../kinds.ts';
-import { actNouns, actRemembered, deadHabitOpeners, deadLastActs, actTimes, aliveAdjectives, aliveVerbs, arrivalPassives, burial, company, deathVerbs, deathWords, depicting, duties, fronting, genderOfWord, hereafter, images, inverting, kinWord, lifetimes, mindNouns, motion, nowWords, people, personNouns, placing, planAuxes, possessives, reporting, resting, rewinds, sceneMaking, sceneNouns, seenPresent, sensing, settling, standIns, stative, stretches, thinking, timedUnderPerfect, timeNouns, together } from '../reader/lexicon.ts';
+import { actNouns, actRemembered, deadBidden, deadHabitOpeners, deadLastActs, actTimes, aliveAdjectives, aliveVerbs, arrivalPassives, burial, company, deathVerbs, deathWords, depicting, duties, fronting, genderOfWord, hereafter, images, inverting, kinWord, lifetimes, mindNouns, motion, nowWords, people, personNouns, placing, planAuxes, possessives, reporting, resting, rewinds, sceneMaking, sceneNouns, seenPresent, sensing, settling, standIns, stative, stretches, thinking, timedUnderPerfect, timeNouns, together } from '../reader/lexicon.ts';
 import { finiteTense, verbIn } from '../reader/nlp.ts';
 import type { Ref } from '../reader/references.ts';
 import { asserts, clauseEnd, clauseStart, deniedBefore, moodOf, participleAfter, predicatesOf, speechTagBefore, type Predicate } from '../reader/syntax.ts';
+import { continuedSpeaker, quotations, speakerNear } from '../reader/speech.ts';
 import { quoteAt, refsOf, spanAt, traceClaim, type Passage } from './passage.ts';
 
 /** Particles before a place: "is out in the barn", "was back at the yard", "is down on the dock". */
@@ -604,6 +605,30 @@ function trigger(p: Passage, ref: Ref): Trigger | undefined {
   return undefined;
 }
 
+/**
+ * A dead character bidden to act in dialogue: named at the head of a quoted sentence, a comma, then a verb in its bare
+ * form ('“Pew, run and help Harry,” cried Silver'), in a quotation whose speaker, someone else, a tag names. Not what
+ * the living ask of the dead (lexicon `deadBidden.apostrophe`). The token of the verb.
+ */
+function biddenInDialogue(p: Passage, ref: Ref): number | undefined {
+  const { tokens, text } = p.reading;
+  const verb = ref.last + 2;
+  const t = tokens[verb];
+  if (ref.pronoun || ref.kin || !tokens[ref.first].quoted || tokens[ref.last + 1]?.text !== ',' || !t?.quoted || t.pos !== 'VERB' || t.lower !== t.lemma || t.negated) return undefined;
+  if (verbIn(deadBidden.apostrophe, t) || verbIn(stative, t) || verbIn(resting, t)) return undefined;
+  const head = tokens[ref.first - 1];
+  if (head && head.quoted && !['.', '!', '?'].includes(head.text) && !/^["“‘']$/.test(head.text)) return undefined;
+  const all = quotations(text, tokens);
+  const q = all.find((x) => x.first <= ref.first && ref.last <= x.last);
+  if (!q) return undefined;
+  const speakerOfQuote = (end: number) => {
+    const at = all.findLast((x) => x.first <= end);
+    return at && speakerNear(p, at);
+  };
+  const speaker = speakerNear(p, q) ?? continuedSpeaker(p, q.first, speakerOfQuote);
+  return speaker && speaker.id !== ref.entity.id ? verb : undefined;
+}
+
 /** For the trace: the guard of `trigger` that set a reference to a dead character aside, if one did. */
 function deadGuard(p: Passage, ref: Ref): string {
   const frame = p.syntax.unasserted[ref.first];
@@ -629,7 +654,8 @@ export function deadCharacters(p: Passage): ConflictDraft[] {
     if (p.trace) for (const ref of refsOf(p, character).filter((r) => r.narrator)) traceClaim(p, 'dead_character_active', character.id, ref.first, 'narrator beyond the grave');
     for (const ref of refsOf(p, character).filter((r) => !r.narrator)) {
       const planned = partInPlan(p, ref);
-      const found = trigger(p, ref) ?? (planned === undefined ? undefined : { from: ref.first, to: planned, alive: false });
+      const bidden = planned === undefined ? biddenInDialogue(p, ref) : undefined;
+      const found = trigger(p, ref) ?? (planned === undefined ? undefined : { from: ref.first, to: planned, alive: false }) ?? (bidden === undefined ? undefined : { from: ref.first, to: bidden, alive: false });
       if (!found) {
         if (p.trace) traceClaim(p, 'dead_character_active', character.id, ref.first, deadGuard(p, ref));
         continue;

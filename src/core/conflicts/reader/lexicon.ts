@@ -374,6 +374,12 @@ export const timedUnderPerfect = set('when whenever after once');
 export const deadHabitOpeners = set('whenever');
 export const deadLastActs: string[][] = ['for the last time'].map((p) => p.split(' '));
 /**
+ * Claims in quotations (quote26g): a dead character named at the head of a quoted sentence and bidden to act ('“Pew,
+ * run and help Harry,” cried Silver') is spoken to as one there, unless the bidding is what the living ask of the dead
+ * (`apostrophe`: "Matthew, rest", "forgive me", "come back", "look down on us", "speak to me").
+ */
+export const deadBidden = { apostrophe: set('rest sleep forgive bless pray look watch wait speak answer hear listen come forget remember return go lie help save keep') };
+/**
  * Openers that take a passage back in time, each a row of slots (a slot's words split by "|", "?" when it may be
  * missing): "That same evening", "On that very night", "Earlier that day", "Meanwhile", "It was three hours before". A
  * passage opening so, within a chapter of a death the canon tells, goes back to before it (checks/dead.ts).
@@ -498,6 +504,15 @@ export const lifeYearNouns = set('life age');
 export const agePerfectParticiples = { reaching: set('reached attained turned'), counting: set('numbered seen lived counted') };
 /** What sets such a participle off from the clause before it. */
 export const agePerfectOpeners = set(', : ; -- —');
+/**
+ * Claims in quotations (quote26g): what a speaker says of a character the quotation names is read only in the present
+ * (`now`: "Ruby is so fair", "Oliver is eleven", "she has black hair"), and never in a sentence that hedges it (`hedges`:
+ * "I suppose", "they say", "perhaps", "I heard"): a speaker may be wrong, so only the most direct forms count.
+ */
+export const quotedClaims = {
+  now: set("is 's ’s has are have"),
+  hedges: set('suppose think believe fancy reckon guess hear say seem perhaps maybe possibly probably wonder doubt hope wish'),
+};
 
 // Titles, by family. Ranks and offices of one family exclude one another; forms of address agree with the offices
 // they are used for (a prior is "Father", an abbess "Mother"); honorifics (Mr, Ms…) agree with everything.
