@@ -13,7 +13,7 @@
 // polishing glasses") is its subject's act too.
 import type { SliceEntity } from '../canonSlice.ts';
 import type { ConflictDraft } from '../kinds.ts';
-import { actNouns, actRemembered, deadBidden, deadHabitOpeners, deadLastActs, actTimes, aliveAdjectives, aliveVerbs, arrivalPassives, burial, company, deathVerbs, deathWords, depicting, duties, fronting, genderOfWord, hereafter, images, inverting, kinWord, lifetimes, mindNouns, motion, nowWords, people, personNouns, placing, planAuxes, possessives, reporting, resting, rewinds, sceneMaking, sceneNouns, seenPresent, sensing, settling, standIns, stative, stretches, thinking, timedUnderPerfect, timeNouns, together } from '../reader/lexicon.ts';
+import { actNouns, actRemembered, deadBidden, deadHabitOpeners, deadLastActs, actTimes, dyingPhrases, aliveAdjectives, aliveVerbs, arrivalPassives, burial, company, deathVerbs, deathWords, depicting, duties, fronting, genderOfWord, hereafter, images, inverting, kinWord, lifetimes, mindNouns, motion, nowWords, people, personNouns, placing, planAuxes, possessives, reporting, resting, rewinds, sceneMaking, sceneNouns, seenPresent, sensing, settling, standIns, stative, stretches, thinking, timedUnderPerfect, timeNouns, together } from '../reader/lexicon.ts';
 import { finiteTense, verbIn } from '../reader/nlp.ts';
 import type { Ref } from '../reader/references.ts';
 import { asserts, clauseEnd, clauseStart, deniedBefore, moodOf, participleAfter, predicatesOf, speechTagBefore, type Predicate } from '../reader/syntax.ts';
@@ -429,15 +429,55 @@ function inFlashback(p: Passage, ref: Ref): boolean {
   if (!opening || mentions.some((r) => r.first < opening.first)) return false;
   const told = predicatesOf(syntax, opening.last).find((pr) => !pr.relative);
   // A portrait of their life ("had been an excellent woman"), not an event ("had gone to the inn before he fell").
-  if (!told || !told.copula || !moodOf(syntax, told).pluperfect) return false;
+  if (!told || !told.copula || !(moodOf(syntax, told).pluperfect || portraitGoesBack(p, told.verb))) return false;
   const s = sentences[tokens[opening.first].sentence];
   for (let k = s.first; k <= sentences[here].last; k++) {
     const t = tokens[k];
     if (t.quoted) continue;
     if (k <= s.last && deathWords.has(t.lower)) return false;
-    if (nowWords.has(t.lower) || finiteTense(tokens, k) === 'present') return false;
+    if (nowWords.has(t.lower) || (finiteTense(tokens, k) === 'present' && !narratorAside(p, k))) return false;
   }
   return true;
+}
+
+/**
+ * "Her father was an artist, and in that quality had given lessons of drawing": a portrait in the preterite ("was an
+ * artist", "was a clever man") whose subject goes on, in the same sentence, in the pluperfect tells their life before
+ * the story's now as "had been an artist" would.
+ */
+function portraitGoesBack(p: Passage, copula: number): boolean {
+  const { tokens } = p.reading;
+  if (!['a', 'an'].includes(tokens[copula + 1]?.lower ?? '')) return false;
+  let joined = false;
+  for (let k = copula + 2; k < tokens.length && tokens[k].sentence === tokens[copula].sentence; k++) {
+    const t = tokens[k];
+    if (t.quoted || t.pos === 'PRON' || p.refs.some((r) => r.first === k) || [';', ':'].includes(t.text)) return false;
+    if (t.lower === 'and' || t.text === ',') joined = true;
+    else if (joined && t.lemma === 'have' && t.pos === 'AUX' && tokens[k + 1]?.pos === 'VERB') return true;
+  }
+  return false;
+}
+
+/**
+ * "My father had once been a favourite of hers, I believe;": the narrator's present "I believe", "I think", "I say"
+ * comments on the telling; it does not bring the narration back to its now.
+ */
+function narratorAside(p: Passage, k: number): boolean {
+  const { tokens } = p.reading;
+  const t = tokens[k];
+  if (!verbIn(thinking, t) && !verbIn(reporting, t)) return false;
+  let j = k - 1;
+  while (j >= 0 && tokens[j].pos === 'ADV') j--;
+  return tokens[j]?.lower === 'i';
+}
+
+/** "quitted the world", "passed away": the verb at `verb` and the words after it tell a death (lexicon `dyingPhrases`). */
+function dies(p: Passage, verb: number): boolean {
+  const { tokens } = p.reading;
+  const t = tokens[verb];
+  // "quitted": the lemmatiser may keep the doubled consonant.
+  const isVerb = (verbs: Set<string>) => verbIn(verbs, t) || [...verbs].some((v) => t.lower.startsWith(v) && t.lower.length <= v.length + 3);
+  return dyingPhrases.some((row) => isVerb(row.verbs) && row.after.some((words) => words.every((w, j) => tokens[verb + 1 + j]?.lower === w)));
 }
 
 /** Whether the verb at k is a perfect: "had gone", "to have deserted", "has left". */
@@ -589,7 +629,7 @@ function trigger(p: Passage, ref: Ref): Trigger | undefined {
     }
     // "X was announced", "was ushered in": the subject of a passive of arrival comes in.
     if (verbIn(arrivalPassives, verb) && predicate.auxes.some((a) => tokens[a].lemma === 'be') && asserts(syntax, predicate, { passiveCounts: true })) return { from: ref.first, to: predicate.verb, alive: false };
-    if ((verbIn(stative, verb) && !heldDuty(p, predicate.verb)) || deathWords.has(verb.lower) || pictured(p, predicate.verb) || atRest(p, predicate.verb) || deadBeside(p, predicate.verb) || timedByPerfect(p, predicate.verb) || beforeTheDeath(p, predicate.verb)) continue;
+    if ((verbIn(stative, verb) && !heldDuty(p, predicate.verb)) || deathWords.has(verb.lower) || dies(p, predicate.verb) || pictured(p, predicate.verb) || atRest(p, predicate.verb) || deadBeside(p, predicate.verb) || timedByPerfect(p, predicate.verb) || beforeTheDeath(p, predicate.verb)) continue;
     if (asserts(syntax, predicate)) return { from: ref.first, to: predicate.verb, alive: false };
   }
   const agent = passiveAgent(p, ref) ?? invertedSubject(p, ref) ?? helpedObject(p, ref) ?? actByNoun(p, ref) ?? inCompany(p, ref) ?? doneWith(p, ref) ?? seenAsPresent(p, ref) ?? thereDoing(p, ref);

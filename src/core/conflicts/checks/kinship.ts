@@ -142,6 +142,11 @@ function surely(p: Passage, ref: Ref): boolean {
 }
 
 const possessiveAfter = (p: Passage, ref: Ref) => !ref.pronoun && /^['’]s$/.test(p.reading.tokens[ref.last + 1]?.lower ?? '');
+/**
+ * The one after "the widow of", "brother to": not a possessive ("the widow of his partner", "brother to Tom's wife"),
+ * whose relative is the noun it owns, not them.
+ */
+const ofWhom = (p: Passage, ref: Ref | undefined) => (ref && ref.pronoun !== 'possessive' && !possessiveAfter(p, ref) ? ref : undefined);
 
 /**
  * The kin word after a possessor at token k (skipping "late", "younger"…), read whole ("step-father",
@@ -252,11 +257,11 @@ function claims(p: Passage, startingAt: Map<number, Ref>, spoken: Claim[]): Clai
         } else if (kinAt(p, predicate.verb + 1) && ['to', 'of'].includes(tokens[kinAt(p, predicate.verb + 1)!.at + 1]?.lower ?? '')) {
           // "Mr. Crane was brother to Eleanor": the kin word without its article.
           const kin = kinAt(p, predicate.verb + 1)!;
-          const of = startingAt.get(kin.at + 2);
+          const of = ofWhom(p, startingAt.get(kin.at + 2));
           if (of) found.push({ possessor: of.entity, named: ref.entity, kin: kin.kin, word: kin.word, from: ref.first, to: of.last });
         } else if (tokens[predicate.verb + 1]?.lower === 'the') {
           const kin = kinAt(p, predicate.verb + 2);
-          const of = kin && tokens[kin.at + 1]?.lower === 'of' ? startingAt.get(kin.at + 2) : undefined;
+          const of = kin && tokens[kin.at + 1]?.lower === 'of' ? ofWhom(p, startingAt.get(kin.at + 2)) : undefined;
           if (kin && of) found.push({ possessor: of.entity, named: ref.entity, kin: kin.kin, word: kin.word, from: ref.first, to: of.last });
         }
       }
@@ -274,7 +279,7 @@ function claims(p: Passage, startingAt: Map<number, Ref>, spoken: Claim[]): Clai
   for (const ref of characters) {
     if (ref.pronoun || tokens[ref.last + 1]?.text !== ',' || tokens[ref.last + 2]?.lower !== 'the') continue;
     const kin = kinAt(p, ref.last + 3);
-    const of = kin && tokens[kin.at + 1]?.lower === 'of' ? startingAt.get(kin.at + 2) : undefined;
+    const of = kin && tokens[kin.at + 1]?.lower === 'of' ? ofWhom(p, startingAt.get(kin.at + 2)) : undefined;
     if (kin && of && !of.pronoun && asserted(ref.first, of.last)) found.push({ possessor: of.entity, named: ref.entity, kin: kin.kin, word: kin.word, from: ref.first, to: of.last });
   }
   found.push(...spoken, ...letterClaims(p, startingAt));

@@ -180,6 +180,16 @@ export const stative = set('be have die drown perish decease lie rest rot belong
 export const deathWords = set('dead deceased killed died drowned murdered executed slain perished late fallen departed');
 /** Verbs (lemmas) whose subject dies. */
 export const deathVerbs = set('die perish drown expire');
+/**
+ * A verb and the words after it that say its subject dies ("when Miss Crawley quitted the world", "passed away",
+ * "descended to the grave"): the verb is no act of the living.
+ */
+export const dyingPhrases: { verbs: Set<string>; after: string[][] }[] = [
+  { verbs: set('quit leave depart'), after: ['the world', 'this world', 'this life', 'life'].map((p) => p.split(' ')) },
+  { verbs: set('pass'), after: [['away']] },
+  { verbs: set('breathe'), after: ['his last', 'her last'].map((p) => p.split(' ')) },
+  { verbs: set('go descend sink'), after: ['to the grave', 'to his grave', 'to her grave', 'to his rest', 'to her rest'].map((p) => p.split(' ')) },
+];
 
 /** Adjectives and verbs that say someone is alive. */
 export const aliveAdjectives = set('alive living breathing');
@@ -755,8 +765,8 @@ export const pronounCarry = {
   breaks: new Set(['paragraph', 'quotation', 'unresolved', 'rival', 'unknownI', 'newcomer']),
   /** a subject pronoun the window could not resolve is someone unnamed, whom the next sentence's pronoun goes on about */
   keepsUnnamed: true,
-  /** the words before a person noun or a kin word that bring someone new in */
-  newcomers: set('a an another some my our'),
+  /** the words before a person noun or a kin word that bring someone new in ("the latter lady" may be another than the topic) */
+  newcomers: set('a an another some my our latter former'),
 };
 
 /**
